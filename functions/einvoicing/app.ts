@@ -1,0 +1,47 @@
+/**
+ * The `einvoicing` function's app: the shared pipeline, then the three route groups. Supabase hands
+ * the function its path with the function name first (`/einvoicing/transmit`), hence `basePath`.
+ */
+import { Hono } from "hono";
+import { cors } from "hono/cors";
+import type { AppDeps, AppEnv } from "../../shared/http/context.ts";
+import { handleError, handleNotFound } from "../../shared/http/errors.ts";
+import {
+  authenticate,
+  jsonBody,
+  postOnly,
+  requestContext,
+  requireApiKey,
+} from "../../shared/http/middleware.ts";
+import { creditNoteRoutes } from "../credit-notes/routes.ts";
+import { integrationRoutes } from "../integrations/routes.ts";
+import { invoiceRoutes } from "../invoices/routes.ts";
+
+export const FUNCTION_NAME = "einvoicing";
+
+/** The pipeline every route runs behind, without routes: the app below and tests mount on it. */
+export function createPipeline(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>().basePath(`/${FUNCTION_NAME}`);
+  app.use(requestContext(deps));
+  app.use(
+    cors({
+      origin: deps.config.http.corsOrigins,
+      allowMethods: ["POST", "OPTIONS"],
+      allowHeaders: ["authorization", "apikey", "content-type", "x-client-info", "x-request-id"],
+      exposeHeaders: ["x-request-id", "retry-after"],
+      maxAge: 600,
+    }),
+  );
+  app.use(postOnly, requireApiKey, authenticate, jsonBody);
+  app.onError(handleError);
+  app.notFound(handleNotFound);
+  return app;
+}
+
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = createPipeline(deps);
+  app.route("/", invoiceRoutes);
+  app.route("/credit-notes", creditNoteRoutes);
+  app.route("/integrations", integrationRoutes);
+  return app;
+}

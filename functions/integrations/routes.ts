@@ -1,0 +1,8 @@
+/**
+ * Route group: test, save (admin only). One file per operation; this file only mounts them.
+ * A group never imports another group.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../../shared/http/context.ts";
+
+export const integrationRoutes = new Hono<AppEnv>();

@@ -1,0 +1,8 @@
+/**
+ * Route group: transmit, refresh, representation, deliver. One file per operation; this file only mounts them.
+ * A group never imports another group.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../../shared/http/context.ts";
+
+export const invoiceRoutes = new Hono<AppEnv>();

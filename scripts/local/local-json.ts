@@ -1,0 +1,71 @@
+/**
+ * `.data/local.json`: everything a developer needs to call the local server — base URL, apikey,
+ * a ready token per demo user, and the demo organizations, companies and invoices.
+ */
+import type { SqlClient } from "../../shared/db/sql-client.ts";
+import type { LocalSigner } from "./auth.ts";
+
+/** The local deployment's publishable key. Not a secret: it only names the project. */
+export const LOCAL_API_KEY = "sb_publishable_local_einvoicing";
+
+export interface LocalRun {
+  base_url: string;
+  apikey: string;
+  users: { email: string; user_id: string; role: string; org_id: string; access_token: string }[];
+  orgs: { id: string; name: string }[];
+  companies: { id: string; org_id: string; nit: string; legal_name: string; active_environment: string }[];
+  invoices: { id: string; org_id: string; company_id: string; number: string; status: string }[];
+}
+
+export async function describeLocalRun(
+  client: SqlClient,
+  signer: LocalSigner,
+  baseUrl: string,
+): Promise<LocalRun> {
+  return client.transaction(async (s) => {
+    const members = await s.query<{ user_id: string; email: string; role: string; org_id: string }>(
+      `select u.id as user_id, u.email, m.role, m.org_id
+         from auth.users u join public.memberships m on m.user_id = u.id
+        order by m.org_id, case m.role when 'admin' then 1 when 'operador' then 2 else 3 end, u.email`,
+    );
+    const users = await Promise.all(
+      members.map(async (m) => ({
+        email: m.email,
+        user_id: m.user_id,
+        role: m.role,
+        org_id: m.org_id,
+        access_token: await signer.sign({ id: m.user_id, email: m.email }, { expiresIn: "30d" }),
+      })),
+    );
+    return {
+      base_url: `${baseUrl}/functions/v1/einvoicing`,
+      apikey: LOCAL_API_KEY,
+      users,
+      orgs: await s.query("select id, name from public.organizations order by name"),
+      companies: await s.query(
+        "select id, org_id, nit, legal_name, active_environment from public.companies order by legal_name",
+      ),
+      invoices: await s.query(
+        "select id, org_id, company_id, number, status from public.invoices order by org_id, number",
+      ),
+    };
+  });
+}
+
+/** One curl line: the first organization's operador transmits three of its pending invoices. */
+export function printCurl(local: LocalRun): string {
+  const user = local.users.find((u) => u.role === "operador") ?? local.users[0];
+  if (!user) return "# no demo users: the database was not seeded";
+  const ids = local.invoices
+    .filter((i) => i.org_id === user.org_id && i.status === "pendiente")
+    .slice(0, 3)
+    .map((i) => i.id);
+  const body = JSON.stringify({ org_id: user.org_id, invoice_ids: ids });
+  return [
+    `curl -sS -X POST '${local.base_url}/transmit'`,
+    `-H 'Authorization: Bearer ${user.access_token}'`,
+    `-H 'apikey: ${local.apikey}'`,
+    "-H 'Content-Type: application/json'",
+    `-d '${body}'`,
+  ].join(" ");
+}

@@ -1,0 +1,82 @@
+/**
+ * `npm start`: the real `einvoicing` function under Deno, on 127.0.0.1:54321, laid out like
+ * `supabase start` (functions under /functions/v1, the JWKS under /auth/v1). The database is an
+ * embedded PGlite in .data/pglite, or the PostgreSQL server at DATABASE_URL; either is migrated
+ * and seeded on first use. Writes .data/local.json and prints a curl line that works as pasted.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { PGlite } from "@electric-sql/pglite";
+import { createApp, FUNCTION_NAME } from "../../functions/einvoicing/app.ts";
+import { buildDeps } from "../../shared/compose.ts";
+import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
+import { connectPostgres, fromPGlite, type SqlClient } from "../../shared/db/sql-client.ts";
+import { migrate } from "../db/migrate.ts";
+import { createLocalSigner } from "./auth.ts";
+import { describeLocalRun, LOCAL_API_KEY, printCurl } from "./local-json.ts";
+
+const env = Deno.env.toObject();
+const host = env.HOST ?? "127.0.0.1";
+const port = Number(env.PORT ?? 54321);
+const dataDir = env.EINV_DATA_DIR ?? ".data";
+const baseUrl = `http://${host}:${port}`;
+
+await mkdir(dataDir, { recursive: true });
+const client: SqlClient = env.DATABASE_URL
+  ? await connectPostgres(env.DATABASE_URL)
+  : fromPGlite(await PGlite.create({ dataDir: `${dataDir}/pglite` }));
+const report = await migrate(client, { seed: true });
+console.error(
+  `database: ${env.DATABASE_URL ? "DATABASE_URL" : `PGlite in ${dataDir}/pglite`}; ` +
+    `${report.applied.length} migration(s) applied${report.seeded ? ", demo data seeded" : ""}`,
+);
+
+const keyFile = `${dataDir}/local-jwt-key.json`;
+const savedKey = await readFile(keyFile, "utf8").then(JSON.parse, () => undefined);
+const signer = await createLocalSigner(`${baseUrl}/auth/v1`, savedKey);
+if (!savedKey) await writeFile(keyFile, JSON.stringify(signer.privateJwk), { mode: 0o600 });
+
+const deps = await buildDeps(
+  {
+    ...env,
+    SUPABASE_URL: baseUrl,
+    SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: LOCAL_API_KEY }),
+    SUPABASE_JWKS: JSON.stringify(signer.jwks),
+    EINV_DB_TRANSPORT: "embedded",
+  },
+  { db: createPostgresDb(client) },
+);
+const app = createApp(deps);
+
+const functionPrefix = `/functions/v1/${FUNCTION_NAME}`;
+const server = Deno.serve({ hostname: host, port, onListen: () => {} }, (request) => {
+  const url = new URL(request.url);
+  if (url.pathname === "/auth/v1/.well-known/jwks.json") return Response.json(signer.jwks);
+  if (url.pathname === functionPrefix || url.pathname.startsWith(`${functionPrefix}/`)) {
+    // Supabase strips `/functions/v1` before the function sees the request.
+    url.pathname = url.pathname.slice("/functions/v1".length);
+    return app.fetch(new Request(url, request));
+  }
+  return Response.json(
+    {
+      error: {
+        code: "not_found",
+        message: `Nothing at ${url.pathname}; functions live under /functions/v1.`,
+      },
+    },
+    { status: 404 },
+  );
+});
+
+const local = await describeLocalRun(client, signer, baseUrl);
+await writeFile(`${dataDir}/local.json`, `${JSON.stringify(local, null, 2)}\n`);
+console.error(`einvoicing listening on ${baseUrl}${functionPrefix}  (details: ${dataDir}/local.json)`);
+console.error("Try it:");
+console.log(printCurl(local));
+
+const shutdown = async () => {
+  await server.shutdown();
+  await client.close();
+  Deno.exit(0);
+};
+Deno.addSignalListener("SIGINT", shutdown);
+Deno.addSignalListener("SIGTERM", shutdown);

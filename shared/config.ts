@@ -1,0 +1,147 @@
+/**
+ * Configuration: the environment, parsed once with zod into a typed object. A bad or missing value
+ * fails loudly at start, naming the variable, never its value.
+ */
+import { z } from "zod";
+
+const url = z.url({ protocol: /^https?$/ });
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === "" ? undefined : v));
+
+/** `{"default":"sb_publishable_..."}` (Supabase's SUPABASE_PUBLISHABLE_KEYS) or a plain key list. */
+const keyDictionary = z
+  .string()
+  .optional()
+  .transform((raw, ctx): string[] => {
+    if (!raw) return [];
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      if (parsed && typeof parsed === "object") return Object.values(parsed).map(String);
+    } catch {
+      // not JSON: a comma-separated list
+    }
+    const keys = raw
+      .split(",")
+      .map((k) => k.trim())
+      .filter(Boolean);
+    if (keys.length === 0) ctx.addIssue({ code: "custom", message: "expected at least one key" });
+    return keys;
+  });
+
+const EnvSchema = z.object({
+  SUPABASE_URL: url.optional(),
+  SUPABASE_PUBLISHABLE_KEYS: keyDictionary,
+  SUPABASE_ANON_KEY: optionalText,
+  SUPABASE_SECRET_KEYS: keyDictionary,
+  SUPABASE_SERVICE_ROLE_KEY: optionalText,
+  SUPABASE_JWKS: optionalText,
+  SUPABASE_JWKS_URL: url.optional(),
+  SUPABASE_JWT_SECRET: optionalText,
+  JWT_ISSUER: optionalText,
+  JWT_AUDIENCE: z.string().default("authenticated"),
+  EINV_DB_TRANSPORT: z.enum(["supabase", "postgres", "embedded"]).default("supabase"),
+  DATABASE_URL: optionalText,
+  SUPABASE_DB_URL: optionalText,
+  EINV_DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(5),
+  EINV_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
+  EINV_CORS_ORIGINS: z.string().default("*"),
+  EINV_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Env = Record<string, string | undefined>;
+
+export interface Config {
+  /** Accepted values of the `apikey` header (the deployment's publishable keys). */
+  apiKeys: string[];
+  jwt: {
+    issuer: string | undefined;
+    audience: string;
+    /** Inline JWKS (SUPABASE_JWKS), preferred over fetching `jwksUrl`. */
+    jwks: { keys: unknown[] } | undefined;
+    jwksUrl: string | undefined;
+    /** Legacy shared secret, for projects still on HS256 tokens. */
+    hs256Secret: string | undefined;
+  };
+  db:
+    | { transport: "supabase"; url: string; publishableKey: string; serviceKey: string }
+    | { transport: "postgres"; databaseUrl: string; poolSize: number }
+    /** The host process (local server, tests) hands the composition root a ready database. */
+    | { transport: "embedded" };
+  http: { maxBodyBytes: number; corsOrigins: string[] | "*" };
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Parses the environment; throws a ConfigError that names every problem (never a value). */
+export function loadConfig(env: Env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+
+  const apiKeys = [...e.SUPABASE_PUBLISHABLE_KEYS, ...(e.SUPABASE_ANON_KEY ? [e.SUPABASE_ANON_KEY] : [])];
+  if (apiKeys.length === 0) problems.push("SUPABASE_PUBLISHABLE_KEYS or SUPABASE_ANON_KEY is required");
+
+  const jwks = e.SUPABASE_JWKS ? parseJwks(e.SUPABASE_JWKS, problems) : undefined;
+  const jwksUrl =
+    e.SUPABASE_JWKS_URL ??
+    (e.SUPABASE_URL ? `${trimSlash(e.SUPABASE_URL)}/auth/v1/.well-known/jwks.json` : undefined);
+  if (!jwks && !jwksUrl && !e.SUPABASE_JWT_SECRET) {
+    problems.push("one of SUPABASE_JWKS, SUPABASE_JWKS_URL, SUPABASE_URL or SUPABASE_JWT_SECRET is required");
+  }
+  const issuer = e.JWT_ISSUER ?? (e.SUPABASE_URL ? `${trimSlash(e.SUPABASE_URL)}/auth/v1` : undefined);
+
+  let db: Config["db"] | undefined;
+  if (e.EINV_DB_TRANSPORT === "embedded") {
+    db = { transport: "embedded" };
+  } else if (e.EINV_DB_TRANSPORT === "postgres") {
+    const databaseUrl = e.DATABASE_URL ?? e.SUPABASE_DB_URL;
+    if (!databaseUrl)
+      problems.push("DATABASE_URL (or SUPABASE_DB_URL) is required for EINV_DB_TRANSPORT=postgres");
+    else db = { transport: "postgres", databaseUrl, poolSize: e.EINV_DB_POOL_SIZE };
+  } else {
+    const serviceKey = e.SUPABASE_SECRET_KEYS[0] ?? e.SUPABASE_SERVICE_ROLE_KEY;
+    if (!e.SUPABASE_URL) problems.push("SUPABASE_URL is required for EINV_DB_TRANSPORT=supabase");
+    if (!serviceKey) problems.push("SUPABASE_SECRET_KEYS or SUPABASE_SERVICE_ROLE_KEY is required");
+    if (e.SUPABASE_URL && serviceKey && apiKeys[0]) {
+      db = { transport: "supabase", url: e.SUPABASE_URL, publishableKey: apiKeys[0], serviceKey };
+    }
+  }
+
+  if (problems.length > 0 || !db) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
+  return {
+    apiKeys,
+    jwt: { issuer, audience: e.JWT_AUDIENCE, jwks, jwksUrl, hs256Secret: e.SUPABASE_JWT_SECRET },
+    db,
+    http: {
+      maxBodyBytes: e.EINV_MAX_BODY_BYTES,
+      corsOrigins:
+        e.EINV_CORS_ORIGINS.trim() === "*" ? "*" : e.EINV_CORS_ORIGINS.split(",").map((o) => o.trim()),
+    },
+    logLevel: e.EINV_LOG_LEVEL,
+  };
+}
+
+function parseJwks(raw: string, problems: string[]): { keys: unknown[] } | undefined {
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (Array.isArray(parsed)) return { keys: parsed };
+    if (parsed && typeof parsed === "object" && Array.isArray((parsed as { keys?: unknown }).keys)) {
+      return parsed as { keys: unknown[] };
+    }
+  } catch {
+    // reported below
+  }
+  problems.push('SUPABASE_JWKS must be a JWKS: {"keys": [...]} or [...]');
+  return undefined;
+}
+
+const trimSlash = (s: string) => s.replace(/\/+$/, "");

@@ -1,0 +1,61 @@
+/**
+ * A minimal SQL client the `postgres` transport runs on: one transaction at a time, positional
+ * parameters, rows back. Implemented over postgres.js (a PostgreSQL URL) and PGlite (embedded).
+ */
+
+export type SqlParam = string | null;
+
+export interface SqlSession {
+  query<Row = Record<string, unknown>>(text: string, params?: SqlParam[]): Promise<Row[]>;
+}
+
+export interface SqlClient {
+  /** Runs a script of several statements without parameters (migrations, seeds). */
+  exec(script: string): Promise<void>;
+  transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** postgres.js over a PostgreSQL URL (also the Supabase transaction pooler: no prepared statements). */
+export async function connectPostgres(url: string, options: { max?: number } = {}): Promise<SqlClient> {
+  const { default: postgres } = await import("postgres");
+  const sql = postgres(url, {
+    max: options.max ?? 10,
+    prepare: false,
+    onnotice: () => {},
+    connection: { application_name: "einvoicing" },
+  });
+  return {
+    exec: async (script) => {
+      await sql.unsafe(script).simple();
+    },
+    transaction: (work) =>
+      sql.begin((tx) =>
+        work({ query: async (text, params = []) => (await tx.unsafe(text, params)) as never }),
+      ) as never,
+    close: () => sql.end({ timeout: 5 }),
+  };
+}
+
+/** The subset of PGlite this module uses, so that callers can pass an instance they created. */
+export interface PGliteLike {
+  exec(script: string): Promise<unknown>;
+  transaction<T>(
+    work: (tx: { query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }> }) => Promise<T>,
+  ): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** An embedded PGlite database; PGlite runs one transaction at a time and queues the rest. */
+export function fromPGlite(pg: PGliteLike): SqlClient {
+  return {
+    exec: async (script) => {
+      await pg.exec(script);
+    },
+    transaction: (work) =>
+      pg.transaction((tx) =>
+        work({ query: async (text, params) => (await tx.query(text, params)).rows as never }),
+      ),
+    close: () => pg.close(),
+  };
+}

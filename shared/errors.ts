@@ -1,0 +1,97 @@
+/**
+ * Errors: one API error type, one table from code to HTTP status, and the domain errors that the
+ * core operations throw. A domain error names its API code, so the HTTP layer never needs a second,
+ * inverse mapping.
+ */
+
+/** Every error code the API can answer with, and its HTTP status. The only such table. */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  validation_failed: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  invalid_state: 409,
+  idempotency_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  credential_rejected: 422,
+  business_rule: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  provider_error: 502,
+  service_unavailable: 503,
+  provider_timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
+
+/** One entry of `error.details`: which field, and what is wrong with it. */
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+/** An error that becomes an API answer as it is. `message` is shown to the caller: no secrets. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = "ApiError";
+    this.code = code;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+
+  get status(): ErrorStatus {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/** Base of the errors core operations throw; each names the API code it is answered with. */
+export abstract class DomainError extends Error {
+  abstract readonly code: ErrorCode;
+}
+
+export class NotFoundError extends DomainError {
+  readonly code = "not_found";
+}
+
+export class ForbiddenError extends DomainError {
+  readonly code = "forbidden";
+}
+
+export class InvalidStateError extends DomainError {
+  readonly code = "invalid_state";
+}
+
+export class BusinessRuleError extends DomainError {
+  readonly code = "business_rule";
+}
+
+/** The database could not be reached or answered in a way we did not expect. */
+export class DatabaseError extends DomainError {
+  readonly code = "service_unavailable";
+}
+
+/** Turns anything thrown into the API error the caller sees; unknown errors become a bare 500. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof DomainError) {
+    const message =
+      error.code === "service_unavailable"
+        ? "The service is temporarily unavailable. Try again shortly."
+        : error.message;
+    return new ApiError(error.code, message, { cause: error });
+  }
+  return new ApiError("internal_error", "An unexpected error occurred.", { cause: error });
+}

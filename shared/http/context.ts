@@ -1,0 +1,28 @@
+import type { Context } from "hono";
+import type { VerifiedClaims } from "../auth/jwt.ts";
+import type { Config } from "../config.ts";
+import type { Db } from "../db/port.ts";
+import type { Logger } from "../log.ts";
+
+/** What the composition root hands the HTTP layer: validated config and the adapters. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  verifyToken(token: string): Promise<VerifiedClaims>;
+  logger: Logger;
+}
+
+/** Hono's environment for our app: the dependencies and what the pipeline learns per request. */
+export interface AppEnv {
+  Variables: {
+    deps: AppDeps;
+    requestId: string;
+    log: Logger;
+    /** Set by `authenticate`. */
+    caller: { accessToken: string; claims: VerifiedClaims };
+    /** Set by `jsonBody`: the parsed JSON object. */
+    body: Record<string, unknown>;
+  };
+}
+
+export type AppContext = Context<AppEnv>;

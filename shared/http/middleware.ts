@@ -1,0 +1,133 @@
+/**
+ * The request pipeline every route shares, in the order the app installs it: request id and access
+ * log, method guard, `apikey`, bearer token, JSON body. Each step answers with the one error shape.
+ */
+import type { MiddlewareHandler } from "hono";
+import { InvalidTokenError } from "../auth/jwt.ts";
+import { ApiError } from "../errors.ts";
+import type { AppDeps, AppEnv } from "./context.ts";
+import { fail } from "./errors.ts";
+
+type Middleware = MiddlewareHandler<AppEnv>;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** Assigns the request id (the caller's `x-request-id` when sane), a logger, and logs the outcome. */
+export function requestContext(deps: AppDeps): Middleware {
+  return async (c, next) => {
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const log = deps.logger.child({ request_id: requestId });
+    c.set("deps", deps);
+    c.set("requestId", requestId);
+    c.set("log", log);
+    const started = performance.now();
+    await next();
+    c.header("x-request-id", requestId);
+    log.info("request", {
+      method: c.req.method,
+      path: new URL(c.req.url).pathname,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+  };
+}
+
+/** Only POST is accepted (CORS preflights are answered before this runs). */
+export const postOnly: Middleware = async (c, next) => {
+  if (c.req.method !== "POST") {
+    fail("method_not_allowed", `Method ${c.req.method} is not allowed; use POST.`, {
+      headers: { Allow: "POST" },
+    });
+  }
+  await next();
+};
+
+/** The `apikey` header must be one of the deployment's publishable keys. */
+export const requireApiKey: Middleware = async (c, next) => {
+  const apiKey = c.req.header("apikey");
+  if (!apiKey) fail("unauthenticated", "Missing apikey header.");
+  if (!c.get("deps").config.apiKeys.some((key) => timingSafeEqual(key, apiKey))) {
+    fail("unauthenticated", "Invalid apikey header.");
+  }
+  await next();
+};
+
+/** Verifies `Authorization: Bearer <user session token>` and records the caller. */
+export const authenticate: Middleware = async (c, next) => {
+  const header = c.req.header("authorization") ?? "";
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!match?.[1])
+    fail("unauthenticated", "Missing bearer token: send Authorization: Bearer <access token>.");
+  const accessToken = match[1];
+  try {
+    const claims = await c.get("deps").verifyToken(accessToken);
+    c.set("caller", { accessToken, claims });
+  } catch (error) {
+    if (error instanceof InvalidTokenError) fail("unauthenticated", `Unauthenticated: ${error.message}.`);
+    throw new ApiError("service_unavailable", "Could not verify the token right now. Try again shortly.", {
+      cause: error,
+    });
+  }
+  await next();
+};
+
+/** Requires a JSON object body within the size limit and stores it for the route. */
+export const jsonBody: Middleware = async (c, next) => {
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    fail("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
+  }
+  const limit = c.get("deps").config.http.maxBodyBytes;
+  const text = await readLimited(c.req.raw, limit);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    fail("invalid_json", "The request body is not valid JSON.");
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    fail("validation_failed", "The request body must be a JSON object.", {
+      details: [{ field: "(body)", message: "expected an object" }],
+    });
+  }
+  c.set("body", body as Record<string, unknown>);
+  await next();
+};
+
+async function readLimited(request: Request, limit: number): Promise<string> {
+  const tooLarge = () => fail("payload_too_large", `The request body exceeds ${limit} bytes.`);
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (declared > limit) tooLarge();
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** Compares two strings in time that depends only on their lengths. */
+export function timingSafeEqual(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < Math.max(x.length, y.length); i++)
+    diff |= (x[i % x.length] ?? 0) ^ (y[i % y.length] ?? 0);
+  return diff === 0;
+}

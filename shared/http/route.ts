@@ -1,0 +1,70 @@
+/**
+ * `operation()` turns a zod schema, the roles allowed, and a handler into a Hono handler: it
+ * validates the body, checks that the caller is a member of `org_id` with one of the roles, and
+ * answers with the handler's result as JSON. Every route goes through it, so validation and
+ * authorisation cannot be forgotten.
+ */
+import type { Handler } from "hono";
+import { z } from "zod";
+import type { Caller, DbScope, MembershipRow } from "../db/port.ts";
+import type { ErrorDetail } from "../errors.ts";
+import type { AppDeps, AppEnv } from "./context.ts";
+import { fail } from "./errors.ts";
+
+export type Role = "admin" | "operador" | "lector";
+export const DOCUMENT_ROLES: readonly Role[] = ["admin", "operador"];
+export const ADMIN_ONLY: readonly Role[] = ["admin"];
+
+/** Every body carries the organization the call acts for. */
+export const orgScoped = z.object({ org_id: z.uuid({ error: "must be a UUID" }) });
+
+/** What a handler receives: the valid input, the caller, and database scopes for both roles. */
+export interface OperationContext {
+  deps: AppDeps;
+  caller: Caller;
+  membership: MembershipRow;
+  userDb: DbScope;
+  serviceDb: DbScope;
+  requestId: string;
+}
+
+export function operation<S extends z.ZodType<{ org_id: string }>>(spec: {
+  input: S;
+  roles: readonly Role[];
+  handle: (input: z.output<S>, ctx: OperationContext) => Promise<unknown>;
+}): Handler<AppEnv> {
+  return async (c) => {
+    const parsed = spec.input.safeParse(c.get("body"));
+    if (!parsed.success) {
+      fail("validation_failed", "The request body is not valid.", { details: toDetails(parsed.error) });
+    }
+    const input = parsed.data;
+    const deps = c.get("deps");
+    const caller = c.get("caller");
+    const userDb = deps.db.asUser(caller);
+    const membership = await userDb.call("einv_caller_membership", { p_org_id: input.org_id });
+    if (!membership) fail("forbidden", "You are not a member of this organization.");
+    if (!spec.roles.includes(membership.role as Role)) {
+      fail(
+        "forbidden",
+        `This operation needs the role ${spec.roles.join(" or ")}; you are ${membership.role}.`,
+      );
+    }
+    const result = await spec.handle(input, {
+      deps,
+      caller,
+      membership,
+      userDb,
+      serviceDb: deps.db.asService(),
+      requestId: c.get("requestId"),
+    });
+    return c.json(result as object, 200);
+  };
+}
+
+function toDetails(error: z.ZodError): ErrorDetail[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.map(String).join(".") : "(body)",
+    message: issue.message,
+  }));
+}

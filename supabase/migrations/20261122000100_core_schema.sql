@@ -1,0 +1,225 @@
+-- ═════════════════════════════════════════════════════════════════════════════════════════════════
+-- Core schema: organizations, memberships, companies, invoices, invoice lines, events.
+--
+-- Tables live in `public` because the web app writes invoice drafts through PostgREST. Helpers that
+-- policies and triggers call live in `einv_private`, a schema the API does not expose.
+-- ═════════════════════════════════════════════════════════════════════════════════════════════════
+
+create schema if not exists einv_private;
+revoke all on schema einv_private from public;
+
+-- ─── organizations and memberships ───────────────────────────────────────────────────────────────
+create table public.organizations (
+  id uuid primary key default gen_random_uuid(),
+  name text not null check (length(name) between 1 and 200),
+  created_at timestamptz not null default now()
+);
+
+create table public.memberships (
+  org_id uuid not null references public.organizations (id) on delete cascade,
+  user_id uuid not null references auth.users (id) on delete cascade,
+  -- admin: everything; operador: documents; lector: read only.
+  role text not null check (role in ('admin', 'operador', 'lector')),
+  created_at timestamptz not null default now(),
+  primary key (org_id, user_id)
+);
+create index memberships_user_id_idx on public.memberships (user_id);
+
+-- ─── companies (the issuers) ─────────────────────────────────────────────────────────────────────
+create table public.companies (
+  id uuid primary key default gen_random_uuid(),
+  org_id uuid not null references public.organizations (id) on delete cascade,
+  -- DIAN issuer identity
+  nit text not null check (nit ~ '^[0-9]{5,15}$'),
+  check_digit text not null check (check_digit ~ '^[0-9]$'),
+  legal_name text not null check (length(legal_name) between 1 and 450),
+  trade_name text,
+  person_type text not null default '1' check (person_type in ('1', '2')), -- 1 jurídica, 2 natural
+  tax_regime text not null default '48' check (tax_regime in ('48', '49')), -- 48 IVA, 49 no IVA
+  fiscal_responsibilities text[] not null default array['R-99-PN'],
+  address text not null,
+  city_code text not null check (city_code ~ '^[0-9]{5}$'), -- DIVIPOLA
+  city_name text not null,
+  department_code text not null check (department_code ~ '^[0-9]{2}$'),
+  department_name text not null,
+  country_code text not null default 'CO' check (country_code ~ '^[A-Z]{2}$'),
+  email text,
+  phone text,
+  -- DIAN numbering resolution
+  invoice_prefix text not null default '' check (invoice_prefix ~ '^[A-Z0-9]{0,4}$'),
+  resolution_number text,
+  resolution_date date,
+  resolution_from bigint,
+  resolution_to bigint,
+  resolution_valid_until date,
+  technical_key text,
+  active_environment text not null default 'uat' check (active_environment in ('uat', 'prd')),
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  unique (org_id, nit),
+  unique (id, org_id)
+);
+create index companies_org_id_idx on public.companies (org_id);
+
+-- ─── invoices ────────────────────────────────────────────────────────────────────────────────────
+create table public.invoices (
+  id uuid primary key default gen_random_uuid(),
+  org_id uuid not null references public.organizations (id) on delete cascade,
+  company_id uuid not null,
+  -- draft: written by the web app while the invoice is `pendiente`
+  number text not null check (number ~ '^[A-Z0-9]{0,4}[0-9]{1,15}$'),
+  issue_date date not null default current_date,
+  issue_time time(0) with time zone not null default current_time(0),
+  due_date date,
+  currency text not null default 'COP' check (currency ~ '^[A-Z]{3}$'),
+  payment_form text not null default '1' check (payment_form in ('1', '2')), -- 1 contado, 2 crédito
+  payment_method text not null default '10', -- DIAN payment means code (10 = efectivo)
+  notes text,
+  buyer_id_type text not null default '13', -- DIAN identity document type (13 CC, 31 NIT, ...)
+  buyer_id_number text,
+  buyer_check_digit text,
+  buyer_name text,
+  buyer_email text,
+  buyer_address text,
+  buyer_city_code text,
+  buyer_phone text,
+  subtotal numeric(18, 2) not null default 0 check (subtotal >= 0),
+  tax_total numeric(18, 2) not null default 0 check (tax_total >= 0),
+  total numeric(18, 2) not null default 0 check (total >= 0),
+  -- fiscal: written only by the service, through the database API functions
+  status text not null default 'pendiente'
+    check (status in ('pendiente', 'en_proceso', 'transmitida', 'error')),
+  authority_code text, -- CUFE
+  qr_text text,
+  provider_reference text,
+  environment text check (environment in ('uat', 'prd')),
+  last_message text,
+  attempt_count integer not null default 0 check (attempt_count >= 0),
+  claimed_at timestamptz,
+  transmitted_at timestamptz,
+  status_checked_at timestamptz,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  unique (company_id, number),
+  unique (id, org_id),
+  foreign key (company_id, org_id) references public.companies (id, org_id)
+);
+create index invoices_org_id_status_idx on public.invoices (org_id, status);
+create index invoices_company_id_idx on public.invoices (company_id);
+
+create table public.invoice_lines (
+  id uuid primary key default gen_random_uuid(),
+  invoice_id uuid not null,
+  org_id uuid not null,
+  position integer not null check (position > 0),
+  code text,
+  description text not null check (length(description) between 1 and 1000),
+  unit_code text not null default '94', -- UN/ECE rec 20 (94 = unit)
+  quantity numeric(18, 6) not null check (quantity > 0),
+  unit_price numeric(18, 2) not null check (unit_price >= 0),
+  line_extension numeric(18, 2) not null check (line_extension >= 0), -- quantity × unit price
+  tax_code text not null default '01' check (tax_code in ('01', '04', 'ZZ')), -- IVA, INC, none
+  tax_rate numeric(5, 2) not null default 0 check (tax_rate >= 0 and tax_rate <= 100),
+  tax_amount numeric(18, 2) not null default 0 check (tax_amount >= 0),
+  created_at timestamptz not null default now(),
+  unique (invoice_id, position),
+  foreign key (invoice_id, org_id) references public.invoices (id, org_id) on delete cascade
+);
+create index invoice_lines_invoice_id_idx on public.invoice_lines (invoice_id);
+create index invoice_lines_org_id_idx on public.invoice_lines (org_id);
+
+-- ─── events (append-only audit trail) ────────────────────────────────────────────────────────────
+create table public.events (
+  id bigint generated always as identity primary key,
+  org_id uuid not null references public.organizations (id) on delete cascade,
+  document_type text not null check (document_type in ('invoice', 'credit_note', 'credential')),
+  document_id uuid not null,
+  kind text not null,
+  actor_id uuid,
+  data jsonb not null default '{}'::jsonb,
+  created_at timestamptz not null default now()
+);
+create index events_org_id_document_id_idx on public.events (org_id, document_id);
+
+-- ─── integrity triggers (apply to every role, the service included) ──────────────────────────────
+create function einv_private.touch_updated_at() returns trigger
+language plpgsql set search_path = '' as $$
+begin
+  new.updated_at := now();
+  return new;
+end
+$$;
+
+create trigger companies_touch before update on public.companies
+  for each row execute function einv_private.touch_updated_at();
+create trigger invoices_touch before update on public.invoices
+  for each row execute function einv_private.touch_updated_at();
+
+-- Once an invoice has left `pendiente`, what was sent to the authority can never change.
+create function einv_private.freeze_sent_invoice() returns trigger
+language plpgsql set search_path = '' as $$
+begin
+  if tg_op = 'DELETE' then
+    if old.status <> 'pendiente' then
+      raise exception 'invoice % is % and cannot be deleted', old.id, old.status
+        using errcode = 'P0001', hint = 'invalid_state';
+    end if;
+    return old;
+  end if;
+  if old.status <> 'pendiente' and (
+    (old.org_id, old.company_id, old.number, old.issue_date, old.issue_time, old.due_date, old.currency,
+     old.payment_form, old.payment_method, old.notes, old.buyer_id_type, old.buyer_id_number,
+     old.buyer_check_digit, old.buyer_name, old.buyer_email, old.buyer_address, old.buyer_city_code,
+     old.buyer_phone, old.subtotal, old.tax_total, old.total)
+    is distinct from
+    (new.org_id, new.company_id, new.number, new.issue_date, new.issue_time, new.due_date, new.currency,
+     new.payment_form, new.payment_method, new.notes, new.buyer_id_type, new.buyer_id_number,
+     new.buyer_check_digit, new.buyer_name, new.buyer_email, new.buyer_address, new.buyer_city_code,
+     new.buyer_phone, new.subtotal, new.tax_total, new.total)
+  ) then
+    raise exception 'invoice % is % and its content can no longer change', old.id, old.status
+      using errcode = 'P0001', hint = 'invalid_state';
+  end if;
+  return new;
+end
+$$;
+
+create trigger invoices_freeze_sent before update or delete on public.invoices
+  for each row execute function einv_private.freeze_sent_invoice();
+
+create function einv_private.freeze_sent_invoice_lines() returns trigger
+language plpgsql set search_path = '' as $$
+declare
+  _status text;
+begin
+  select i.status into _status
+    from public.invoices i
+   where i.id = case when tg_op = 'DELETE' then old.invoice_id else new.invoice_id end;
+  -- a cascade from deleting the invoice itself finds no parent row: let it through
+  if _status is not null and _status <> 'pendiente' then
+    raise exception 'the lines of a % invoice can no longer change', _status
+      using errcode = 'P0001', hint = 'invalid_state';
+  end if;
+  if tg_op = 'UPDATE' and old.invoice_id is distinct from new.invoice_id then
+    select i.status into _status from public.invoices i where i.id = old.invoice_id;
+    if _status <> 'pendiente' then
+      raise exception 'the lines of a % invoice can no longer change', _status
+        using errcode = 'P0001', hint = 'invalid_state';
+    end if;
+  end if;
+  return case when tg_op = 'DELETE' then old else new end;
+end
+$$;
+
+create trigger invoice_lines_freeze_sent before insert or update or delete on public.invoice_lines
+  for each row execute function einv_private.freeze_sent_invoice_lines();
+
+create function einv_private.forbid_change() returns trigger
+language plpgsql set search_path = '' as $$
+begin
+  raise exception '% is append-only', tg_table_name using errcode = 'P0001';
+end
+$$;
+
+create trigger events_append_only before update or delete on public.events
+  for each row execute function einv_private.forbid_change();

@@ -1,0 +1,124 @@
+-- ═════════════════════════════════════════════════════════════════════════════════════════════════
+-- Access control: row level security, column grants, and the helpers policies call.
+--
+-- Supabase grants every API role everything on new `public` objects, so this file starts by taking
+-- it all back and then grants exactly what each role needs:
+--   anon           nothing.
+--   authenticated  reads its organizations' rows; admin and operador write invoice drafts (draft
+--                  columns only, while `pendiente`); admin edits its companies.
+--   service_role   reads; writes only through the database API functions (next migration).
+-- ═════════════════════════════════════════════════════════════════════════════════════════════════
+
+revoke all on public.organizations, public.memberships, public.companies, public.invoices,
+  public.invoice_lines, public.events from anon, authenticated, service_role;
+
+-- ─── helpers ─────────────────────────────────────────────────────────────────────────────────────
+-- security definer so that policies can consult memberships without recursing into its own RLS.
+create function einv_private.member_role(p_org_id uuid) returns text
+language sql stable security definer set search_path = '' as $$
+  select m.role from public.memberships m where m.org_id = p_org_id and m.user_id = auth.uid()
+$$;
+
+create function einv_private.is_member(p_org_id uuid) returns boolean
+language sql stable security definer set search_path = '' as $$
+  select einv_private.member_role(p_org_id) is not null
+$$;
+
+create function einv_private.has_role(p_org_id uuid, p_roles text[]) returns boolean
+language sql stable security definer set search_path = '' as $$
+  select coalesce(einv_private.member_role(p_org_id) = any (p_roles), false)
+$$;
+
+revoke all on all functions in schema einv_private from public;
+grant usage on schema einv_private to authenticated, service_role;
+grant execute on function einv_private.member_role(uuid), einv_private.is_member(uuid),
+  einv_private.has_role(uuid, text[]) to authenticated, service_role;
+
+-- ─── organizations, memberships ──────────────────────────────────────────────────────────────────
+alter table public.organizations enable row level security;
+alter table public.memberships enable row level security;
+grant select on public.organizations, public.memberships to authenticated, service_role;
+
+create policy "members read their organizations" on public.organizations
+  for select to authenticated using ((select einv_private.is_member(id)));
+
+create policy "members read their organization's memberships" on public.memberships
+  for select to authenticated using ((select einv_private.is_member(org_id)));
+
+-- ─── companies ───────────────────────────────────────────────────────────────────────────────────
+alter table public.companies enable row level security;
+grant select on public.companies to authenticated, service_role;
+grant insert (id, org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime,
+  fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code,
+  email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to,
+  resolution_valid_until, technical_key, active_environment) on public.companies to authenticated;
+grant update (nit, check_digit, legal_name, trade_name, person_type, tax_regime, fiscal_responsibilities,
+  address, city_code, city_name, department_code, department_name, country_code, email, phone,
+  invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to,
+  resolution_valid_until, technical_key, active_environment) on public.companies to authenticated;
+
+create policy "members read their organization's companies" on public.companies
+  for select to authenticated using ((select einv_private.is_member(org_id)));
+
+create policy "admins create companies in their organization" on public.companies
+  for insert to authenticated with check ((select einv_private.has_role(org_id, array['admin'])));
+
+create policy "admins edit their organization's companies" on public.companies
+  for update to authenticated
+  using ((select einv_private.has_role(org_id, array['admin'])))
+  with check ((select einv_private.has_role(org_id, array['admin'])));
+
+-- ─── invoices ────────────────────────────────────────────────────────────────────────────────────
+alter table public.invoices enable row level security;
+grant select on public.invoices to authenticated, service_role;
+-- Draft columns only: status, authority code, provider reference and the other fiscal columns are
+-- absent, so no PostgREST call can set them.
+grant insert (id, org_id, company_id, number, issue_date, issue_time, due_date, currency, payment_form,
+  payment_method, notes, buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email,
+  buyer_address, buyer_city_code, buyer_phone, subtotal, tax_total, total)
+  on public.invoices to authenticated;
+grant update (company_id, number, issue_date, issue_time, due_date, currency, payment_form,
+  payment_method, notes, buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email,
+  buyer_address, buyer_city_code, buyer_phone, subtotal, tax_total, total)
+  on public.invoices to authenticated;
+grant delete on public.invoices to authenticated;
+
+create policy "members read their organization's invoices" on public.invoices
+  for select to authenticated using ((select einv_private.is_member(org_id)));
+
+create policy "admins and operadores create draft invoices" on public.invoices
+  for insert to authenticated
+  with check ((select einv_private.has_role(org_id, array['admin', 'operador'])) and status = 'pendiente');
+
+create policy "admins and operadores edit draft invoices" on public.invoices
+  for update to authenticated
+  using ((select einv_private.has_role(org_id, array['admin', 'operador'])) and status = 'pendiente')
+  with check ((select einv_private.has_role(org_id, array['admin', 'operador'])) and status = 'pendiente');
+
+create policy "admins and operadores delete draft invoices" on public.invoices
+  for delete to authenticated
+  using ((select einv_private.has_role(org_id, array['admin', 'operador'])) and status = 'pendiente');
+
+-- ─── invoice lines ───────────────────────────────────────────────────────────────────────────────
+alter table public.invoice_lines enable row level security;
+grant select on public.invoice_lines to authenticated, service_role;
+grant insert (id, invoice_id, org_id, position, code, description, unit_code, quantity, unit_price,
+  line_extension, tax_code, tax_rate, tax_amount) on public.invoice_lines to authenticated;
+grant update (position, code, description, unit_code, quantity, unit_price, line_extension, tax_code,
+  tax_rate, tax_amount) on public.invoice_lines to authenticated;
+grant delete on public.invoice_lines to authenticated;
+
+create policy "members read their organization's invoice lines" on public.invoice_lines
+  for select to authenticated using ((select einv_private.is_member(org_id)));
+
+create policy "admins and operadores write lines of draft invoices" on public.invoice_lines
+  for all to authenticated
+  using ((select einv_private.has_role(org_id, array['admin', 'operador'])))
+  with check ((select einv_private.has_role(org_id, array['admin', 'operador'])));
+
+-- ─── events ──────────────────────────────────────────────────────────────────────────────────────
+alter table public.events enable row level security;
+grant select on public.events to authenticated, service_role;
+
+create policy "members read their organization's events" on public.events
+  for select to authenticated using ((select einv_private.is_member(org_id)));

@@ -1,0 +1,94 @@
+-- Demo data for local runs (`npm start`) and `supabase db reset`. Fixed ids, so that the printed
+-- curl line and `.data/local.json` stay the same from run to run.
+--
+--   Demo Org (1111…):  admin@demo.test (admin), operador@demo.test (operador), lector@demo.test (lector)
+--   Otra Org (2222…):  admin@otra.test (admin)
+--   Invoices: 60 `pendiente` in Demo Org, and a few in every other state in both organizations.
+
+insert into auth.users (id, email) values
+  ('a0000000-0000-4000-8000-000000000001', 'admin@demo.test'),
+  ('a0000000-0000-4000-8000-000000000002', 'operador@demo.test'),
+  ('a0000000-0000-4000-8000-000000000003', 'lector@demo.test'),
+  ('a0000000-0000-4000-8000-000000000004', 'admin@otra.test');
+
+insert into public.organizations (id, name) values
+  ('11111111-1111-4111-8111-111111111111', 'Demo Org'),
+  ('22222222-2222-4222-8222-222222222222', 'Otra Org');
+
+insert into public.memberships (org_id, user_id, role) values
+  ('11111111-1111-4111-8111-111111111111', 'a0000000-0000-4000-8000-000000000001', 'admin'),
+  ('11111111-1111-4111-8111-111111111111', 'a0000000-0000-4000-8000-000000000002', 'operador'),
+  ('11111111-1111-4111-8111-111111111111', 'a0000000-0000-4000-8000-000000000003', 'lector'),
+  ('22222222-2222-4222-8222-222222222222', 'a0000000-0000-4000-8000-000000000004', 'admin');
+
+insert into public.companies (id, org_id, nit, check_digit, legal_name, trade_name, address, city_code,
+  city_name, department_code, department_name, email, phone, invoice_prefix, resolution_number,
+  resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key) values
+  ('c1111111-1111-4111-8111-111111111111', '11111111-1111-4111-8111-111111111111', '900123456', '7',
+   'Demo Comercial S.A.S.', 'Demo Comercial', 'Calle 100 # 10-20', '11001', 'Bogotá, D.C.', '11',
+   'Bogotá', 'facturacion@demo.test', '6011234567', 'SETP', '18760000001', '2019-01-19', 990000000,
+   995000000, '2030-01-19', 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c'),
+  ('c2222222-2222-4222-8222-222222222222', '22222222-2222-4222-8222-222222222222', '800765432', '1',
+   'Otra Empresa Ltda.', 'Otra', 'Carrera 7 # 71-21', '05001', 'Medellín', '05', 'Antioquia',
+   'facturas@otra.test', '6047654321', 'FE', '18760000002', '2020-03-01', 1, 100000, '2030-03-01',
+   '2c1f4b7e9a3d5c8b0e6f1a2d3c4b5a69788796a5');
+
+-- Invoices: (org, company, prefix, count, status) in a compact table, expanded with generate_series.
+with plan (org_id, company_id, prefix, first_number, how_many, status) as (
+  values
+    ('11111111-1111-4111-8111-111111111111'::uuid, 'c1111111-1111-4111-8111-111111111111'::uuid, 'SETP', 990000001, 60, 'pendiente'),
+    ('11111111-1111-4111-8111-111111111111', 'c1111111-1111-4111-8111-111111111111', 'SETP', 990000101, 3, 'en_proceso'),
+    ('11111111-1111-4111-8111-111111111111', 'c1111111-1111-4111-8111-111111111111', 'SETP', 990000201, 3, 'transmitida'),
+    ('11111111-1111-4111-8111-111111111111', 'c1111111-1111-4111-8111-111111111111', 'SETP', 990000301, 3, 'error'),
+    ('22222222-2222-4222-8222-222222222222', 'c2222222-2222-4222-8222-222222222222', 'FE', 1, 5, 'pendiente'),
+    ('22222222-2222-4222-8222-222222222222', 'c2222222-2222-4222-8222-222222222222', 'FE', 101, 2, 'en_proceso'),
+    ('22222222-2222-4222-8222-222222222222', 'c2222222-2222-4222-8222-222222222222', 'FE', 201, 2, 'transmitida'),
+    ('22222222-2222-4222-8222-222222222222', 'c2222222-2222-4222-8222-222222222222', 'FE', 301, 2, 'error')
+),
+numbered as (
+  select p.*, p.prefix || (p.first_number + n)::text as number, n
+    from plan p, generate_series(0, p.how_many - 1) as n
+)
+insert into public.invoices (id, org_id, company_id, number, issue_date, issue_time, currency,
+  buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email, buyer_address,
+  buyer_city_code, subtotal, tax_total, total)
+select md5('demo-invoice-' || number)::uuid, org_id, company_id, number, date '2026-11-20',
+       time with time zone '10:15:00-05', 'COP', '31', (860000000 + n)::text, '3',
+       'Cliente Demo ' || (n + 1) || ' S.A.S.', 'cliente' || (n + 1) || '@cliente.test',
+       'Avenida 68 # 1-' || (n + 1), '11001', 0, 0, 0
+  from numbered;
+
+-- Two lines per invoice: 2 × 50.000 at 19 % IVA and 1 × (10.000 + 1.000 n) at 0 %.
+insert into public.invoice_lines (invoice_id, org_id, position, code, description, quantity, unit_price,
+  line_extension, tax_code, tax_rate, tax_amount)
+select i.id, i.org_id, l.position, l.code, l.description, l.quantity, l.unit_price,
+       l.quantity * l.unit_price, l.tax_code, l.tax_rate, round(l.quantity * l.unit_price * l.tax_rate / 100, 2)
+  from public.invoices i
+ cross join lateral (values
+   (1, 'SRV-01', 'Servicio de consultoría', 2::numeric, 50000::numeric, '01', 19::numeric),
+   (2, 'LIB-07', 'Libro técnico (exento)', 1::numeric,
+      10000 + 1000 * (regexp_replace(i.number, '\D', '', 'g')::bigint % 50), 'ZZ', 0::numeric)
+ ) as l (position, code, description, quantity, unit_price, tax_code, tax_rate);
+
+update public.invoices i
+   set subtotal = s.subtotal, tax_total = s.tax_total, total = s.subtotal + s.tax_total
+  from (select invoice_id, sum(line_extension) as subtotal, sum(tax_amount) as tax_total
+          from public.invoice_lines group by invoice_id) s
+ where s.invoice_id = i.id;
+
+-- Fiscal state of the demo invoices that are past `pendiente`, as the service would have left it.
+update public.invoices
+   set status = 'en_proceso', environment = 'uat', attempt_count = 1, claimed_at = now(),
+       last_message = 'sent; waiting for the authority'
+ where number in ('SETP990000101', 'SETP990000102', 'SETP990000103', 'FE101', 'FE102');
+
+update public.invoices
+   set status = 'transmitida', environment = 'uat', attempt_count = 1, transmitted_at = now(),
+       authority_code = encode(sha384(convert_to(number || '-demo', 'UTF8')), 'hex'),
+       provider_reference = 'sandbox-' || number, last_message = 'accepted by the authority'
+ where number in ('SETP990000201', 'SETP990000202', 'SETP990000203', 'FE201', 'FE202');
+
+update public.invoices
+   set status = 'error', environment = 'uat', attempt_count = 1,
+       last_message = 'Rechazo FAD06: el NIT del adquirente no es válido'
+ where number in ('SETP990000301', 'SETP990000302', 'SETP990000303', 'FE301', 'FE302');
