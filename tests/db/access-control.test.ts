@@ -1,0 +1,340 @@
+/**
+ * Row level security, column grants and integrity triggers, per role: admin, operador, lector, a
+ * member of another organization, anon and the service. Statements run the way PostgREST runs them
+ * (`role` and `request.jwt.claims` set in a transaction), so these are the rules the web app meets.
+ *
+ * A write that RLS filters out touches no rows without an error; one that lacks a grant or fails a
+ * policy check is 42501; one an integrity trigger stops is P0001; a foreign key is 23503.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { asRole, createTestDatabase, type Param, sqlState, type TestDatabase } from "../support/database.ts";
+import {
+  type Claims,
+  createEvent,
+  createInvoice,
+  createTenant,
+  createUser,
+  type Invoice,
+  randomDigits,
+  type Tenant,
+  type User,
+} from "../support/factories.ts";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(() => db?.close());
+
+const MEMBER_ROLES = ["admin", "operador", "lector"] as const;
+const WRITERS = ["admin", "operador"] as const;
+
+const DENIED = "42501";
+const FROZEN = "P0001";
+const NO_SUCH_KEY = "23503";
+
+/** Each table and the column holding its organization. */
+const TABLES = {
+  organizations: "id",
+  memberships: "org_id",
+  companies: "org_id",
+  invoices: "org_id",
+  invoice_lines: "org_id",
+  events: "org_id",
+} as const;
+const TABLE_NAMES = Object.keys(TABLES) as (keyof typeof TABLES)[];
+/** How many rows of each table one tenant with one invoice (2 lines, 1 event) has. */
+const OWN_ROWS = { organizations: 1, memberships: 3, companies: 1, invoices: 1, invoice_lines: 2, events: 1 };
+
+const FISCAL_COLUMNS: [column: string, value: string][] = [
+  ["status", "'transmitida'"],
+  ["authority_code", "'cufe'"],
+  ["qr_text", "'qr'"],
+  ["provider_reference", "'ref'"],
+  ["environment", "'prd'"],
+  ["last_message", "'ok'"],
+  ["attempt_count", "7"],
+  ["claimed_at", "now()"],
+  ["transmitted_at", "now()"],
+  ["status_checked_at", "now()"],
+];
+
+/** Every change a user could attempt on an existing draft and its lines; `returning` shows what it touched. */
+const DRAFT_CHANGES = [
+  "update public.invoices set notes = 'x' where id = $1 returning id",
+  "delete from public.invoices where id = $1 returning id",
+  "update public.invoice_lines set description = 'x' where invoice_id = $1 returning id",
+  "delete from public.invoice_lines where invoice_id = $1 returning id",
+];
+
+const as = <R = Record<string, unknown>>(claims: Claims, sql: string, params: Param[] = []) =>
+  asRole<R>(db, "authenticated", claims, sql, params);
+const anon = (sql: string, params: Param[] = []) => asRole(db, "anon", { role: "anon" }, sql, params);
+const service = (sql: string, params: Param[] = []) =>
+  asRole(db, "service_role", { role: "service_role" }, sql, params);
+const superuser = (sql: string, params: Param[] = []) => db.superuser(sql, params);
+
+async function fails(code: string, work: Promise<unknown>, label?: string): Promise<void> {
+  expect(await sqlState(work), label).toBe(code);
+}
+
+const draftInsert = (org: string, company: string, column = "", value = "") =>
+  `insert into public.invoices (id, org_id, company_id, number${column})
+   values ('${randomUUID()}', '${org}', '${company}', 'SETP${randomDigits(9)}'${value}) returning id`;
+const lineInsert = (invoice: string, org: string) =>
+  `insert into public.invoice_lines (invoice_id, org_id, position, description, quantity, unit_price,
+     line_extension) values ('${invoice}', '${org}', 3, 'Nueva línea', 1, 1000, 1000) returning id`;
+const companyInsert = (org: string) =>
+  `insert into public.companies (org_id, nit, check_digit, legal_name, address, city_code, city_name,
+     department_code, department_name)
+   values ('${org}', '${randomDigits(9)}', '5', 'Nueva S.A.S.', 'Calle 1', '11001', 'Bogotá', '11', 'Bogotá')
+   returning id`;
+
+/** A tenant with one `pendiente` invoice (2 lines) and one event. */
+async function tenantWithDocuments(): Promise<Tenant & { invoice: Invoice }> {
+  const tenant = await createTenant(db);
+  const invoice = await createInvoice(db, tenant.org, tenant.company);
+  await createEvent(db, invoice);
+  return { ...tenant, invoice };
+}
+
+/** What a denied writer must not have changed: the draft's notes and its lines. */
+const draftSnapshot = (invoice: Invoice) =>
+  superuser(
+    `select i.notes, i.total::text, array_agg(l.description order by l.position) as lines
+       from public.invoices i join public.invoice_lines l on l.invoice_id = i.id
+      where i.id = $1 group by i.id`,
+    [invoice.id],
+  );
+
+describe("reading", () => {
+  it.each(MEMBER_ROLES)("a %s reads its organization's rows and no others", async (role) => {
+    const mine = await tenantWithDocuments();
+    await tenantWithDocuments(); // another organization's rows, which must stay invisible
+    for (const table of TABLE_NAMES) {
+      const sql = `select ${TABLES[table]} as org from public.${table}`;
+      const orgs = (await as<{ org: string }>(mine[role].claims, sql)).map((row) => row.org);
+      expect(orgs, table).toEqual(Array(OWN_ROWS[table]).fill(mine.org.id));
+    }
+  });
+
+  it("a member of another organization sees none of its rows", async () => {
+    const victim = await tenantWithDocuments();
+    const stranger = (await createTenant(db)).admin;
+    for (const table of TABLE_NAMES) {
+      const sql = `select 1 from public.${table} where ${TABLES[table]} = $1`;
+      expect(await as(stranger.claims, sql, [victim.org.id]), table).toEqual([]);
+    }
+  });
+
+  it("a signed-in user with no membership sees nothing at all", async () => {
+    await tenantWithDocuments();
+    const loner = await createUser(db);
+    for (const table of TABLE_NAMES) {
+      expect(await as(loner.claims, `select 1 from public.${table}`), table).toEqual([]);
+    }
+  });
+
+  it("anon is denied every table, for reading and writing", async () => {
+    await tenantWithDocuments();
+    for (const table of TABLE_NAMES) {
+      await fails(DENIED, anon(`select 1 from public.${table}`), table);
+      await fails(DENIED, anon(`update public.${table} set ${TABLES[table]} = ${TABLES[table]}`), table);
+      await fails(DENIED, anon(`delete from public.${table}`), table);
+      await fails(DENIED, anon(`insert into public.${table} default values`), table);
+    }
+  });
+});
+
+describe("invoice drafts", () => {
+  it.each(WRITERS)("a %s creates, edits and deletes a pendiente draft and its lines", async (role) => {
+    const { org, company, ...members } = await createTenant(db);
+    const me = members[role].claims;
+    const [{ id } = { id: "" }] = await as<{ id: string }>(me, draftInsert(org.id, company.id));
+    const [{ id: lineId } = { id: "" }] = await as<{ id: string }>(me, lineInsert(id, org.id));
+    const editLine = "update public.invoice_lines set quantity = 2, line_extension = 2000 where id = $1";
+    await as(me, editLine, [lineId]);
+    await as(me, "update public.invoices set buyer_name = 'Nuevo', total = 2000 where id = $1", [id]);
+    const saved = await superuser("select buyer_name, total::text from public.invoices where id = $1", [id]);
+    expect(saved).toEqual([{ buyer_name: "Nuevo", total: "2000.00" }]);
+    expect(
+      await as(me, "delete from public.invoice_lines where id = $1 returning id", [lineId]),
+    ).toHaveLength(1);
+    expect(await as(me, "delete from public.invoices where id = $1 returning id", [id])).toHaveLength(1);
+    expect(await superuser("select 1 from public.invoices where id = $1", [id])).toEqual([]);
+  });
+
+  it.each([
+    ["a lector", (mine: Tenant, _other: Tenant): User => mine.lector],
+    ["an admin of another organization", (_mine: Tenant, other: Tenant): User => other.admin],
+  ])("%s can neither create, change nor delete the organization's drafts and lines", async (_who, pick) => {
+    const mine = await createTenant(db);
+    const me = pick(mine, await createTenant(db)).claims;
+    const invoice = await createInvoice(db, mine.org, mine.company);
+    const before = await draftSnapshot(invoice);
+    await fails(DENIED, as(me, draftInsert(mine.org.id, mine.company.id)));
+    await fails(DENIED, as(me, lineInsert(invoice.id, mine.org.id)));
+    for (const change of DRAFT_CHANGES) expect(await as(me, change, [invoice.id]), change).toEqual([]);
+    expect(await draftSnapshot(invoice)).toEqual(before);
+  });
+
+  it.each(WRITERS)("a %s cannot move a draft or its lines to another organization", async (role) => {
+    const [mine, other] = [await createTenant(db), await createTenant(db)];
+    const { id } = await createInvoice(db, mine.org, mine.company);
+    const theirs = await createInvoice(db, other.org, other.company);
+    const [org, otherOrg, otherCompany] = [mine.org.id, other.org.id, other.company.id];
+    const attempts: [code: string, sql: string, params?: Param[]][] = [
+      // org_id and invoice_id are not updatable, and an insert is checked against its organization
+      [DENIED, "update public.invoices set org_id = $1 where id = $2", [otherOrg, id]],
+      [DENIED, "update public.invoice_lines set org_id = $1 where invoice_id = $2", [otherOrg, id]],
+      [DENIED, "update public.invoice_lines set invoice_id = $1 where invoice_id = $2", [theirs.id, id]],
+      [DENIED, draftInsert(otherOrg, otherCompany)],
+      [DENIED, lineInsert(theirs.id, otherOrg)],
+      // another organization's company, or its invoice under our org_id: the composite keys refuse
+      [NO_SUCH_KEY, "update public.invoices set company_id = $1 where id = $2", [otherCompany, id]],
+      [NO_SUCH_KEY, draftInsert(org, otherCompany)],
+      [NO_SUCH_KEY, lineInsert(theirs.id, org)],
+    ];
+    for (const [code, sql, params] of attempts) await fails(code, as(mine[role].claims, sql, params), sql);
+  });
+});
+
+describe("fiscal columns", () => {
+  it.each(FISCAL_COLUMNS)("no member can update %s, not even on a draft", async (column, value) => {
+    const { org, company, admin, operador, lector } = await createTenant(db);
+    const invoice = await createInvoice(db, org, company);
+    const sql = `update public.invoices set ${column} = ${value} where id = $1`;
+    for (const { claims } of [admin, operador, lector]) {
+      await fails(DENIED, as(claims, sql, [invoice.id]));
+    }
+  });
+
+  it.each(FISCAL_COLUMNS)("no member can create a draft with %s set", async (column, value) => {
+    const { org, company, admin, operador } = await createTenant(db);
+    for (const { claims } of [admin, operador]) {
+      await fails(DENIED, as(claims, draftInsert(org.id, company.id, `, ${column}`, `, ${value}`)));
+    }
+  });
+});
+
+describe("events", () => {
+  it("neither members nor the service can write events directly", async () => {
+    const { org, admin, invoice } = await tenantWithDocuments();
+    const writes = [
+      `insert into public.events (org_id, document_type, document_id, kind)
+       values ('${org.id}', 'invoice', '${invoice.id}', 'forged')`,
+      `update public.events set kind = 'x' where document_id = '${invoice.id}'`,
+      `delete from public.events where document_id = '${invoice.id}'`,
+    ];
+    for (const write of writes) {
+      await fails(DENIED, as(admin.claims, write), write);
+      await fails(DENIED, service(write), write);
+    }
+  });
+
+  it("an event cannot be changed or deleted even by the superuser", async () => {
+    const { invoice } = await tenantWithDocuments();
+    for (const change of ["update public.events set kind = 'x'", "delete from public.events"]) {
+      await fails(FROZEN, superuser(`${change} where document_id = $1`, [invoice.id]), change);
+    }
+  });
+});
+
+describe("sent invoices", () => {
+  const SENT = ["en_proceso", "transmitida", "error"] as const;
+
+  it.each(SENT)("a %s invoice's content and lines cannot change, even as the superuser", async (status) => {
+    const { org, company } = await createTenant(db);
+    const invoice = await createInvoice(db, org, company, { status });
+    for (const change of [
+      ...DRAFT_CHANGES,
+      "update public.invoices set total = total + 1 where id = $1",
+      "update public.invoices set buyer_name = 'Otro' where id = $1",
+      "update public.invoices set number = 'SETP1' where id = $1",
+      "update public.invoice_lines set quantity = 3 where invoice_id = $1",
+    ]) {
+      await fails(FROZEN, superuser(change, [invoice.id]), change);
+    }
+    await fails(FROZEN, superuser(lineInsert(invoice.id, org.id)));
+  });
+
+  it.each(SENT)("a %s invoice is out of reach of admin and operador", async (status) => {
+    const { org, company, admin, operador } = await createTenant(db);
+    const invoice = await createInvoice(db, org, company, { status });
+    const before = await draftSnapshot(invoice);
+    for (const { claims } of [admin, operador]) {
+      const [invoiceChanges, lineChanges] = [DRAFT_CHANGES.slice(0, 2), DRAFT_CHANGES.slice(2)];
+      for (const change of invoiceChanges) expect(await as(claims, change, [invoice.id]), change).toEqual([]);
+      for (const change of lineChanges) await fails(FROZEN, as(claims, change, [invoice.id]), change);
+      await fails(FROZEN, as(claims, lineInsert(invoice.id, org.id)));
+    }
+    expect(await draftSnapshot(invoice)).toEqual(before);
+  });
+
+  it("the service can still record fiscal outcomes on a sent invoice", async () => {
+    const { org, company } = await createTenant(db);
+    const invoice = await createInvoice(db, org, company, { status: "en_proceso" });
+    const rows = await superuser(
+      `update public.invoices set status = 'transmitida', authority_code = 'cufe', last_message = 'ok'
+        where id = $1 returning status`,
+      [invoice.id],
+    );
+    expect(rows).toEqual([{ status: "transmitida" }]);
+  });
+});
+
+describe("companies", () => {
+  const rename = "update public.companies set legal_name = 'Renombrada' where id = $1 returning id";
+
+  it("an admin creates and edits its organization's companies, and nobody deletes them", async () => {
+    const { org, company, admin } = await createTenant(db);
+    expect(await as(admin.claims, companyInsert(org.id))).toHaveLength(1);
+    expect(await as(admin.claims, rename, [company.id])).toHaveLength(1);
+    await fails(DENIED, as(admin.claims, "delete from public.companies where id = $1", [company.id]));
+  });
+
+  it.each(["operador", "lector"] as const)("a %s can neither create nor edit companies", async (role) => {
+    const tenant = await createTenant(db);
+    await fails(DENIED, as(tenant[role].claims, companyInsert(tenant.org.id)));
+    expect(await as(tenant[role].claims, rename, [tenant.company.id])).toEqual([]);
+  });
+
+  it("an admin can neither create nor edit another organization's companies", async () => {
+    const victim = await createTenant(db);
+    const stranger = (await createTenant(db)).admin.claims;
+    await fails(DENIED, as(stranger, companyInsert(victim.org.id)));
+    expect(await as(stranger, rename, [victim.company.id])).toEqual([]);
+    await fails(DENIED, as(stranger, "update public.companies set org_id = $1", [victim.org.id]));
+  });
+});
+
+describe("einv_caller_membership", () => {
+  const call = "select public.einv_caller_membership($1) as m";
+
+  it.each(MEMBER_ROLES)("tells a %s its role, and null for another organization", async (role) => {
+    const [mine, other] = [await createTenant(db), await createTenant(db)];
+    const me = mine[role];
+    const membership = { org_id: mine.org.id, user_id: me.id, role };
+    expect(await as(me.claims, call, [mine.org.id])).toEqual([{ m: membership }]);
+    expect(await as(me.claims, call, [other.org.id])).toEqual([{ m: null }]);
+  });
+
+  it("cannot be called by anon or the service", async () => {
+    const { org } = await createTenant(db);
+    await fails(DENIED, anon(call, [org.id]));
+    await fails(DENIED, service(call, [org.id]));
+  });
+});
+
+describe("service_role", () => {
+  it.each(TABLE_NAMES)("reads every organization's %s but cannot write them directly", async (table) => {
+    const { org } = await tenantWithDocuments();
+    const column = TABLES[table];
+    expect(await service(`select 1 from public.${table} where ${column} = $1`, [org.id])).not.toEqual([]);
+    const update = `update public.${table} set ${column} = ${column} where ${column} = $1`;
+    await fails(DENIED, service(update, [org.id]));
+    await fails(DENIED, service(`delete from public.${table} where ${column} = $1`, [org.id]));
+    await fails(DENIED, service(`insert into public.${table} default values`));
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * Test data with fresh ids, inserted as the superuser (RLS and column grants do not apply), so that
+ * no test depends on another's rows.
+ */
+import { randomInt, randomUUID } from "node:crypto";
+import type { TestDatabase } from "./database.ts";
+
+export type MemberRole = "admin" | "operador" | "lector";
+export type InvoiceStatus = "pendiente" | "en_proceso" | "transmitida" | "error";
+
+/** The verified JWT claims PostgREST would put in `request.jwt.claims` for a signed-in user. */
+export interface Claims extends Record<string, unknown> {
+  sub: string;
+  role: "authenticated";
+  aud: "authenticated";
+  email: string;
+}
+
+export interface Org {
+  id: string;
+  name: string;
+}
+
+export interface User {
+  id: string;
+  email: string;
+  claims: Claims;
+}
+
+export interface Company {
+  id: string;
+  orgId: string;
+  nit: string;
+  prefix: string;
+}
+
+export interface Invoice {
+  id: string;
+  orgId: string;
+  companyId: string;
+  number: string;
+  status: InvoiceStatus;
+  lineIds: string[];
+}
+
+export interface LineInput {
+  description: string;
+  quantity: number;
+  unitPrice: number;
+  /** IVA percentage; 0 means the line is exempt (tax code ZZ). */
+  taxRate: number;
+}
+
+/** 2 × 50.000 at 19 % IVA and 1 × 10.000 exempt: subtotal 110.000, tax 19.000, total 129.000. */
+export const DEFAULT_LINES: readonly LineInput[] = [
+  { description: "Servicio de consultoría", quantity: 2, unitPrice: 50_000, taxRate: 19 },
+  { description: "Libro técnico (exento)", quantity: 1, unitPrice: 10_000, taxRate: 0 },
+];
+
+/** A random string of `length` digits, not starting with 0. */
+export const randomDigits = (length: number): string =>
+  Array.from({ length }, (_, i) => String(randomInt(i === 0 ? 1 : 0, 10))).join("");
+
+export async function createOrg(db: TestDatabase, name = `Org ${randomUUID().slice(0, 8)}`): Promise<Org> {
+  const id = randomUUID();
+  await db.superuser("insert into public.organizations (id, name) values ($1, $2)", [id, name]);
+  return { id, name };
+}
+
+export async function createUser(db: TestDatabase): Promise<User> {
+  const id = randomUUID();
+  const email = `user-${id}@test.example`;
+  await db.superuser("insert into auth.users (id, email) values ($1, $2)", [id, email]);
+  return { id, email, claims: { sub: id, role: "authenticated", aud: "authenticated", email } };
+}
+
+export async function addMember(db: TestDatabase, org: Org, user: User, role: MemberRole): Promise<void> {
+  await db.superuser("insert into public.memberships (org_id, user_id, role) values ($1, $2, $3)", [
+    org.id,
+    user.id,
+    role,
+  ]);
+}
+
+/** A user who belongs to `org` with `role`. */
+export async function createMember(db: TestDatabase, org: Org, role: MemberRole): Promise<User> {
+  const user = await createUser(db);
+  await addMember(db, org, user, role);
+  return user;
+}
+
+export async function createCompany(db: TestDatabase, org: Org): Promise<Company> {
+  const id = randomUUID();
+  const nit = randomDigits(9);
+  const prefix = "SETP";
+  await db.superuser(
+    `insert into public.companies (id, org_id, nit, check_digit, legal_name, trade_name, address, city_code,
+       city_name, department_code, department_name, email, phone, invoice_prefix, resolution_number,
+       resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key)
+     values ($1, $2, $3, $4, $5, 'Prueba', 'Calle 100 # 10-20', '11001', 'Bogotá, D.C.', '11', 'Bogotá',
+       'facturacion@test.example', '6011234567', $6, '18760000001', '2019-01-19', 990000000, 995000000,
+       '2030-01-19', 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c')`,
+    [id, org.id, nit, String(randomInt(0, 10)), `Empresa ${nit} S.A.S.`, prefix],
+  );
+  return { id, orgId: org.id, nit, prefix };
+}
+
+/**
+ * A `pendiente` invoice with its lines and matching totals; with `status`, it is then moved to that
+ * state with the fiscal columns the service would have written.
+ */
+export async function createInvoice(
+  db: TestDatabase,
+  org: Org,
+  company: Company,
+  options: { status?: InvoiceStatus; lines?: readonly LineInput[] } = {},
+): Promise<Invoice> {
+  const id = randomUUID();
+  // inside the demo numbering range (990000000–995000000) so that pre-send checks pass
+  const number = `${company.prefix}${randomInt(990_000_000, 995_000_001)}`;
+  await db.superuser(
+    `insert into public.invoices (id, org_id, company_id, number, buyer_id_type, buyer_id_number,
+       buyer_check_digit, buyer_name, buyer_email, buyer_address, buyer_city_code)
+     values ($1, $2, $3, $4, '31', $5, '3', 'Cliente Prueba S.A.S.', 'cliente@test.example',
+       'Avenida 68 # 1-10', '11001')`,
+    [id, org.id, company.id, number, randomDigits(9)],
+  );
+  const lineIds: string[] = [];
+  for (const [index, line] of (options.lines ?? DEFAULT_LINES).entries()) {
+    const lineId = randomUUID();
+    lineIds.push(lineId);
+    await db.superuser(
+      `insert into public.invoice_lines (id, invoice_id, org_id, position, description, quantity, unit_price,
+         line_extension, tax_code, tax_rate, tax_amount)
+       select $1, $2, $3, $4, $5, q, p, q * p, case when r > 0 then '01' else 'ZZ' end, r, round(q * p * r / 100, 2)
+         from (select $6::numeric as q, $7::numeric as p, $8::numeric as r) v`,
+      [lineId, id, org.id, index + 1, line.description, line.quantity, line.unitPrice, line.taxRate],
+    );
+  }
+  await db.superuser(
+    `update public.invoices i
+        set subtotal = s.subtotal, tax_total = s.tax_total, total = s.subtotal + s.tax_total
+       from (select coalesce(sum(line_extension), 0) as subtotal, coalesce(sum(tax_amount), 0) as tax_total
+               from public.invoice_lines where invoice_id = $1) s
+      where i.id = $1`,
+    [id],
+  );
+  const status = options.status ?? "pendiente";
+  if (status !== "pendiente") await setInvoiceStatus(db, id, status);
+  return { id, orgId: org.id, companyId: company.id, number, status, lineIds };
+}
+
+/** Writes the fiscal columns as the service leaves them in `status`. */
+export async function setInvoiceStatus(
+  db: TestDatabase,
+  invoiceId: string,
+  status: InvoiceStatus,
+): Promise<void> {
+  const fiscal: Record<InvoiceStatus, string> = {
+    pendiente: "status = 'pendiente'",
+    en_proceso: `status = 'en_proceso', environment = 'uat', attempt_count = 1, claimed_at = now(),
+      last_message = 'sent; waiting for the authority'`,
+    transmitida: `status = 'transmitida', environment = 'uat', attempt_count = 1, transmitted_at = now(),
+      authority_code = encode(sha384(convert_to(id::text, 'UTF8')), 'hex'), qr_text = 'https://qr.test/' || id,
+      provider_reference = 'sandbox-' || id, last_message = 'accepted by the authority'`,
+    error: `status = 'error', environment = 'uat', attempt_count = 1,
+      last_message = 'Rechazo FAD06: el NIT del adquirente no es válido'`,
+  };
+  await db.superuser(`update public.invoices set ${fiscal[status]} where id = $1`, [invoiceId]);
+}
+
+/** An audit event, as the service's database API functions record them. */
+export async function createEvent(
+  db: TestDatabase,
+  invoice: Invoice,
+  kind = "invoice.created",
+): Promise<number> {
+  const [row] = await db.superuser<{ id: string }>(
+    `insert into public.events (org_id, document_type, document_id, kind, data)
+     values ($1, 'invoice', $2, $3, '{}') returning id::text`,
+    [invoice.orgId, invoice.id, kind],
+  );
+  return Number(row?.id);
+}
+
+export interface Tenant {
+  org: Org;
+  company: Company;
+  admin: User;
+  operador: User;
+  lector: User;
+}
+
+/** An organization with one member per role and one company. */
+export async function createTenant(db: TestDatabase): Promise<Tenant> {
+  const org = await createOrg(db);
+  const [admin, operador, lector, company] = await Promise.all([
+    createMember(db, org, "admin"),
+    createMember(db, org, "operador"),
+    createMember(db, org, "lector"),
+    createCompany(db, org),
+  ]);
+  return { org, company, admin, operador, lector };
+}

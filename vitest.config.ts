@@ -1,0 +1,15 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["tests/**/*.test.ts", "functions/**/*.test.ts", "shared/**/*.test.ts", "scripts/**/*.test.ts"],
+    exclude: ["**/node_modules/**", "**/.data/**"],
+    // starts the throwaway PostgreSQL cluster (or picks PGlite) once for the whole run
+    globalSetup: ["tests/global-setup.ts"],
+    // supabase-js builds a realtime client in createClient, which needs WebSocket: native from Node 22
+    execArgv: ["--experimental-websocket"],
+    // cloning a database or loading PGlite with the schema takes a moment in beforeAll
+    hookTimeout: 60_000,
+    testTimeout: 15_000,
+  },
+});
