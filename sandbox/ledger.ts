@@ -1,0 +1,155 @@
+/**
+ * The sandbox authority's books, without HTTP: which documents it holds, under which idempotency
+ * keys, and what it decided. A key is answered from the store (never processed twice); a reference
+ * that is accepted or pending is never processed again under any key; a rejected one may be, under
+ * a new key (the next attempt).
+ */
+import type { DocumentOutcome, RuleViolation, SubmitDocumentRequest } from "../shared/providers/protocol.ts";
+import { DUPLICATE_RULE, judge, stamp } from "./rules.ts";
+
+/** One document the sandbox took into processing (a replay or a refused request is not one). */
+export interface SubmissionLogEntry {
+  provider_reference: string;
+  reference: string;
+  idempotency_key: string;
+  number: string;
+  /** The status it was given on arrival (a pending one may have been accepted since). */
+  status: DocumentOutcome["status"];
+  received_at: string;
+}
+
+export type SubmitResult =
+  | { kind: "processed" | "replayed" | "duplicate"; outcome: DocumentOutcome }
+  | { kind: "conflict" };
+
+interface Submission {
+  request: SubmitDocumentRequest;
+  outcome: DocumentOutcome;
+  pendingPollsLeft: number;
+}
+
+export interface Ledger {
+  submit(doc: SubmitDocumentRequest, idempotencyKey: string, pendingPolls: number): Promise<SubmitResult>;
+  /** The current outcome, advancing a pending document by one poll; null when never received. */
+  query(reference: string): Promise<DocumentOutcome | null>;
+  readonly submissions: SubmissionLogEntry[];
+  readonly documents: Map<string, DocumentOutcome>;
+  clear(): void;
+}
+
+export function createLedger(now: () => Date): Ledger {
+  /** Idempotency store: key → the submission it produced and the body it came with. */
+  const byKey = new Map<string, { submission: Submission; fingerprint: string }>();
+  const byReference = new Map<string, Submission>();
+  /** CUFE → the reference it was accepted for. */
+  const acceptedCufes = new Map<string, string>();
+  const submissions: SubmissionLogEntry[] = [];
+
+  function accepted(doc: SubmitDocumentRequest, providerReference: string, stamped: Stamp): DocumentOutcome {
+    acceptedCufes.set(stamped.cufe, doc.reference);
+    return {
+      reference: doc.reference,
+      provider_reference: providerReference,
+      status: "accepted",
+      authority_code: stamped.cufe,
+      qr_text: stamped.qrText,
+      message: `La factura electrónica ${doc.number} ha sido autorizada.`,
+      validated_at: now().toISOString(),
+    };
+  }
+
+  async function decide(doc: SubmitDocumentRequest, providerReference: string): Promise<DocumentOutcome> {
+    const verdict = judge(doc);
+    if (verdict.status === "rejected") return rejected(doc, providerReference, verdict.errors);
+    if (verdict.status === "pending") {
+      return {
+        reference: doc.reference,
+        provider_reference: providerReference,
+        status: "pending",
+        message: `La factura electrónica ${doc.number} está en proceso de validación.`,
+      };
+    }
+    const stamped = await stamp(doc);
+    const owner = acceptedCufes.get(stamped.cufe);
+    if (owner && owner !== doc.reference) {
+      const message = "Documento procesado anteriormente: el CUFE ya fue registrado.";
+      return rejected(doc, providerReference, [{ code: DUPLICATE_RULE, message }]);
+    }
+    return accepted(doc, providerReference, stamped);
+  }
+
+  return {
+    async submit(doc, key, pendingPolls) {
+      const fingerprint = JSON.stringify(doc);
+      const previous = byKey.get(key);
+      if (previous) {
+        if (previous.fingerprint !== fingerprint) return { kind: "conflict" };
+        return { kind: "replayed", outcome: previous.submission.outcome };
+      }
+      const current = byReference.get(doc.reference);
+      if (current && current.outcome.status !== "rejected") {
+        byKey.set(key, { submission: current, fingerprint });
+        return { kind: "duplicate", outcome: current.outcome };
+      }
+      const providerReference = `sbx_${crypto.randomUUID()}`;
+      const submission = {
+        request: doc,
+        outcome: await decide(doc, providerReference),
+        pendingPollsLeft: pendingPolls,
+      };
+      byKey.set(key, { submission, fingerprint });
+      byReference.set(doc.reference, submission);
+      submissions.push({
+        provider_reference: providerReference,
+        reference: doc.reference,
+        idempotency_key: key,
+        number: doc.number,
+        status: submission.outcome.status,
+        received_at: now().toISOString(),
+      });
+      return { kind: "processed", outcome: submission.outcome };
+    },
+
+    async query(reference) {
+      const submission = byReference.get(reference);
+      if (!submission) return null;
+      if (submission.outcome.status === "pending") {
+        if (submission.pendingPollsLeft > 0) {
+          submission.pendingPollsLeft--;
+        } else {
+          const doc = submission.request;
+          submission.outcome = accepted(doc, submission.outcome.provider_reference, await stamp(doc));
+        }
+      }
+      return submission.outcome;
+    },
+
+    submissions,
+    get documents() {
+      return new Map([...byReference].map(([reference, s]) => [reference, s.outcome]));
+    },
+
+    clear() {
+      byKey.clear();
+      byReference.clear();
+      acceptedCufes.clear();
+      submissions.length = 0;
+    },
+  };
+}
+
+type Stamp = Awaited<ReturnType<typeof stamp>>;
+
+function rejected(
+  doc: SubmitDocumentRequest,
+  providerReference: string,
+  errors: RuleViolation[],
+): DocumentOutcome {
+  return {
+    reference: doc.reference,
+    provider_reference: providerReference,
+    status: "rejected",
+    message: `Documento rechazado. ${errors.map((e) => `${e.code}: ${e.message}`).join(" ")}`,
+    errors,
+  };
+}

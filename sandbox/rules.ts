@@ -1,0 +1,110 @@
+/**
+ * The sandbox's authority: which documents it accepts, rejects or leaves pending (docs/sandbox.md
+ * lists the same rules), and the CUFE and QR text of an accepted one. Rule codes follow DIAN's
+ * naming by group (FAJ buyer, FAU totals), but their meaning is the sandbox's own.
+ */
+import { computeCufe, type DianEnvironment, dianQrText } from "../shared/fiscal/co/cufe.ts";
+import {
+  centsToMoney,
+  type Money,
+  moneyToCents,
+  type RuleViolation,
+  type SubmitDocumentRequest,
+} from "../shared/providers/protocol.ts";
+
+/** A buyer id the sandbox treats as unknown to the RUT: always rejected. */
+export const REJECTED_BUYER_ID = "222222222222";
+/** A buyer name containing this word (any case) is rejected. */
+export const REJECT_NAME_MARKER = "RECHAZAR";
+/** A line description containing this word (any case) leaves the document pending. */
+export const PENDING_MARKER = "PENDIENTE";
+/** Rule code of a document whose CUFE was already accepted under another reference. */
+export const DUPLICATE_RULE = "90";
+
+export interface Verdict {
+  status: "accepted" | "rejected" | "pending";
+  errors: RuleViolation[];
+}
+
+/** Applies the documented rules; every violated rule is reported, not just the first. */
+export function judge(doc: SubmitDocumentRequest): Verdict {
+  const errors: RuleViolation[] = [];
+  if (doc.buyer.id_number === REJECTED_BUYER_ID) {
+    errors.push({
+      code: "FAJ44b",
+      message: `El número de identificación del adquiriente (${REJECTED_BUYER_ID}) no está registrado en el RUT.`,
+    });
+  }
+  if (doc.buyer.name.toUpperCase().includes(REJECT_NAME_MARKER)) {
+    errors.push({
+      code: "FAJ43b",
+      message: "El nombre del adquiriente no coincide con el registrado en el RUT.",
+    });
+  }
+  const sumLines = centsToMoney(sum(doc.lines.map((line) => line.line_extension)));
+  if (doc.totals.subtotal !== sumLines) {
+    errors.push({
+      code: "FAU04",
+      message: `El subtotal (${doc.totals.subtotal}) no es igual a la suma de los valores de las líneas (${sumLines}).`,
+    });
+  }
+  const sumTaxes = centsToMoney(sum(doc.lines.map((line) => line.tax_amount)));
+  if (doc.totals.tax_total !== sumTaxes) {
+    errors.push({
+      code: "FAU06",
+      message: `El total de impuestos (${doc.totals.tax_total}) no es igual a la suma de los impuestos de las líneas (${sumTaxes}).`,
+    });
+  }
+  const expectedTotal = centsToMoney(moneyToCents(doc.totals.subtotal) + moneyToCents(doc.totals.tax_total));
+  if (doc.totals.total !== expectedTotal) {
+    errors.push({
+      code: "FAU14",
+      message: `El total a pagar (${doc.totals.total}) no es igual al subtotal más impuestos (${expectedTotal}).`,
+    });
+  }
+  if (errors.length > 0) return { status: "rejected", errors };
+  const pending = doc.lines.some((line) => line.description.toUpperCase().includes(PENDING_MARKER));
+  return { status: pending ? "pending" : "accepted", errors };
+}
+
+/** The per-scheme amounts DIAN's CUFE and QR use, summed from the lines. */
+export function dianAmounts(doc: SubmitDocumentRequest): {
+  iva: Money;
+  inc: Money;
+  other: Money;
+} {
+  const byCode = (code: string) => sum(doc.lines.filter((l) => l.tax_code === code).map((l) => l.tax_amount));
+  const iva = byCode("01");
+  const inc = byCode("04");
+  const zz = byCode("ZZ");
+  return { iva: centsToMoney(iva), inc: centsToMoney(inc), other: centsToMoney(inc + zz) };
+}
+
+/** CUFE and QR text of a document, as the authority would stamp it. */
+export async function stamp(doc: SubmitDocumentRequest): Promise<{ cufe: string; qrText: string }> {
+  const environment: DianEnvironment = doc.environment;
+  const { iva, inc, other } = dianAmounts(doc);
+  const common = {
+    number: doc.number,
+    issueDate: doc.issue_date,
+    issueTime: doc.issue_time,
+    subtotal: doc.totals.subtotal,
+    total: doc.totals.total,
+    issuerNit: doc.issuer.nit,
+    buyerId: doc.buyer.id_number,
+    environment,
+  };
+  const cufe = await computeCufe({
+    ...common,
+    iva,
+    inc,
+    // Our lines carry no ICA (scheme 03).
+    ica: "0.00",
+    technicalKey: doc.issuer.technical_key,
+  });
+  return { cufe, qrText: dianQrText({ ...common, iva, otherTaxes: other, cufe }) };
+}
+
+function sum(amounts: Money[]): bigint {
+  return amounts.reduce((total, amount) => total + moneyToCents(amount), 0n);
+}

@@ -1,0 +1,162 @@
+/**
+ * `npm run sandbox`: the sandbox provider over HTTP on 127.0.0.1:${SANDBOX_PORT ?? 54329}. A small
+ * node:http → fetch bridge (no extra dependency), so it runs under Deno (the npm script) and Node
+ * alike. Knobs come from the environment once at start and can be changed at runtime through
+ * POST /_sandbox/knobs. See docs/sandbox.md.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
+import { z } from "zod";
+import { createSandboxProvider, type SandboxKnobsPatch, type SandboxProvider } from "./provider.ts";
+
+const int = z.coerce.number().int().min(0);
+const rate = z.coerce.number().min(0).max(1);
+const Env = z.object({
+  SANDBOX_HOST: z.string().default("127.0.0.1"),
+  SANDBOX_PORT: int.max(65_535).default(54329),
+  SANDBOX_API_KEYS: z.string().optional(),
+  SANDBOX_LATENCY_MS: int.optional(),
+  SANDBOX_CONCURRENCY: int.optional(),
+  SANDBOX_HANG_MS: int.optional(),
+  SANDBOX_TIMEOUT_RATE: rate.optional(),
+  SANDBOX_ERROR_RATE: rate.optional(),
+  SANDBOX_MALFORMED_RATE: rate.optional(),
+  SANDBOX_PENDING_POLLS: int.optional(),
+  SANDBOX_SEED: z.coerce.number().int().optional(),
+});
+
+export interface SandboxServerConfig {
+  host: string;
+  port: number;
+  apiKeys: string[] | undefined;
+  knobs: SandboxKnobsPatch;
+}
+
+/** Reads the SANDBOX_* variables; throws naming the bad variable. */
+export function sandboxConfigFromEnv(env: Record<string, string | undefined>): SandboxServerConfig {
+  const parsed = Env.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== "")));
+  if (!parsed.success) {
+    throw new Error(
+      `invalid sandbox configuration: ${parsed.error.issues.map((i) => i.path.join(".")).join(", ")}`,
+    );
+  }
+  const e = parsed.data;
+  const knobs: SandboxKnobsPatch = {
+    latencyMs: e.SANDBOX_LATENCY_MS,
+    concurrencyLimit: e.SANDBOX_CONCURRENCY,
+    hangMs: e.SANDBOX_HANG_MS,
+    timeoutRate: e.SANDBOX_TIMEOUT_RATE,
+    errorRate: e.SANDBOX_ERROR_RATE,
+    malformedRate: e.SANDBOX_MALFORMED_RATE,
+    pendingPolls: e.SANDBOX_PENDING_POLLS,
+    seed: e.SANDBOX_SEED,
+  };
+  const apiKeys = e.SANDBOX_API_KEYS?.split(",")
+    .map((k) => k.trim())
+    .filter(Boolean);
+  return {
+    host: e.SANDBOX_HOST,
+    port: e.SANDBOX_PORT,
+    apiKeys: apiKeys?.length ? apiKeys : undefined,
+    knobs: Object.fromEntries(Object.entries(knobs).filter(([, v]) => v !== undefined)),
+  };
+}
+
+export interface RunningSandbox {
+  url: string;
+  provider: SandboxProvider;
+  close(): Promise<void>;
+}
+
+/** Serves `provider` over HTTP; port 0 picks a free port (tests). */
+export async function startSandboxServer(
+  provider: SandboxProvider,
+  { host = "127.0.0.1", port = 54329 }: { host?: string; port?: number } = {},
+): Promise<RunningSandbox> {
+  const server: Server = createServer((req, res) => {
+    bridge(provider, req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { code: "internal", message: String(error) } }));
+    });
+  });
+  await new Promise<void>((done, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => done());
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${host}:${address.port}`,
+    provider,
+    close: () =>
+      new Promise<void>((done, reject) => {
+        provider.reset(); // releases hung answers so their connections can finish
+        server.close((error) => (error ? reject(error) : done()));
+        server.closeAllConnections?.();
+      }),
+  };
+}
+
+async function bridge(provider: SandboxProvider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const abort = new AbortController();
+  // A client that gives up (its timeout) closes the socket: the sandbox sees the abort.
+  res.on("close", () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of req) chunks.push(chunk as Uint8Array);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  const method = req.method ?? "GET";
+  const body = method === "GET" || method === "HEAD" ? undefined : concat(chunks);
+  const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "127.0.0.1"}`);
+  const response = await provider.fetch(new Request(url, { method, headers, body, signal: abort.signal }));
+  if (abort.signal.aborted) return;
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  res.end(new Uint8Array(await response.arrayBuffer()));
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const config = sandboxConfigFromEnv(process.env);
+  const provider = createSandboxProvider({ apiKeys: config.apiKeys, knobs: config.knobs });
+  const running = await startSandboxServer(provider, { host: config.host, port: config.port });
+  // Configured keys are not echoed; the default accepts any sk_sandbox_ key.
+  const key = config.apiKeys ? "<one of SANDBOX_API_KEYS>" : "sk_sandbox_local";
+  console.log(`sandbox adapter-tax provider listening on ${running.url}`);
+  console.log(
+    `  api key: ${config.apiKeys ? "one of SANDBOX_API_KEYS" : `any key starting with sk_sandbox_, e.g. ${key}`}`,
+  );
+  console.log(`  knobs:   ${JSON.stringify(provider.knobs)}`);
+  console.log(`  try:     curl -H 'Authorization: Bearer ${key}' ${running.url}/credentials/check`);
+  console.log(`  log:     curl ${running.url}/_sandbox/submissions`);
+  const stop = () => {
+    running.close().then(() => process.exit(0));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+const isMain =
+  (import.meta as ImportMeta & { main?: boolean }).main === true ||
+  (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href);
+if (isMain) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

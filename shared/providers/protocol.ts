@@ -1,0 +1,223 @@
+/**
+ * The adapter-tax provider protocol (docs/provider-protocol.md): the bodies we send, the answers we
+ * accept, and the port the core uses. Both our client and the sandbox provider validate with these
+ * schemas, so the two cannot drift apart. Money travels as decimal strings with two decimals
+ * ("119000.00"), never as floats.
+ */
+import { z } from "zod";
+
+/** The header that carries the idempotency key of a submit. */
+export const IDEMPOTENCY_HEADER = "Idempotency-Key";
+/** Set by a provider when it answers a submit from its idempotency store instead of processing it. */
+export const REPLAYED_HEADER = "Idempotent-Replayed";
+
+const MONEY = /^(0|[1-9]\d{0,15})\.\d{2}$/;
+
+/** An amount with exactly two decimals and no sign: "0.00", "119000.00". */
+export const Money = z.string().regex(MONEY, 'expected an amount with two decimals, e.g. "119000.00"');
+export type Money = z.infer<typeof Money>;
+
+export const Environment = z.enum(["uat", "prd"]);
+export type Environment = z.infer<typeof Environment>;
+
+/** Document kinds the protocol carries; `credit_note` comes with the credit-note routes. */
+export const DocumentKind = z.enum(["invoice"]);
+export type DocumentKind = z.infer<typeof DocumentKind>;
+
+/** DIAN tax scheme of a line: 01 IVA, 04 INC, ZZ not taxed. */
+export const TaxCode = z.enum(["01", "04", "ZZ"]);
+export type TaxCode = z.infer<typeof TaxCode>;
+
+const digits = (min: number, max: number) =>
+  z.string().regex(new RegExp(`^[0-9]{${min},${max}}$`), `expected ${min} to ${max} digits`);
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+export const Issuer = z.object({
+  nit: digits(5, 15),
+  check_digit: digits(1, 1),
+  legal_name: text(450),
+  trade_name: text(450).optional(),
+  /** 1 legal person, 2 natural person. */
+  person_type: z.enum(["1", "2"]).optional(),
+  /** 48 responsible for IVA, 49 not responsible. */
+  tax_regime: z.enum(["48", "49"]).optional(),
+  fiscal_responsibilities: z.array(text(20)).max(20).optional(),
+  email: z.email().optional(),
+  address: text(300).optional(),
+  /** DIVIPOLA municipality code. */
+  city_code: digits(5, 5).optional(),
+  /** The numbering range's technical key (ClTec): an input of the CUFE. A secret: never log it. */
+  technical_key: text(200),
+});
+export type Issuer = z.infer<typeof Issuer>;
+
+export const Buyer = z.object({
+  /** DIAN identity document type: 13 cédula, 31 NIT, 22 cédula de extranjería, 41 pasaporte, ... */
+  id_type: z.string().regex(/^[0-9]{2}$/, "expected a two-digit DIAN document type"),
+  id_number: z.string().regex(/^[A-Za-z0-9-]{1,20}$/, "expected 1 to 20 letters, digits or dashes"),
+  check_digit: digits(1, 1).optional(),
+  name: text(450),
+  email: z.email().optional(),
+  address: text(300).optional(),
+  city_code: digits(5, 5).optional(),
+  phone: text(50).optional(),
+});
+export type Buyer = z.infer<typeof Buyer>;
+
+export const Line = z.object({
+  position: z.number().int().min(1).max(10_000),
+  code: text(100).optional(),
+  description: text(1000),
+  /** UN/ECE rec. 20 unit code; 94 = unit. */
+  unit_code: text(10).optional(),
+  quantity: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'expected a decimal quantity, e.g. "2" or "1.500"'),
+  unit_price: Money,
+  /** quantity × unit_price, before taxes. */
+  line_extension: Money,
+  tax_code: TaxCode,
+  /** Percentage, e.g. "19.00"; "0.00" when tax_code is ZZ. */
+  tax_rate: z.string().regex(/^\d{1,3}(\.\d{1,2})?$/, 'expected a percentage, e.g. "19.00"'),
+  tax_amount: Money,
+});
+export type Line = z.infer<typeof Line>;
+
+export const Totals = z.object({
+  /** Sum of line_extension (DIAN LineExtensionAmount). */
+  subtotal: Money,
+  /** Sum of tax_amount. */
+  tax_total: Money,
+  /** subtotal + tax_total (DIAN PayableAmount). */
+  total: Money,
+});
+export type Totals = z.infer<typeof Totals>;
+
+/** POST /documents body: one document, as we hold it. */
+export const SubmitDocumentRequest = z.object({
+  kind: DocumentKind,
+  /** Our document id (UUID): the provider's key for "query by our reference". */
+  reference: z.guid(),
+  environment: Environment,
+  /** Prefix + consecutive number, e.g. "SETP990000001". */
+  number: z.string().regex(/^[A-Z0-9]{0,4}[0-9]{1,15}$/, "expected an optional prefix and a number"),
+  issue_date: z.iso.date(),
+  /** HH:MM:SS with the UTC offset; Colombia is -05:00. */
+  issue_time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d[+-]\d{2}:\d{2}$/, "expected HH:MM:SS-05:00"),
+  due_date: z.iso.date().optional(),
+  currency: z.string().regex(/^[A-Z]{3}$/, "expected an ISO 4217 code"),
+  payment_form: z.enum(["1", "2"]).optional(),
+  payment_method: z
+    .string()
+    .regex(/^[A-Z0-9]{1,3}$/)
+    .optional(),
+  notes: z.string().max(5000).optional(),
+  issuer: Issuer,
+  buyer: Buyer,
+  lines: z.array(Line).min(1).max(1000),
+  totals: Totals,
+});
+export type SubmitDocumentRequest = z.infer<typeof SubmitDocumentRequest>;
+
+export const DocumentStatus = z.enum(["accepted", "rejected", "pending"]);
+export type DocumentStatus = z.infer<typeof DocumentStatus>;
+
+/** One violated authority rule of a rejected document, e.g. `{ code: "FAU04", message: "..." }`. */
+export const RuleViolation = z.object({ code: z.string().min(1).max(50), message: z.string().max(1000) });
+export type RuleViolation = z.infer<typeof RuleViolation>;
+
+/**
+ * The answer of a submit and of a query: what the authority decided about our document.
+ * `authority_code` (the CUFE), `qr_text` and `validated_at` come with, and only with, `accepted`.
+ */
+export const DocumentOutcome = z
+  .object({
+    reference: z.guid(),
+    provider_reference: z.string().min(1).max(200),
+    status: DocumentStatus,
+    authority_code: z
+      .string()
+      .regex(/^[0-9a-f]{96}$/, "expected a SHA-384 hex digest")
+      .optional(),
+    qr_text: z.string().min(1).max(2000).optional(),
+    message: z.string().max(2000),
+    errors: z.array(RuleViolation).max(100).optional(),
+    validated_at: z.iso.datetime({ offset: true }).optional(),
+  })
+  .superRefine((outcome, ctx) => {
+    const accepted = outcome.status === "accepted";
+    for (const field of ["authority_code", "qr_text", "validated_at"] as const) {
+      if (accepted && outcome[field] === undefined) {
+        ctx.addIssue({ code: "custom", path: [field], message: "required when status is accepted" });
+      }
+      if (!accepted && outcome[field] !== undefined) {
+        ctx.addIssue({ code: "custom", path: [field], message: "only allowed when status is accepted" });
+      }
+    }
+  });
+export type DocumentOutcome = z.infer<typeof DocumentOutcome>;
+
+/** GET /credentials/check answer (a rejected key is a 401/403, not `ok: false`). */
+export const CredentialCheck = z.object({ ok: z.boolean(), message: z.string().max(1000) });
+export type CredentialCheck = z.infer<typeof CredentialCheck>;
+
+/** Error codes a provider answers with; unknown codes are tolerated and treated by HTTP status. */
+export const PROVIDER_ERROR_CODES = [
+  "invalid_json",
+  "validation_failed",
+  "idempotency_key_required",
+  "idempotency_conflict",
+  "unauthorized",
+  "document_not_found",
+  "not_found",
+  "rate_limited",
+  "unavailable",
+] as const;
+
+/** Every non-2xx answer carries this body. */
+export const ProviderErrorBody = z.object({
+  error: z.object({
+    code: z.string().min(1).max(100),
+    message: z.string().max(2000),
+    details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  }),
+});
+export type ProviderErrorBody = z.infer<typeof ProviderErrorBody>;
+
+/**
+ * The idempotency key of a submit: our document id plus the attempt number. Keep the attempt
+ * when resending after an unknown outcome (the provider then deduplicates); take the next one only
+ * after a definite rejection, when a corrected document must be processed anew.
+ */
+export function idempotencyKey(documentId: string, attempt = 1): string {
+  if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError("attempt must be a positive integer");
+  return `doc-${documentId.toLowerCase()}-submit-${attempt}`;
+}
+
+/** The port the core uses to reach the tax authority through a provider. */
+export interface TaxAdapter {
+  /** Submits a document. Throws a ProviderError when no definite outcome came back. */
+  submit(document: SubmitDocumentRequest, options?: { attempt?: number }): Promise<DocumentOutcome>;
+  /** The provider's view of our document, or null when it never received it. */
+  query(reference: string): Promise<DocumentOutcome | null>;
+  /** Whether the configured key authenticates; `ok: false` when the provider refuses it. */
+  checkCredential(): Promise<CredentialCheck>;
+}
+
+/** "119000.00" → 11900000n. */
+export function moneyToCents(amount: Money): bigint {
+  if (!MONEY.test(amount)) throw new RangeError(`not a money amount: ${amount}`);
+  return BigInt(amount.replace(".", ""));
+}
+
+/** 11900000n → "119000.00". */
+export function centsToMoney(cents: bigint): Money {
+  if (cents < 0n) throw new RangeError("negative amounts are not money in this protocol");
+  const s = cents.toString().padStart(3, "0");
+  return `${s.slice(0, -2)}.${s.slice(-2)}`;
+}
+
+/** Sums money strings exactly. */
+export function sumMoney(amounts: Iterable<Money>): Money {
+  let cents = 0n;
+  for (const amount of amounts) cents += moneyToCents(amount);
+  return centsToMoney(cents);
+}
