@@ -4,17 +4,20 @@
  */
 import { createTokenVerifier } from "./auth/jwt.ts";
 import { type Config, type Env, loadConfig } from "./config.ts";
+import { createSecretBox } from "./crypto/secret-box.ts";
 import type { Db } from "./db/port.ts";
 import { createPostgresDb } from "./db/postgres-transport.ts";
 import { connectPostgres } from "./db/sql-client.ts";
 import { createSupabaseDb } from "./db/supabase-transport.ts";
 import type { AppDeps } from "./http/context.ts";
 import { createLogger, type Logger } from "./log.ts";
+import type { FetchLike } from "./providers/tax-client.ts";
 
 export interface Overrides {
   /** A database built by the caller (the local server's embedded PGlite, the tests' cluster). */
   db?: Db;
   logger?: Logger;
+  providerFetch?: FetchLike;
 }
 
 export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<AppDeps> {
@@ -22,7 +25,14 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const db = overrides.db ?? (await createDb(config));
   const verifier = createTokenVerifier(config.jwt);
-  return { config, db, logger, verifyToken: (token) => verifier.verify(token) };
+  return {
+    config,
+    db,
+    logger,
+    verifyToken: (token) => verifier.verify(token),
+    secretBox: await createSecretBox(config.credentialsKey),
+    ...(overrides.providerFetch ? { providerFetch: overrides.providerFetch } : {}),
+  };
 }
 
 async function createDb(config: Config): Promise<Db> {

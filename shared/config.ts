@@ -47,6 +47,15 @@ const EnvSchema = z.object({
   EINV_DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(5),
   EINV_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   EINV_CORS_ORIGINS: z.string().default("*"),
+  EINV_CREDENTIALS_KEY: z
+    .string({ error: "is required: 32 random bytes, base64 (openssl rand -base64 32)" })
+    .regex(/^[A-Za-z0-9+/_-]{43}=?$/, "must be 32 bytes, base64-encoded (openssl rand -base64 32)"),
+  EINV_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  EINV_TRANSMIT_CONCURRENCY: z.coerce.number().int().min(1).max(50).default(8),
+  EINV_ALLOW_PRIVATE_PROVIDER_URLS: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true"),
   EINV_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 
@@ -70,6 +79,15 @@ export interface Config {
     /** The host process (local server, tests) hands the composition root a ready database. */
     | { transport: "embedded" };
   http: { maxBodyBytes: number; corsOrigins: string[] | "*" };
+  /** Base64 AES-256 key that seals provider API keys at rest. A secret. */
+  credentialsKey: string;
+  providers: {
+    timeoutMs: number;
+    /** Invoices sent at once by one /transmit call. */
+    transmitConcurrency: number;
+    /** Local development only: lets credential URLs point at loopback or private addresses. */
+    allowPrivateUrls: boolean;
+  };
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
 }
 
@@ -125,6 +143,12 @@ export function loadConfig(env: Env): Config {
       maxBodyBytes: e.EINV_MAX_BODY_BYTES,
       corsOrigins:
         e.EINV_CORS_ORIGINS.trim() === "*" ? "*" : e.EINV_CORS_ORIGINS.split(",").map((o) => o.trim()),
+    },
+    credentialsKey: e.EINV_CREDENTIALS_KEY,
+    providers: {
+      timeoutMs: e.EINV_PROVIDER_TIMEOUT_MS,
+      transmitConcurrency: e.EINV_TRANSMIT_CONCURRENCY,
+      allowPrivateUrls: e.EINV_ALLOW_PRIVATE_PROVIDER_URLS,
     },
     logLevel: e.EINV_LOG_LEVEL,
   };

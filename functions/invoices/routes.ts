@@ -4,5 +4,6 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../../shared/http/context.ts";
+import { transmit } from "./transmit.ts";
 
-export const invoiceRoutes = new Hono<AppEnv>();
+export const invoiceRoutes = new Hono<AppEnv>().post("/transmit", transmit);

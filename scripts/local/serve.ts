@@ -2,16 +2,20 @@
  * `npm start`: the real `einvoicing` function under Deno, on 127.0.0.1:54321, laid out like
  * `supabase start` (functions under /functions/v1, the JWKS under /auth/v1). The database is an
  * embedded PGlite in .data/pglite, or the PostgreSQL server at DATABASE_URL; either is migrated
- * and seeded on first use. Writes .data/local.json and prints a curl line that works as pasted.
+ * and seeded on first use. The sandbox provider answers in-process under /sandbox/adapter-tax and
+ * every demo company has a credential for it. Writes .data/local.json and prints a curl line that
+ * works as pasted.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { createApp, FUNCTION_NAME } from "../../functions/einvoicing/app.ts";
+import { createSandboxProvider } from "../../sandbox/provider.ts";
 import { buildDeps } from "../../shared/compose.ts";
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
 import { connectPostgres, fromPGlite, type SqlClient } from "../../shared/db/sql-client.ts";
 import { migrate } from "../db/migrate.ts";
 import { createLocalSigner } from "./auth.ts";
+import { ensureDemoCredentials } from "./demo-credentials.ts";
 import { describeLocalRun, LOCAL_API_KEY, printCurl } from "./local-json.ts";
 
 const env = Deno.env.toObject();
@@ -35,6 +39,13 @@ const savedKey = await readFile(keyFile, "utf8").then(JSON.parse, () => undefine
 const signer = await createLocalSigner(`${baseUrl}/auth/v1`, savedKey);
 if (!savedKey) await writeFile(keyFile, JSON.stringify(signer.privateJwk), { mode: 0o600 });
 
+const credentialsKeyFile = `${dataDir}/local-credentials-key`;
+const credentialsKey = await readFile(credentialsKeyFile, "utf8").catch(async () => {
+  const key = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+  await writeFile(credentialsKeyFile, key, { mode: 0o600 });
+  return key;
+});
+
 const deps = await buildDeps(
   {
     ...env,
@@ -42,15 +53,29 @@ const deps = await buildDeps(
     SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: LOCAL_API_KEY }),
     SUPABASE_JWKS: JSON.stringify(signer.jwks),
     EINV_DB_TRANSPORT: "embedded",
+    EINV_CREDENTIALS_KEY: credentialsKey.trim(),
+    // the demo credentials point at this very server
+    EINV_ALLOW_PRIVATE_PROVIDER_URLS: "true",
   },
   { db: createPostgresDb(client) },
 );
 const app = createApp(deps);
 
+const sandboxPrefix = "/sandbox/adapter-tax";
+const sandbox = createSandboxProvider({
+  knobs: { latencyMs: Number(env.SANDBOX_LATENCY_MS ?? 150) },
+});
+const seeded = await ensureDemoCredentials(client, deps.db, deps.secretBox, `${baseUrl}${sandboxPrefix}`);
+if (seeded > 0) console.error(`demo companies: ${seeded} sandbox credential(s) sealed and saved`);
+
 const functionPrefix = `/functions/v1/${FUNCTION_NAME}`;
 const server = Deno.serve({ hostname: host, port, onListen: () => {} }, (request) => {
   const url = new URL(request.url);
   if (url.pathname === "/auth/v1/.well-known/jwks.json") return Response.json(signer.jwks);
+  if (url.pathname.startsWith(`${sandboxPrefix}/`)) {
+    url.pathname = url.pathname.slice(sandboxPrefix.length);
+    return sandbox.fetch(new Request(url, request));
+  }
   if (url.pathname === functionPrefix || url.pathname.startsWith(`${functionPrefix}/`)) {
     // Supabase strips `/functions/v1` before the function sees the request.
     url.pathname = url.pathname.slice("/functions/v1".length);

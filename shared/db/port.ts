@@ -14,7 +14,42 @@ export interface Caller {
 
 /** The database API functions the service calls, and the role each is granted to. */
 export interface ApiFunctions {
+  // authenticated
   einv_caller_membership: { args: { p_org_id: string }; result: MembershipRow | null };
+  // service_role
+  einv_credential_get: {
+    args: { p_org_id: string; p_company_id: string; p_service: string; p_environment: string };
+    result: CredentialRow | null;
+  };
+  einv_credential_save: {
+    args: {
+      p_org_id: string;
+      p_company_id: string;
+      p_service: string;
+      p_environment: string;
+      p_url: string | null;
+      p_settings: Record<string, unknown> | null;
+      p_api_key_ciphertext: string | null;
+      p_api_key_hint: string | null;
+      p_verified_at: string | null;
+      p_actor_id: string | null;
+    };
+    result: Omit<CredentialRow, "org_id" | "api_key_ciphertext">;
+  };
+  einv_transmit_claim: {
+    args: {
+      p_org_id: string;
+      p_invoice_ids: string[];
+      p_reissue: boolean;
+      p_actor_id: string;
+      p_lease_seconds: number;
+    };
+    result: ClaimEntry[];
+  };
+  einv_transmit_record: {
+    args: { p_org_id: string; p_invoice_id: string; p_attempt: number; p_outcome: RecordedOutcome };
+    result: { invoice_id: string; status: FiscalStatus; message: string };
+  };
 }
 
 export type ApiFunctionName = keyof ApiFunctions;
@@ -23,6 +58,87 @@ export interface MembershipRow {
   org_id: string;
   user_id: string;
   role: string;
+}
+
+export interface CredentialRow {
+  org_id: string;
+  company_id: string;
+  service: string;
+  environment: "uat" | "prd";
+  url: string | null;
+  settings: Record<string, unknown>;
+  api_key_ciphertext: string | null;
+  api_key_hint: string | null;
+  verified_at: string | null;
+}
+
+export type FiscalStatus = "pendiente" | "en_proceso" | "transmitida" | "error";
+
+/** One invoice of a transmit claim, in request order. */
+export type ClaimEntry =
+  | { invoice_id: string; action: "skip"; status: FiscalStatus; message: string }
+  | {
+      invoice_id: string;
+      action: "send" | "query";
+      status: "en_proceso";
+      message: string;
+      attempt: number;
+      environment: "uat" | "prd";
+      company_id: string;
+      /** The invoice row with `lines` and `company`, as `einv_private.invoice_document` builds it. */
+      document: InvoiceDocumentRow;
+    };
+
+export interface InvoiceDocumentRow {
+  id: string;
+  org_id: string;
+  number: string;
+  issue_date: string;
+  issue_time: string;
+  due_date: string | null;
+  currency: string;
+  payment_form: string;
+  payment_method: string;
+  notes: string | null;
+  buyer_id_type: string;
+  buyer_id_number: string | null;
+  buyer_check_digit: string | null;
+  buyer_name: string | null;
+  buyer_email: string | null;
+  buyer_address: string | null;
+  buyer_city_code: string | null;
+  buyer_phone: string | null;
+  subtotal: number;
+  tax_total: number;
+  total: number;
+  lines: {
+    position: number;
+    code: string | null;
+    description: string;
+    unit_code: string;
+    quantity: number;
+    unit_price: number;
+    line_extension: number;
+    tax_code: "01" | "04" | "ZZ";
+    tax_rate: number;
+    tax_amount: number;
+  }[];
+  company: Record<string, unknown> & {
+    nit: string;
+    check_digit: string;
+    legal_name: string;
+    technical_key: string | null;
+  };
+}
+
+export interface RecordedOutcome {
+  status: "transmitida" | "error" | "en_proceso";
+  message: string;
+  authority_code?: string;
+  qr_text?: string;
+  provider_reference?: string;
+  validated_at?: string;
+  detail?: Record<string, unknown>;
 }
 
 /** A database session acting as one role: the caller (RLS applies) or the service. */

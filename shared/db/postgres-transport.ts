@@ -38,15 +38,15 @@ export function createPostgresDb(client: SqlClient): Db {
 }
 
 /**
- * Parameters go as text with no declared type, so PostgreSQL takes each one's type from the
- * function signature, as PostgREST's named arguments do. Objects and arrays are JSON (jsonb args).
+ * Values go as they are with no declared type, so PostgreSQL takes each one's type from the
+ * function signature, as PostgREST's named arguments do, and the driver serialises the value for
+ * that type (JSON for jsonb, t/f for boolean). Never pre-serialise: postgres.js would turn the
+ * string "true" into false and double-encode JSON text.
  */
 function toParam(value: unknown): SqlParam {
   if (value === null || value === undefined) return null;
-  if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
-    return String(value);
-  return JSON.stringify(value);
+  if (typeof value === "bigint") return String(value);
+  return value as SqlParam;
 }
 
 function isSqlError(error: unknown): error is SqlErrorLike {

@@ -3,7 +3,11 @@
  * parameters, rows back. Implemented over postgres.js (a PostgreSQL URL) and PGlite (embedded).
  */
 
-export type SqlParam = string | null;
+/**
+ * A parameter, typed by the statement's context and serialised by the driver: a JSON object or
+ * array for a `json`/`jsonb` parameter (never JSON text), a boolean for `boolean`, and so on.
+ */
+export type SqlParam = string | number | boolean | null | Record<string, unknown> | unknown[];
 
 export interface SqlSession {
   query<Row = Record<string, unknown>>(text: string, params?: SqlParam[]): Promise<Row[]>;
@@ -31,7 +35,7 @@ export async function connectPostgres(url: string, options: { max?: number } = {
     },
     transaction: (work) =>
       sql.begin((tx) =>
-        work({ query: async (text, params = []) => (await tx.unsafe(text, params)) as never }),
+        work({ query: async (text, params = []) => (await tx.unsafe(text, params as never[])) as never }),
       ) as never,
     close: () => sql.end({ timeout: 5 }),
   };

@@ -1,8 +1,10 @@
 import type { Context } from "hono";
 import type { VerifiedClaims } from "../auth/jwt.ts";
 import type { Config } from "../config.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Db } from "../db/port.ts";
 import type { Logger } from "../log.ts";
+import type { FetchLike } from "../providers/tax-client.ts";
 
 /** What the composition root hands the HTTP layer: validated config and the adapters. */
 export interface AppDeps {
@@ -10,6 +12,10 @@ export interface AppDeps {
   db: Db;
   verifyToken(token: string): Promise<VerifiedClaims>;
   logger: Logger;
+  /** Seals and opens provider API keys. */
+  secretBox: SecretBox;
+  /** How provider calls reach the network; the global fetch unless a test or the local run says otherwise. */
+  providerFetch?: FetchLike;
 }
 
 /** Hono's environment for our app: the dependencies and what the pipeline learns per request. */

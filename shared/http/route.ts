@@ -8,6 +8,7 @@ import type { Handler } from "hono";
 import { z } from "zod";
 import type { Caller, DbScope, MembershipRow } from "../db/port.ts";
 import type { ErrorDetail } from "../errors.ts";
+import type { Logger } from "../log.ts";
 import type { AppDeps, AppEnv } from "./context.ts";
 import { fail } from "./errors.ts";
 
@@ -16,7 +17,7 @@ export const DOCUMENT_ROLES: readonly Role[] = ["admin", "operador"];
 export const ADMIN_ONLY: readonly Role[] = ["admin"];
 
 /** Every body carries the organization the call acts for. */
-export const orgScoped = z.object({ org_id: z.uuid({ error: "must be a UUID" }) });
+export const orgScoped = z.object({ org_id: z.guid({ error: "must be a UUID" }) });
 
 /** What a handler receives: the valid input, the caller, and database scopes for both roles. */
 export interface OperationContext {
@@ -26,6 +27,7 @@ export interface OperationContext {
   userDb: DbScope;
   serviceDb: DbScope;
   requestId: string;
+  log: Logger;
 }
 
 export function operation<S extends z.ZodType<{ org_id: string }>>(spec: {
@@ -57,6 +59,7 @@ export function operation<S extends z.ZodType<{ org_id: string }>>(spec: {
       userDb,
       serviceDb: deps.db.asService(),
       requestId: c.get("requestId"),
+      log: c.get("log"),
     });
     return c.json(result as object, 200);
   };

@@ -1,0 +1,161 @@
+/**
+ * From the stored invoice to the provider's submit request, with the checks that must pass before
+ * anything is sent: required fields present, each line's arithmetic right, and the totals equal to
+ * the sum of the lines. Every problem is reported with the field it concerns; amounts are compared
+ * in exact integer cents.
+ */
+import type { InvoiceDocumentRow } from "../../db/port.ts";
+import { centsToMoney, type Money, moneyToCents, SubmitDocumentRequest } from "../../providers/protocol.ts";
+
+export type PreparedDocument =
+  | { ok: true; request: SubmitDocumentRequest }
+  | { ok: false; problems: string[] };
+
+export function prepareInvoice(doc: InvoiceDocumentRow, environment: "uat" | "prd"): PreparedDocument {
+  const problems: string[] = [];
+  const company = doc.company;
+  if (!doc.buyer_id_number) problems.push("buyer_id_number is missing");
+  if (!doc.buyer_name) problems.push("buyer_name is missing");
+  if (!company.technical_key)
+    problems.push("the company has no technical key (ClTec) for its numbering range");
+  if (doc.lines.length === 0) problems.push("the invoice has no lines");
+  checkNumbering(doc, problems);
+
+  let subtotal = 0n;
+  let taxTotal = 0n;
+  for (const line of doc.lines) {
+    const at = `line ${line.position}`;
+    const extension = cents(line.line_extension);
+    const expected = roundDiv(micros(line.quantity) * cents(line.unit_price), 1_000_000n);
+    if (extension !== expected) {
+      problems.push(`${at}: line_extension ${money(extension)} ≠ quantity × unit_price = ${money(expected)}`);
+    }
+    const tax = cents(line.tax_amount);
+    const expectedTax = roundDiv(extension * BigInt(Math.round(line.tax_rate * 100)), 10_000n);
+    if (tax !== expectedTax) {
+      problems.push(
+        `${at}: tax_amount ${money(tax)} ≠ ${line.tax_rate}% of ${money(extension)} = ${money(expectedTax)}`,
+      );
+    }
+    if (line.tax_code === "ZZ" && line.tax_rate !== 0)
+      problems.push(`${at}: tax_code ZZ (no tax) needs tax_rate 0`);
+    subtotal += extension;
+    taxTotal += tax;
+  }
+  if (cents(doc.subtotal) !== subtotal) {
+    problems.push(`subtotal ${money(cents(doc.subtotal))} ≠ sum of line_extension ${money(subtotal)}`);
+  }
+  if (cents(doc.tax_total) !== taxTotal) {
+    problems.push(`tax_total ${money(cents(doc.tax_total))} ≠ sum of tax_amount ${money(taxTotal)}`);
+  }
+  if (cents(doc.total) !== cents(doc.subtotal) + cents(doc.tax_total)) {
+    problems.push(
+      `total ${money(cents(doc.total))} ≠ subtotal + tax_total ${money(cents(doc.subtotal) + cents(doc.tax_total))}`,
+    );
+  }
+  if (problems.length > 0) return { ok: false, problems };
+
+  const parsed = SubmitDocumentRequest.safeParse(toRequest(doc, environment));
+  if (!parsed.success) {
+    return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) };
+  }
+  return { ok: true, request: parsed.data };
+}
+
+function toRequest(doc: InvoiceDocumentRow, environment: "uat" | "prd"): unknown {
+  const c = doc.company;
+  const opt = <T>(value: T | null | undefined) => value ?? undefined;
+  return {
+    kind: "invoice",
+    reference: doc.id,
+    environment,
+    number: doc.number,
+    issue_date: doc.issue_date,
+    issue_time: isoTimeWithOffset(doc.issue_time),
+    due_date: opt(doc.due_date),
+    currency: doc.currency,
+    payment_form: doc.payment_form,
+    payment_method: doc.payment_method,
+    notes: opt(doc.notes),
+    issuer: {
+      nit: c.nit,
+      check_digit: c.check_digit,
+      legal_name: c.legal_name,
+      trade_name: opt(c.trade_name as string | null),
+      person_type: opt(c.person_type as string | null),
+      tax_regime: opt(c.tax_regime as string | null),
+      fiscal_responsibilities: opt(c.fiscal_responsibilities as string[] | null),
+      email: opt(c.email as string | null),
+      address: opt(c.address as string | null),
+      city_code: opt(c.city_code as string | null),
+      technical_key: c.technical_key,
+    },
+    buyer: {
+      id_type: doc.buyer_id_type,
+      id_number: doc.buyer_id_number,
+      check_digit: opt(doc.buyer_check_digit),
+      name: doc.buyer_name,
+      email: opt(doc.buyer_email),
+      address: opt(doc.buyer_address),
+      city_code: opt(doc.buyer_city_code),
+      phone: opt(doc.buyer_phone),
+    },
+    lines: doc.lines.map((l) => ({
+      position: l.position,
+      code: opt(l.code),
+      description: l.description,
+      unit_code: l.unit_code,
+      quantity: decimal(l.quantity),
+      unit_price: money(cents(l.unit_price)),
+      line_extension: money(cents(l.line_extension)),
+      tax_code: l.tax_code,
+      tax_rate: l.tax_rate.toFixed(2),
+      tax_amount: money(cents(l.tax_amount)),
+    })),
+    totals: {
+      subtotal: money(cents(doc.subtotal)),
+      tax_total: money(cents(doc.tax_total)),
+      total: money(cents(doc.total)),
+    },
+  };
+}
+
+function checkNumbering(doc: InvoiceDocumentRow, problems: string[]): void {
+  const c = doc.company as { resolution_from?: number | null; resolution_to?: number | null };
+  const consecutive = Number(/(\d+)$/.exec(doc.number)?.[1]);
+  if (c.resolution_from != null && c.resolution_to != null) {
+    if (!(consecutive >= c.resolution_from && consecutive <= c.resolution_to)) {
+      problems.push(
+        `number ${doc.number} is outside the authorised range ${c.resolution_from}–${c.resolution_to}`,
+      );
+    }
+  }
+}
+
+/** PostgreSQL prints `time with time zone` as "10:15:00-05"; DIAN wants "10:15:00-05:00". */
+function isoTimeWithOffset(value: string): string {
+  const m = /^(\d{2}:\d{2}:\d{2})(?:\.\d+)?([+-]\d{2})(?::?(\d{2}))?$/.exec(value);
+  return m ? `${m[1]}${m[2]}:${m[3] ?? "00"}` : value;
+}
+
+/** A JSON number from a numeric(18,2) column, as exact cents. */
+function cents(value: number): bigint {
+  return moneyToCents(value.toFixed(2) as Money);
+}
+
+/** A quantity (numeric(18,6)) in millionths. */
+function micros(value: number): bigint {
+  const [whole = "0", fraction = ""] = decimal(value).split(".");
+  return BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, "0").slice(0, 6));
+}
+
+function decimal(value: number): string {
+  return value.toFixed(6).replace(/\.?0+$/, "");
+}
+
+/** Division rounding half away from zero, for non-negative operands. */
+function roundDiv(numerator: bigint, denominator: bigint): bigint {
+  return (numerator * 2n + denominator) / (denominator * 2n);
+}
+
+const money = centsToMoney;

@@ -1,0 +1,83 @@
+/**
+ * Seals provider API keys with AES-256-GCM (WebCrypto, so it runs on Deno and Node). The associated
+ * data binds a ciphertext to its row — org, company, service, environment — so a ciphertext copied
+ * into another row fails to open. Format: `v1:<iv, base64url>:<ciphertext and tag, base64url>`.
+ */
+
+export interface CredentialIdentity {
+  org_id: string;
+  company_id: string;
+  service: string;
+  environment: string;
+}
+
+export interface SecretBox {
+  seal(plaintext: string, identity: CredentialIdentity): Promise<string>;
+  /** Rejects with SecretBoxError when the ciphertext was tampered with or belongs to another row. */
+  open(sealed: string, identity: CredentialIdentity): Promise<string>;
+}
+
+export class SecretBoxError extends Error {
+  override name = "SecretBoxError";
+}
+
+const VERSION = "v1";
+
+/** `keyBase64` is 32 random bytes in base64 (standard or url-safe), e.g. `openssl rand -base64 32`. */
+export async function createSecretBox(keyBase64: string): Promise<SecretBox> {
+  const raw = fromBase64(keyBase64);
+  if (raw.byteLength !== 32) throw new SecretBoxError("the credentials key must be 32 bytes, base64-encoded");
+  const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
+
+  return {
+    async seal(plaintext, identity) {
+      const iv = crypto.getRandomValues(new Uint8Array(12));
+      const ciphertext = await crypto.subtle.encrypt(
+        { name: "AES-GCM", iv, additionalData: associatedData(identity) },
+        key,
+        new TextEncoder().encode(plaintext),
+      );
+      return `${VERSION}:${toBase64Url(iv)}:${toBase64Url(new Uint8Array(ciphertext))}`;
+    },
+    async open(sealed, identity) {
+      const [version, iv, ciphertext] = sealed.split(":");
+      if (version !== VERSION || !iv || !ciphertext)
+        throw new SecretBoxError("unrecognised ciphertext format");
+      try {
+        const plaintext = await crypto.subtle.decrypt(
+          { name: "AES-GCM", iv: fromBase64(iv), additionalData: associatedData(identity) },
+          key,
+          fromBase64(ciphertext),
+        );
+        return new TextDecoder().decode(plaintext);
+      } catch {
+        throw new SecretBoxError("the stored credential cannot be decrypted for this company and service");
+      }
+    },
+  };
+}
+
+/** The last four characters, for showing which key is stored without showing the key. */
+export function keyHint(apiKey: string): string {
+  return apiKey.length >= 8 ? apiKey.slice(-4) : "";
+}
+
+function associatedData(id: CredentialIdentity): Uint8Array<ArrayBuffer> {
+  return new TextEncoder().encode(
+    `einvoicing-credential|${id.org_id}|${id.company_id}|${id.service}|${id.environment}`,
+  );
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64(text: string): Uint8Array<ArrayBuffer> {
+  const normal = text.replace(/-/g, "+").replace(/_/g, "/");
+  const binary = atob(normal + "=".repeat((4 - (normal.length % 4)) % 4));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}

@@ -1,0 +1,91 @@
+-- ═════════════════════════════════════════════════════════════════════════════════════════════════
+-- Provider credentials: one row per company × service × environment.
+--
+-- The API key is stored only as AES-256-GCM ciphertext sealed by the service (the key never reaches
+-- the database), with the org, company, service and environment as associated data, so a
+-- ciphertext copied to another row fails to decrypt. The table lives in the unexposed schema and
+-- only the service reaches it, through the functions below.
+-- ═════════════════════════════════════════════════════════════════════════════════════════════════
+
+create table einv_private.credentials (
+  id uuid primary key default gen_random_uuid(),
+  org_id uuid not null references public.organizations (id) on delete cascade,
+  company_id uuid not null,
+  service text not null check (service in ('adapter-tax', 'docsgen', 'deliver')),
+  environment text not null check (environment in ('uat', 'prd')),
+  url text check (url ~ '^https?://'),
+  settings jsonb not null default '{}'::jsonb check (jsonb_typeof(settings) = 'object'),
+  api_key_ciphertext text check (api_key_ciphertext ~ '^v1:'),
+  api_key_hint text check (length(api_key_hint) <= 4),
+  verified_at timestamptz,
+  updated_by uuid,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  unique (company_id, service, environment),
+  foreign key (company_id, org_id) references public.companies (id, org_id) on delete cascade
+);
+create index credentials_org_id_idx on einv_private.credentials (org_id);
+alter table einv_private.credentials enable row level security;
+revoke all on einv_private.credentials from public, anon, authenticated, service_role;
+
+create trigger credentials_touch before update on einv_private.credentials
+  for each row execute function einv_private.touch_updated_at();
+
+-- ─── database API (service_role only) ────────────────────────────────────────────────────────────
+-- The stored credential of a company of the org, ciphertext included, or null.
+create function public.einv_credential_get(
+  p_org_id uuid, p_company_id uuid, p_service text, p_environment text
+) returns jsonb
+language sql stable security definer set search_path = '' as $$
+  select jsonb_build_object(
+           'org_id', c.org_id, 'company_id', c.company_id, 'service', c.service,
+           'environment', c.environment, 'url', c.url, 'settings', c.settings,
+           'api_key_ciphertext', c.api_key_ciphertext, 'api_key_hint', c.api_key_hint,
+           'verified_at', c.verified_at)
+    from einv_private.credentials c
+   where c.org_id = p_org_id and c.company_id = p_company_id
+     and c.service = p_service and c.environment = p_environment
+$$;
+
+-- Creates or replaces a credential. A null ciphertext keeps the stored key (url/settings update).
+create function public.einv_credential_save(
+  p_org_id uuid, p_company_id uuid, p_service text, p_environment text, p_url text, p_settings jsonb,
+  p_api_key_ciphertext text, p_api_key_hint text, p_verified_at timestamptz, p_actor_id uuid
+) returns jsonb
+language plpgsql security definer set search_path = '' as $$
+declare
+  _row einv_private.credentials;
+begin
+  if not exists (select 1 from public.companies where id = p_company_id and org_id = p_org_id) then
+    raise exception 'company % not found', p_company_id using errcode = 'P0001', hint = 'not_found';
+  end if;
+  insert into einv_private.credentials as c (org_id, company_id, service, environment, url, settings,
+    api_key_ciphertext, api_key_hint, verified_at, updated_by)
+  values (p_org_id, p_company_id, p_service, p_environment, p_url, coalesce(p_settings, '{}'::jsonb),
+    p_api_key_ciphertext, p_api_key_hint, p_verified_at, p_actor_id)
+  on conflict (company_id, service, environment) do update
+     set url = excluded.url,
+         settings = excluded.settings,
+         api_key_ciphertext = coalesce(excluded.api_key_ciphertext, c.api_key_ciphertext),
+         api_key_hint = coalesce(excluded.api_key_hint, c.api_key_hint),
+         verified_at = excluded.verified_at,
+         updated_by = excluded.updated_by
+  returning * into _row;
+
+  insert into public.events (org_id, document_type, document_id, kind, actor_id, data)
+  values (p_org_id, 'credential', _row.id, 'credential_saved', p_actor_id,
+          jsonb_build_object('company_id', p_company_id, 'service', p_service, 'environment', p_environment,
+                             'api_key_hint', _row.api_key_hint));
+
+  return jsonb_build_object('company_id', _row.company_id, 'service', _row.service,
+    'environment', _row.environment, 'url', _row.url, 'settings', _row.settings,
+    'api_key_hint', _row.api_key_hint, 'verified_at', _row.verified_at);
+end
+$$;
+
+revoke all on function public.einv_credential_get(uuid, uuid, text, text),
+  public.einv_credential_save(uuid, uuid, text, text, text, jsonb, text, text, timestamptz, uuid)
+  from public, anon, authenticated, service_role;
+grant execute on function public.einv_credential_get(uuid, uuid, text, text),
+  public.einv_credential_save(uuid, uuid, text, text, text, jsonb, text, text, timestamptz, uuid)
+  to service_role;

@@ -1,0 +1,163 @@
+/**
+ * One contract, two transports: the same database API calls through the direct `postgres`
+ * transport and through supabase-js (`supabase` transport) against a PostgREST stand-in, both on
+ * the real SQL. Any difference in results, grants or error mapping fails here.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLocalSigner } from "../../scripts/local/auth.ts";
+import { createTokenVerifier } from "../../shared/auth/jwt.ts";
+import type { Caller, Db } from "../../shared/db/port.ts";
+import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
+import { createSupabaseDb } from "../../shared/db/supabase-transport.ts";
+import { ForbiddenError, InvalidStateError, NotFoundError } from "../../shared/errors.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { createInvoice, createTenant, type Tenant, type User } from "../support/factories.ts";
+import { createPostgrestFetch } from "../support/postgrest.ts";
+
+const URL_ = "http://contract.supabase.test";
+const PUBLISHABLE = "sb_publishable_contract";
+const SECRET = "sb_secret_contract";
+
+let db: TestDatabase;
+let tenant: Tenant;
+let other: Tenant;
+const transports: Record<string, Db> = {};
+let callerOf: (user: User) => Promise<Caller>;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  [tenant, other] = await Promise.all([createTenant(db), createTenant(db)]);
+  const signer = await createLocalSigner(`${URL_}/auth/v1`);
+  const verifier = createTokenVerifier({
+    issuer: signer.issuer,
+    audience: "authenticated",
+    jwks: signer.jwks,
+    jwksUrl: undefined,
+    hs256Secret: undefined,
+  });
+  callerOf = async (user) => {
+    const accessToken = await signer.sign(user);
+    return { accessToken, claims: await verifier.verify(accessToken) };
+  };
+  transports.postgres = createPostgresDb(db.client);
+  transports.supabase = createSupabaseDb({
+    url: URL_,
+    publishableKey: PUBLISHABLE,
+    serviceKey: SECRET,
+    fetch: createPostgrestFetch({
+      client: db.client,
+      url: URL_,
+      publishableKey: PUBLISHABLE,
+      secretKey: SECRET,
+      verify: (token) => verifier.verify(token),
+    }),
+  });
+});
+afterAll(() => db?.close());
+
+describe.each(["postgres", "supabase"])("the %s transport", (name) => {
+  const transport = () => transports[name] as Db;
+
+  it("returns the caller's membership, and null in an organization the caller is not in", async () => {
+    const caller = await callerOf(tenant.operador);
+    const user = transport().asUser(caller);
+    expect(await user.call("einv_caller_membership", { p_org_id: tenant.org.id })).toEqual({
+      org_id: tenant.org.id,
+      user_id: tenant.operador.id,
+      role: "operador",
+    });
+    expect(await user.call("einv_caller_membership", { p_org_id: other.org.id })).toBeNull();
+  });
+
+  it("refuses a service-only function to a user", async () => {
+    const user = transport().asUser(await callerOf(tenant.admin));
+    const call = user.call("einv_credential_get", {
+      p_org_id: tenant.org.id,
+      p_company_id: tenant.company.id,
+      p_service: "adapter-tax",
+      p_environment: "uat",
+    });
+    await expect(call).rejects.toBeInstanceOf(ForbiddenError);
+  });
+
+  it("passes jsonb arguments and returns jsonb results unchanged", async () => {
+    const saved = await transport()
+      .asService()
+      .call("einv_credential_save", {
+        p_org_id: tenant.org.id,
+        p_company_id: tenant.company.id,
+        p_service: "docsgen",
+        p_environment: "uat",
+        p_url: "https://docs.example/v1",
+        p_settings: { template: "clásico", copies: 2, nested: { ok: true } },
+        p_api_key_ciphertext: "v1:aaaa:bbbb",
+        p_api_key_hint: "wxyz",
+        p_verified_at: "2026-11-20T10:00:00Z",
+        p_actor_id: tenant.admin.id,
+      });
+    expect(saved).toMatchObject({
+      company_id: tenant.company.id,
+      settings: { template: "clásico", copies: 2, nested: { ok: true } },
+      api_key_hint: "wxyz",
+    });
+    expect(saved).not.toHaveProperty("api_key_ciphertext");
+  });
+
+  it("maps a raised not_found to NotFoundError", async () => {
+    const call = transport().asService().call("einv_credential_save", {
+      p_org_id: tenant.org.id,
+      p_company_id: other.company.id,
+      p_service: "docsgen",
+      p_environment: "uat",
+      p_url: null,
+      p_settings: null,
+      p_api_key_ciphertext: null,
+      p_api_key_hint: null,
+      p_verified_at: null,
+      p_actor_id: null,
+    });
+    await expect(call).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("claims in request order, and maps a stale outcome to InvalidStateError", async () => {
+    const [a, b] = await Promise.all([
+      createInvoice(db, tenant.org, tenant.company),
+      createInvoice(db, tenant.org, tenant.company),
+    ]);
+    const missing = crypto.randomUUID();
+    const service = transport().asService();
+    const claims = await service.call("einv_transmit_claim", {
+      p_org_id: tenant.org.id,
+      p_invoice_ids: [b.id, missing, a.id],
+      p_reissue: false,
+      p_actor_id: tenant.operador.id,
+      p_lease_seconds: 60,
+    });
+    expect(claims.map((c) => [c.invoice_id, c.action])).toEqual([
+      [b.id, "send"],
+      [missing, "skip"],
+      [a.id, "send"],
+    ]);
+    const stale = service.call("einv_transmit_record", {
+      p_org_id: tenant.org.id,
+      p_invoice_id: a.id,
+      p_attempt: 7,
+      p_outcome: { status: "error", message: "late" },
+    });
+    await expect(stale).rejects.toBeInstanceOf(InvalidStateError);
+  });
+
+  it("passes booleans through: reissue: true claims an invoice in error for a query", async () => {
+    const failed = await createInvoice(db, tenant.org, tenant.company, { status: "error" });
+    const [entry] = await transport()
+      .asService()
+      .call("einv_transmit_claim", {
+        p_org_id: tenant.org.id,
+        p_invoice_ids: [failed.id],
+        p_reissue: true,
+        p_actor_id: tenant.operador.id,
+        p_lease_seconds: 60,
+      });
+    expect(entry).toMatchObject({ invoice_id: failed.id, action: "query", attempt: 2 });
+  });
+});

@@ -1,0 +1,239 @@
+/**
+ * POST /transmit through the real app and database, with the sandbox provider in-process at the
+ * network edge: outcomes, per-invoice independence, pre-send checks, reissue after an unknown
+ * outcome, and exactly-once delivery under concurrent calls.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
+import { createTestApp, type TestApp } from "../support/app.ts";
+import { SANDBOX_KEY, saveTaxCredential } from "../support/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+
+let db: TestDatabase;
+let t: TestApp;
+let sandbox: SandboxProvider;
+let tenant: Tenant;
+let token: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  sandbox = createSandboxProvider();
+  t = await createTestApp(db, {
+    env: { EINV_PROVIDER_TIMEOUT_MS: "300", EINV_TRANSMIT_CONCURRENCY: "8" },
+    providerFetch: sandbox.fetch,
+  });
+  tenant = await createTenant(db);
+  await saveTaxCredential(t.deps, tenant);
+  token = await t.token(tenant.operador);
+});
+afterAll(() => db?.close());
+beforeEach(() => sandbox.reset());
+
+type Entry = { invoice_id: string; status: string; message: string };
+
+async function transmit(ids: string[], options: { reissue?: boolean; as?: string } = {}): Promise<Entry[]> {
+  const response = await t.post(
+    "/transmit",
+    { org_id: tenant.org.id, invoice_ids: ids, ...(options.reissue ? { reissue: true } : {}) },
+    options.as ?? token,
+  );
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { results: Entry[] };
+  expect(body.results.map((r) => r.invoice_id)).toEqual(ids);
+  return body.results;
+}
+
+const invoices = (n: number, options?: Parameters<typeof createInvoice>[3]) =>
+  Promise.all(Array.from({ length: n }, () => createInvoice(db, tenant.org, tenant.company, options)));
+
+const row = async (invoice: Invoice) =>
+  (
+    await db.superuser<Record<string, unknown>>(
+      "select status, authority_code, qr_text, provider_reference, environment, last_message, attempt_count from invoices where id = $1",
+      [invoice.id],
+    )
+  )[0];
+
+const sentTimes = (invoice: Invoice) => sandbox.submissions.filter((s) => s.reference === invoice.id).length;
+
+describe("POST /transmit", () => {
+  it("transmits a batch and records the authority's code, QR text and environment", async () => {
+    const batch = await invoices(3);
+    const results = await transmit(batch.map((i) => i.id));
+    expect(results.map((r) => r.status)).toEqual(["transmitida", "transmitida", "transmitida"]);
+    const stored = await row(batch[0] as Invoice);
+    expect(stored).toMatchObject({ status: "transmitida", environment: "uat", attempt_count: 1 });
+    expect(stored?.authority_code).toMatch(/^[0-9a-f]{96}$/);
+    expect(String(stored?.qr_text)).toContain(String(stored?.authority_code));
+    expect(sandbox.documents.get((batch[0] as Invoice).id)?.authority_code).toBe(stored?.authority_code);
+    const events = await db.superuser("select kind from events where document_id = $1 order by id", [
+      (batch[0] as Invoice).id,
+    ]);
+    expect(events.map((e) => e.kind)).toEqual(["transmit_claimed", "transmit_attempt"]);
+  });
+
+  it("reports a rejected invoice as error with the authority's message while the others go through", async () => {
+    const [good1, bad, good2] = await invoices(3);
+    await db.superuser("update invoices set buyer_id_number = '222222222222' where id = $1", [
+      bad?.id as string,
+    ]);
+    const results = await transmit([good1, bad, good2].map((i) => (i as Invoice).id));
+    expect(results.map((r) => r.status)).toEqual(["transmitida", "error", "transmitida"]);
+    expect(results[1]?.message).toMatch(/FAJ44b/);
+    expect(await row(bad as Invoice)).toMatchObject({ status: "error", authority_code: null });
+  });
+
+  it("answers another organization's invoice as an error entry, 'not found', and never sends it", async () => {
+    const other = await createTenant(db);
+    const [foreign] = await Promise.all([createInvoice(db, other.org, other.company)]);
+    const [mine] = await invoices(1);
+    const results = await transmit([(foreign as Invoice).id, (mine as Invoice).id]);
+    expect(results[0]).toEqual({
+      invoice_id: (foreign as Invoice).id,
+      status: "error",
+      message: "invoice not found",
+    });
+    expect(results[1]?.status).toBe("transmitida");
+    expect(sentTimes(foreign as Invoice)).toBe(0);
+    expect((await row(foreign as Invoice))?.status).toBe("pendiente");
+  });
+
+  it("refuses an invoice whose totals differ from its lines, without calling the provider", async () => {
+    const [wrong] = await invoices(1);
+    await db.superuser("update invoices set total = total + 1 where id = $1", [(wrong as Invoice).id]);
+    const [result] = await transmit([(wrong as Invoice).id]);
+    expect(result?.status).toBe("error");
+    expect(result?.message).toMatch(/^not sent: total 129001\.00 ≠ subtotal \+ tax_total 129000\.00/);
+    expect(sandbox.received).toHaveLength(0);
+  });
+
+  it("never re-sends a transmitted invoice, and asks for reissue on one in error", async () => {
+    const [sent, failed] = await invoices(2);
+    await transmit([(sent as Invoice).id]);
+    await db.superuser("update invoices set buyer_name = 'RECHAZAR SA' where id = $1", [
+      (failed as Invoice).id,
+    ]);
+    await transmit([(failed as Invoice).id]);
+    sandbox.reset();
+    const results = await transmit([(sent as Invoice).id, (failed as Invoice).id]);
+    expect(results[0]).toMatchObject({
+      status: "transmitida",
+      message: expect.stringMatching(/already transmitted/),
+    });
+    expect(results[1]).toMatchObject({ status: "error", message: expect.stringMatching(/reissue: true/) });
+    expect(sandbox.received).toHaveLength(0);
+  });
+
+  it("leaves a timed-out invoice en_proceso, and a reissue finds it at the provider instead of re-sending", async () => {
+    const [slow] = await invoices(1);
+    const id = (slow as Invoice).id;
+    sandbox.setKnobs({ hangMs: 2_000, failNext: [{ kind: "hang", reference: id }] });
+    const [first] = await transmit([id]);
+    expect(first).toMatchObject({ status: "en_proceso", message: expect.stringMatching(/unknown/) });
+    expect(sentTimes(slow as Invoice)).toBe(1);
+
+    const [again] = await transmit([id]);
+    expect(again?.status).toBe("en_proceso");
+    expect(sandbox.received).toHaveLength(1);
+
+    const [reissued] = await transmit([id], { reissue: true });
+    expect(reissued?.status).toBe("transmitida");
+    expect(sentTimes(slow as Invoice)).toBe(1);
+    expect(sandbox.received).toHaveLength(1);
+  });
+
+  it("sends on reissue when the provider never received the earlier attempt", async () => {
+    const [lost] = await invoices(1);
+    const id = (lost as Invoice).id;
+    sandbox.setKnobs({ failNext: [{ kind: "error", reference: id }] });
+    const [first] = await transmit([id]);
+    expect(first?.status).toBe("en_proceso");
+    expect(sentTimes(lost as Invoice)).toBe(0);
+    const [reissued] = await transmit([id], { reissue: true });
+    expect(reissued?.status).toBe("transmitida");
+    expect(sentTimes(lost as Invoice)).toBe(1);
+  });
+
+  it("retries after a 429 from a busy provider", async () => {
+    sandbox.setKnobs({ concurrencyLimit: 2, latencyMs: 50 });
+    const batch = await invoices(5);
+    const results = await transmit(batch.map((i) => i.id));
+    expect(results.map((r) => r.status)).toEqual(Array(5).fill("transmitida"));
+    expect(sandbox.received.some((r) => r.result === "rate_limited")).toBe(true);
+  });
+
+  it("sends each of 50 invoices exactly once across ten concurrent calls", async () => {
+    sandbox.setKnobs({ latencyMs: 20 });
+    const batch = await invoices(50);
+    const ids = batch.map((i) => i.id);
+    const calls = await Promise.all(
+      Array.from({ length: 10 }, (_, n) => transmit(n % 2 ? [...ids].reverse() : ids)),
+    );
+    expect(sandbox.submissions).toHaveLength(50);
+    expect(new Set(sandbox.submissions.map((s) => s.reference)).size).toBe(50);
+    expect(sandbox.received).toHaveLength(50);
+    const final = await db.superuser<{ status: string; attempt_count: number }>(
+      "select status, attempt_count from invoices where id = any($1::uuid[])",
+      [`{${ids.join(",")}}`],
+    );
+    expect(final.every((r) => r.status === "transmitida" && r.attempt_count === 1)).toBe(true);
+    for (const results of calls) {
+      expect(results.every((r) => ["transmitida", "en_proceso"].includes(r.status))).toBe(true);
+    }
+  });
+
+  it("reports a company without a credential as an error entry naming the fix", async () => {
+    const bare = await createTenant(db);
+    const invoice = await createInvoice(db, bare.org, bare.company);
+    const response = await t.post(
+      "/transmit",
+      { org_id: bare.org.id, invoice_ids: [invoice.id] },
+      await t.token(bare.admin),
+    );
+    const body = (await response.json()) as { results: Entry[] };
+    expect(body.results[0]?.status).toBe("error");
+    expect(body.results[0]?.message).toMatch(/no adapter-tax credential for uat.*\/integrations\/save/);
+  });
+
+  it.each([
+    ["no ids", []],
+    ["51 ids", Array.from({ length: 51 }, () => crypto.randomUUID())],
+    ["duplicate ids", ["7d6f9a5e-8f7a-4a7e-9a4e-1a2b3c4d5e6f", "7D6F9A5E-8F7A-4A7E-9A4E-1A2B3C4D5E6F"]],
+  ])("answers 400 for %s", async (_name, ids) => {
+    const response = await t.post("/transmit", { org_id: tenant.org.id, invoice_ids: ids }, token);
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.details[0].field).toBe("invoice_ids");
+  });
+});
+
+describe("stored provider keys", () => {
+  it("are stored sealed, and a ciphertext moved to another company's row cannot be used", async () => {
+    const [stored] = await db.superuser<{ api_key_ciphertext: string }>(
+      "select api_key_ciphertext from einv_private.credentials where company_id = $1 and service = 'adapter-tax'",
+      [tenant.company.id],
+    );
+    expect(stored?.api_key_ciphertext).toMatch(/^v1:/);
+    expect(stored?.api_key_ciphertext).not.toContain(SANDBOX_KEY);
+
+    const thief = await createTenant(db);
+    await saveTaxCredential(t.deps, thief, { apiKey: "sk_sandbox_thief_own_key" });
+    await db.superuser(
+      "update einv_private.credentials set api_key_ciphertext = $1 where company_id = $2 and service = 'adapter-tax'",
+      [stored?.api_key_ciphertext ?? "", thief.company.id],
+    );
+    const invoice = await createInvoice(db, thief.org, thief.company);
+    const response = await t.post(
+      "/transmit",
+      { org_id: thief.org.id, invoice_ids: [invoice.id] },
+      await t.token(thief.admin),
+    );
+    const body = (await response.json()) as { results: Entry[] };
+    expect(body.results[0]).toMatchObject({
+      status: "error",
+      message: expect.stringMatching(/cannot be decrypted/),
+    });
+    expect(sandbox.received).toHaveLength(0);
+    expect(JSON.stringify(body) + t.logs.join("\n")).not.toContain(SANDBOX_KEY);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The app as the tests run it: the real composition root and pipeline, the test file's database
+ * through the `postgres` transport, tokens signed by a local key whose JWKS the verifier trusts.
+ */
+import { createApp } from "../../functions/einvoicing/app.ts";
+import { createLocalSigner, type LocalSigner, type TokenOptions } from "../../scripts/local/auth.ts";
+import { buildDeps } from "../../shared/compose.ts";
+import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
+import type { AppDeps } from "../../shared/http/context.ts";
+import { createLogger } from "../../shared/log.ts";
+import type { FetchLike } from "../../shared/providers/tax-client.ts";
+import type { TestDatabase } from "./database.ts";
+
+export const TEST_URL = "http://supabase.test";
+export const TEST_API_KEY = "sb_publishable_test";
+/** 32 zero bytes: tests only. */
+export const TEST_CREDENTIALS_KEY = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+
+export interface TestApp {
+  app: ReturnType<typeof createApp>;
+  deps: AppDeps;
+  signer: LocalSigner;
+  /** Log lines the app wrote, for asserting what is (not) logged. */
+  logs: string[];
+  token(user: { id: string; email: string }, options?: TokenOptions): Promise<string>;
+  /** POSTs JSON to `/einvoicing<path>` with the apikey and, when given, a bearer token. */
+  post(path: string, body: unknown, token?: string, headers?: Record<string, string>): Promise<Response>;
+}
+
+export async function createTestApp(
+  db: TestDatabase,
+  options: { env?: Record<string, string>; providerFetch?: FetchLike } = {},
+): Promise<TestApp> {
+  const signer = await createLocalSigner(`${TEST_URL}/auth/v1`);
+  const logs: string[] = [];
+  const deps = await buildDeps(
+    {
+      SUPABASE_URL: TEST_URL,
+      SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: TEST_API_KEY }),
+      SUPABASE_JWKS: JSON.stringify(signer.jwks),
+      EINV_DB_TRANSPORT: "embedded",
+      EINV_CREDENTIALS_KEY: TEST_CREDENTIALS_KEY,
+      EINV_LOG_LEVEL: "debug",
+      ...options.env,
+    },
+    {
+      db: createPostgresDb(db.client),
+      logger: createLogger("debug", (line) => logs.push(line)),
+      ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
+    },
+  );
+  const app = createApp(deps);
+  return {
+    app,
+    deps,
+    signer,
+    logs,
+    token: (user, tokenOptions) => signer.sign(user, tokenOptions),
+    post: (path, body, token, headers = {}) =>
+      Promise.resolve(
+        app.request(`/einvoicing${path}`, {
+          method: "POST",
+          headers: {
+            apikey: TEST_API_KEY,
+            "content-type": "application/json",
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+            ...headers,
+          },
+          body: typeof body === "string" ? body : JSON.stringify(body),
+        }),
+      ),
+  };
+}

@@ -1,0 +1,34 @@
+/** Saves provider credentials the way the service does: sealed, through the service-only function. */
+import { keyHint } from "../../shared/crypto/secret-box.ts";
+import type { AppDeps } from "../../shared/http/context.ts";
+import type { Tenant } from "./factories.ts";
+
+export const SANDBOX_URL = "https://sandbox.provider.test";
+export const SANDBOX_KEY = "sk_sandbox_test_transmit";
+
+export async function saveTaxCredential(
+  deps: AppDeps,
+  tenant: Pick<Tenant, "org" | "company">,
+  options: { url?: string; apiKey?: string; environment?: "uat" | "prd" } = {},
+): Promise<void> {
+  const environment = options.environment ?? "uat";
+  const apiKey = options.apiKey ?? SANDBOX_KEY;
+  const identity = {
+    org_id: tenant.org.id,
+    company_id: tenant.company.id,
+    service: "adapter-tax",
+    environment,
+  };
+  await deps.db.asService().call("einv_credential_save", {
+    p_org_id: tenant.org.id,
+    p_company_id: tenant.company.id,
+    p_service: "adapter-tax",
+    p_environment: environment,
+    p_url: options.url ?? SANDBOX_URL,
+    p_settings: {},
+    p_api_key_ciphertext: await deps.secretBox.seal(apiKey, identity),
+    p_api_key_hint: keyHint(apiKey),
+    p_verified_at: null,
+    p_actor_id: null,
+  });
+}
