@@ -1,0 +1,31 @@
+/**
+ * What deploys must agree with what is tested: deno.json pins the same npm versions as
+ * package.json, and config.toml points the function at the real entry with verify_jwt off.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+const root = new URL("../../", import.meta.url);
+const read = (path: string) => readFileSync(new URL(path, root), "utf8");
+
+describe("deploy configuration", () => {
+  it("pins every deno.json import to the version package.json installs", () => {
+    const pkg = JSON.parse(read("package.json")) as { dependencies: Record<string, string> };
+    const imports = (JSON.parse(read("deno.json")) as { imports: Record<string, string> }).imports;
+    for (const [name, target] of Object.entries(imports)) {
+      const match = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)@([^/]+)\/?$/.exec(target);
+      expect(match, `${name} → ${target}`).not.toBeNull();
+      expect(pkg.dependencies[match?.[1] ?? ""], name).toBe(match?.[2]);
+    }
+  });
+
+  it("declares the einvoicing function with its entry, the import map and verify_jwt off", () => {
+    const toml = read("supabase/config.toml");
+    const section = toml.split("[functions.einvoicing]")[1] ?? "";
+    expect(section).toMatch(/verify_jwt = false/);
+    const entry = /entrypoint = "([^"]+)"/.exec(section)?.[1] ?? "";
+    const importMap = /import_map = "([^"]+)"/.exec(section)?.[1] ?? "";
+    expect(existsSync(new URL(`supabase/${entry}`, root))).toBe(true);
+    expect(existsSync(new URL(`supabase/${importMap}`, root))).toBe(true);
+  });
+});
