@@ -3,7 +3,7 @@
  * transport and which keys are used; operations receive what it builds.
  */
 import { createTokenVerifier } from "./auth/jwt.ts";
-import { type Config, type Env, loadConfig } from "./config.ts";
+import { type Config, ConfigError, type Env, loadConfig } from "./config.ts";
 import { createSecretBox } from "./crypto/secret-box.ts";
 import type { Db } from "./db/port.ts";
 import { createPostgresDb } from "./db/postgres-transport.ts";
@@ -12,12 +12,16 @@ import { createSupabaseDb } from "./db/supabase-transport.ts";
 import type { AppDeps } from "./http/context.ts";
 import { createLogger, type Logger } from "./log.ts";
 import type { FetchLike } from "./providers/tax-client.ts";
+import type { DocumentStore } from "./storage/port.ts";
+import { createSupabaseStore } from "./storage/supabase-store.ts";
 
 export interface Overrides {
   /** A database built by the caller (the local server's embedded PGlite, the tests' cluster). */
   db?: Db;
   logger?: Logger;
   providerFetch?: FetchLike;
+  /** Where PDFs go when not Supabase Storage (the local server's folder, the tests'). */
+  documents?: DocumentStore;
 }
 
 export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<AppDeps> {
@@ -31,6 +35,7 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
     logger,
     verifyToken: (token) => verifier.verify(token),
     secretBox: await createSecretBox(config.credentialsKey),
+    documents: overrides.documents ?? createDocumentStore(config),
     ...(overrides.providerFetch ? { providerFetch: overrides.providerFetch } : {}),
   };
 }
@@ -44,4 +49,13 @@ async function createDb(config: Config): Promise<Db> {
     return createPostgresDb(await connectPostgres(db.databaseUrl, { max: db.poolSize }));
   }
   return createSupabaseDb({ url: db.url, publishableKey: db.publishableKey, serviceKey: db.serviceKey });
+}
+
+function createDocumentStore(config: Config): DocumentStore {
+  if (!config.storage) {
+    throw new ConfigError(
+      "invalid configuration: SUPABASE_URL and SUPABASE_SECRET_KEYS (or SUPABASE_SERVICE_ROLE_KEY) are required for Storage",
+    );
+  }
+  return createSupabaseStore(config.storage);
 }

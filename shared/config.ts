@@ -79,6 +79,8 @@ export interface Config {
     /** The host process (local server, tests) hands the composition root a ready database. */
     | { transport: "embedded" };
   http: { maxBodyBytes: number; corsOrigins: string[] | "*" };
+  /** Supabase Storage for the PDFs (service role); absent when the host process supplies a store. */
+  storage: { url: string; serviceKey: string } | undefined;
   /** Base64 AES-256 key that seals provider API keys at rest. A secret. */
   credentialsKey: string;
   providers: {
@@ -117,6 +119,7 @@ export function loadConfig(env: Env): Config {
   }
   const issuer = e.JWT_ISSUER ?? (e.SUPABASE_URL ? `${trimSlash(e.SUPABASE_URL)}/auth/v1` : undefined);
 
+  const serviceKey = e.SUPABASE_SECRET_KEYS[0] ?? e.SUPABASE_SERVICE_ROLE_KEY;
   let db: Config["db"] | undefined;
   if (e.EINV_DB_TRANSPORT === "embedded") {
     db = { transport: "embedded" };
@@ -126,7 +129,6 @@ export function loadConfig(env: Env): Config {
       problems.push("DATABASE_URL (or SUPABASE_DB_URL) is required for EINV_DB_TRANSPORT=postgres");
     else db = { transport: "postgres", databaseUrl, poolSize: e.EINV_DB_POOL_SIZE };
   } else {
-    const serviceKey = e.SUPABASE_SECRET_KEYS[0] ?? e.SUPABASE_SERVICE_ROLE_KEY;
     if (!e.SUPABASE_URL) problems.push("SUPABASE_URL is required for EINV_DB_TRANSPORT=supabase");
     if (!serviceKey) problems.push("SUPABASE_SECRET_KEYS or SUPABASE_SERVICE_ROLE_KEY is required");
     if (e.SUPABASE_URL && serviceKey && apiKeys[0]) {
@@ -144,6 +146,7 @@ export function loadConfig(env: Env): Config {
       corsOrigins:
         e.EINV_CORS_ORIGINS.trim() === "*" ? "*" : e.EINV_CORS_ORIGINS.split(",").map((o) => o.trim()),
     },
+    storage: e.SUPABASE_URL && serviceKey ? { url: e.SUPABASE_URL, serviceKey } : undefined,
     credentialsKey: e.EINV_CREDENTIALS_KEY,
     providers: {
       timeoutMs: e.EINV_PROVIDER_TIMEOUT_MS,

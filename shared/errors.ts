@@ -91,7 +91,10 @@ export function toApiError(error: unknown): ApiError {
       error.code === "service_unavailable"
         ? "The service is temporarily unavailable. Try again shortly."
         : error.message;
-    return new ApiError(error.code, message, { cause: error });
+    // A rate-limited dependency tells the caller when to come back.
+    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    const headers = typeof retryAfter === "number" ? { "Retry-After": String(retryAfter) } : undefined;
+    return new ApiError(error.code, message, { cause: error, ...(headers ? { headers } : {}) });
   }
   return new ApiError("internal_error", "An unexpected error occurred.", { cause: error });
 }

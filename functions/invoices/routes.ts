@@ -4,6 +4,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../../shared/http/context.ts";
+import { refresh } from "./refresh.ts";
 import { transmit } from "./transmit.ts";
 
-export const invoiceRoutes = new Hono<AppEnv>().post("/transmit", transmit);
+export const invoiceRoutes = new Hono<AppEnv>().post("/transmit", transmit).post("/refresh", refresh);

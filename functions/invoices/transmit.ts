@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { type TransmitResult, transmitInvoices } from "../../shared/core/invoices/transmit.ts";
 import { DOCUMENT_ROLES, operation, orgScoped } from "../../shared/http/route.ts";
-import { createProviderDirectory } from "../../shared/providers/directory.ts";
+import { providerDirectory } from "./providers.ts";
 
 export const MAX_INVOICES_PER_CALL = 50;
 
@@ -26,22 +26,16 @@ export type TransmitResponse = { results: TransmitResult[] };
 export const transmit = operation({
   input: TransmitRequest,
   roles: DOCUMENT_ROLES,
-  handle: (input, { deps, caller, serviceDb, log }): Promise<TransmitResponse> =>
+  handle: (input, ctx): Promise<TransmitResponse> =>
     transmitInvoices({
       input: { ...input, invoice_ids: input.invoice_ids.map((id) => id.toLowerCase()) },
       ctx: {
-        serviceDb,
-        providers: createProviderDirectory({
-          serviceDb,
-          secretBox: deps.secretBox,
-          timeoutMs: deps.config.providers.timeoutMs,
-          allowPrivateUrls: deps.config.providers.allowPrivateUrls,
-          ...(deps.providerFetch ? { fetch: deps.providerFetch } : {}),
-        }),
-        actorId: caller.claims.sub,
-        concurrency: deps.config.providers.transmitConcurrency,
-        providerTimeoutMs: deps.config.providers.timeoutMs,
-        log,
+        serviceDb: ctx.serviceDb,
+        providers: providerDirectory(ctx),
+        actorId: ctx.caller.claims.sub,
+        concurrency: ctx.deps.config.providers.transmitConcurrency,
+        providerTimeoutMs: ctx.deps.config.providers.timeoutMs,
+        log: ctx.log,
       },
     }),
 });

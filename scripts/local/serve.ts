@@ -16,6 +16,7 @@ import { connectPostgres, fromPGlite, type SqlClient } from "../../shared/db/sql
 import { migrate } from "../db/migrate.ts";
 import { createLocalSigner } from "./auth.ts";
 import { ensureDemoCredentials } from "./demo-credentials.ts";
+import { createFilesystemStore } from "./filesystem-store.ts";
 import { describeLocalRun, LOCAL_API_KEY, printCurl } from "./local-json.ts";
 
 const env = Deno.env.toObject();
@@ -57,7 +58,7 @@ const deps = await buildDeps(
     // the demo credentials point at this very server
     EINV_ALLOW_PRIVATE_PROVIDER_URLS: "true",
   },
-  { db: createPostgresDb(client) },
+  { db: createPostgresDb(client), documents: createFilesystemStore(`${dataDir}/storage`, client) },
 );
 const app = createApp(deps);
 

@@ -50,6 +50,84 @@ export interface ApiFunctions {
     args: { p_org_id: string; p_invoice_id: string; p_attempt: number; p_outcome: RecordedOutcome };
     result: { invoice_id: string; status: FiscalStatus; message: string };
   };
+  einv_invoice_get: { args: { p_org_id: string; p_invoice_id: string }; result: InvoiceRecord };
+  einv_refresh_record: {
+    args: {
+      p_org_id: string;
+      p_invoice_id: string;
+      p_expected_status: FiscalStatus;
+      p_outcome: Partial<RecordedOutcome> & { actor_id?: string };
+    };
+    result: {
+      invoice_id: string;
+      status: Exclude<FiscalStatus, "pendiente">;
+      message: string;
+      authority_code: string | null;
+      checked_at: string;
+    };
+  };
+  einv_representation_save: {
+    args: {
+      p_org_id: string;
+      p_document_type: "invoice" | "credit_note";
+      p_document_id: string;
+      p_path: string;
+      p_filename: string;
+      p_fingerprint: string;
+      p_stamped: boolean;
+      p_renderer: "builtin" | "docsgen";
+    };
+    result: RepresentationRow;
+  };
+  einv_delivery_begin: {
+    args: { p_org_id: string; p_invoice_id: string; p_recipient: string; p_actor_id: string };
+    result: { delivery_id: string };
+  };
+  einv_delivery_record: {
+    args: {
+      p_org_id: string;
+      p_delivery_id: string;
+      p_status: "enviada" | "error";
+      p_message: string;
+      p_provider_reference: string | null;
+    };
+    result: {
+      invoice_id: string;
+      delivery_id: string;
+      to: string;
+      status: "enviada" | "error";
+      message: string;
+    };
+  };
+}
+
+export interface RepresentationRow {
+  org_id: string;
+  document_type: "invoice" | "credit_note";
+  document_id: string;
+  path: string;
+  filename: string;
+  fingerprint: string;
+  stamped: boolean;
+  renderer: "builtin" | "docsgen";
+  generated_at: string;
+}
+
+/** An invoice as the service reads it: the document, its fiscal state, its current PDF. */
+export interface InvoiceRecord {
+  document: InvoiceDocumentRow;
+  fiscal: {
+    status: FiscalStatus;
+    authority_code: string | null;
+    qr_text: string | null;
+    provider_reference: string | null;
+    environment: "uat" | "prd" | null;
+    last_message: string | null;
+    transmitted_at: string | null;
+    /** A transmission holds the invoice right now. */
+    in_flight: boolean;
+  };
+  representation: RepresentationRow | null;
 }
 
 export type ApiFunctionName = keyof ApiFunctions;
@@ -92,6 +170,7 @@ export type ClaimEntry =
 export interface InvoiceDocumentRow {
   id: string;
   org_id: string;
+  company_id: string;
   number: string;
   issue_date: string;
   issue_time: string;

@@ -5,6 +5,7 @@ import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Db } from "../db/port.ts";
 import type { Logger } from "../log.ts";
 import type { FetchLike } from "../providers/tax-client.ts";
+import type { DocumentStore } from "../storage/port.ts";
 
 /** What the composition root hands the HTTP layer: validated config and the adapters. */
 export interface AppDeps {
@@ -12,6 +13,8 @@ export interface AppDeps {
   db: Db;
   verifyToken(token: string): Promise<VerifiedClaims>;
   logger: Logger;
+  /** Where rendered PDFs are kept. */
+  documents: DocumentStore;
   /** Seals and opens provider API keys. */
   secretBox: SecretBox;
   /** How provider calls reach the network; the global fetch unless a test or the local run says otherwise. */

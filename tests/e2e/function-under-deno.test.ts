@@ -56,6 +56,7 @@ beforeAll(async () => {
       SUPABASE_URL: TEST_URL,
       SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: TEST_API_KEY }),
       SUPABASE_JWKS: JSON.stringify(signer.jwks),
+      SUPABASE_SECRET_KEYS: JSON.stringify({ default: "sb_secret_e2e_unused" }),
       EINV_DB_TRANSPORT: "postgres",
       DATABASE_URL: db.url ?? "",
       EINV_CREDENTIALS_KEY: TEST_CREDENTIALS_KEY,

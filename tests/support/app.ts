@@ -2,8 +2,12 @@
  * The app as the tests run it: the real composition root and pipeline, the test file's database
  * through the `postgres` transport, tokens signed by a local key whose JWKS the verifier trusts.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createApp } from "../../functions/einvoicing/app.ts";
 import { createLocalSigner, type LocalSigner, type TokenOptions } from "../../scripts/local/auth.ts";
+import { createFilesystemStore } from "../../scripts/local/filesystem-store.ts";
 import { buildDeps } from "../../shared/compose.ts";
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
 import type { AppDeps } from "../../shared/http/context.ts";
@@ -20,6 +24,8 @@ export interface TestApp {
   app: ReturnType<typeof createApp>;
   deps: AppDeps;
   signer: LocalSigner;
+  /** The folder store the app writes PDFs to (`documents.file(path)` is where one lands). */
+  documents: ReturnType<typeof createFilesystemStore>;
   /** Log lines the app wrote, for asserting what is (not) logged. */
   logs: string[];
   token(user: { id: string; email: string }, options?: TokenOptions): Promise<string>;
@@ -33,6 +39,7 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const signer = await createLocalSigner(`${TEST_URL}/auth/v1`);
   const logs: string[] = [];
+  const documents = createFilesystemStore(mkdtempSync(join(tmpdir(), "einv-storage-")), db.client);
   const deps = await buildDeps(
     {
       SUPABASE_URL: TEST_URL,
@@ -47,6 +54,7 @@ export async function createTestApp(
       db: createPostgresDb(db.client),
       logger: createLogger("debug", (line) => logs.push(line)),
       ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
+      documents,
     },
   );
   const app = createApp(deps);
@@ -54,6 +62,7 @@ export async function createTestApp(
     app,
     deps,
     signer,
+    documents,
     logs,
     token: (user, tokenOptions) => signer.sign(user, tokenOptions),
     post: (path, body, token, headers = {}) =>

@@ -137,7 +137,7 @@ async function decide(ctx: TransmitContext, orgId: string, entry: Claimed): Prom
       }
       throw error;
     }
-    if (known && known.status !== "rejected") return fromProvider(known);
+    if (known && known.status !== "rejected") return outcomeFromProvider(known);
     // Never received: resend under the earlier attempt's key, so a late arrival deduplicates.
     if (!known) attemptKey = Math.max(1, entry.attempt - 1);
   }
@@ -153,7 +153,7 @@ async function submit(
   const sleep = ctx.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   for (let retry = 0; ; retry++) {
     try {
-      return fromProvider(await adapter.submit(request, { attempt }));
+      return outcomeFromProvider(await adapter.submit(request, { attempt }));
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
       const wait =
@@ -176,7 +176,8 @@ async function submit(
   }
 }
 
-function fromProvider(outcome: DocumentOutcome): RecordedOutcome {
+/** What a provider's answer about a document means for the invoice. */
+export function outcomeFromProvider(outcome: DocumentOutcome): RecordedOutcome {
   const base = { provider_reference: outcome.provider_reference };
   switch (outcome.status) {
     case "accepted":

@@ -1,0 +1,23 @@
+/**
+ * The `DocumentStore` port: where rendered PDFs live. In production the private Supabase Storage
+ * bucket `service-documentos`; locally a folder. Paths are `<org_id>/<invoices|credit-notes>/<id>/<file>`.
+ */
+
+export const DOCUMENTS_BUCKET = "service-documentos";
+
+export interface DocumentStore {
+  /** Creates or replaces the object at `path`. */
+  put(path: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  /** The object's bytes, or null when there is none. */
+  get(path: string): Promise<Uint8Array | null>;
+}
+
+/** `<org_id>/invoices/<invoice_id>/<filename>` — the first folder is what the Storage policy checks. */
+export function documentPath(
+  orgId: string,
+  kind: "invoices" | "credit-notes",
+  documentId: string,
+  filename: string,
+) {
+  return `${orgId}/${kind}/${documentId}/${filename}`;
+}
