@@ -18,6 +18,7 @@ import { createLocalSigner } from "./auth.ts";
 import { ensureDemoCredentials } from "./demo-credentials.ts";
 import { createFilesystemStore } from "./filesystem-store.ts";
 import { describeLocalRun, LOCAL_API_KEY, printCurl } from "./local-json.ts";
+import { createStorageDownloadHandler, isStorageDownload } from "./storage-download.ts";
 
 const env = Deno.env.toObject();
 const host = env.HOST ?? "127.0.0.1";
@@ -61,6 +62,11 @@ const deps = await buildDeps(
   { db: createPostgresDb(client), documents: createFilesystemStore(`${dataDir}/storage`, client) },
 );
 const app = createApp(deps);
+const download = createStorageDownloadHandler({
+  client,
+  store: deps.documents,
+  verifyToken: deps.verifyToken,
+});
 
 const sandboxPrefix = "/sandbox/adapter-tax";
 const sandbox = createSandboxProvider({
@@ -73,6 +79,7 @@ const functionPrefix = `/functions/v1/${FUNCTION_NAME}`;
 const server = Deno.serve({ hostname: host, port, onListen: () => {} }, (request) => {
   const url = new URL(request.url);
   if (url.pathname === "/auth/v1/.well-known/jwks.json") return Response.json(signer.jwks);
+  if (isStorageDownload(url)) return download(request);
   if (url.pathname.startsWith(`${sandboxPrefix}/`)) {
     url.pathname = url.pathname.slice(sandboxPrefix.length);
     return sandbox.fetch(new Request(url, request));
