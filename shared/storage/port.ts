@@ -9,7 +9,7 @@ export interface DocumentStore {
   /** Creates or replaces the object at `path`. */
   put(path: string, bytes: Uint8Array, contentType: string): Promise<void>;
   /** The object's bytes, or null when there is none. */
-  get(path: string): Promise<Uint8Array | null>;
+  get(path: string): Promise<Uint8Array<ArrayBuffer> | null>;
 }
 
 /** `<org_id>/invoices/<invoice_id>/<filename>` — the first folder is what the Storage policy checks. */
