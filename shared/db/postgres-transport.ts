@@ -17,11 +17,15 @@ export function createPostgresDb(client: SqlClient): Db {
       const call = `select public.${fn}(${names.map((n, i) => `${n} => $${i + 1}`).join(", ")}) as result`;
       try {
         return await client.transaction(async (session) => {
-          await session.query(
-            "select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)",
-            [role, JSON.stringify(claims)],
-          );
-          const rows = await session.query<{ result: unknown }>(call, values);
+          // Sent together: the driver pipelines both statements on the transaction's connection,
+          // in this order, saving a round trip per call.
+          const [, rows] = await Promise.all([
+            session.query("select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)", [
+              role,
+              JSON.stringify(claims),
+            ]),
+            session.query<{ result: unknown }>(call, values),
+          ]);
           return (rows[0]?.result ?? null) as never;
         });
       } catch (error) {

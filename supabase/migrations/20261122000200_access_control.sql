@@ -13,26 +13,18 @@ revoke all on public.organizations, public.memberships, public.companies, public
   public.invoice_lines, public.events from anon, authenticated, service_role;
 
 -- ─── helpers ─────────────────────────────────────────────────────────────────────────────────────
--- security definer so that policies can consult memberships without recursing into its own RLS.
-create function einv_private.member_role(p_org_id uuid) returns text
+-- The caller's organizations (optionally: where the caller holds one of `p_roles`). Security definer,
+-- so policies can consult memberships without recursing into its own RLS. Policies test
+-- `org_id in (select …)`: an uncorrelated subquery, so it runs once per query, not once per row.
+create function einv_private.my_org_ids(p_roles text[] default null) returns setof uuid
 language sql stable security definer set search_path = '' as $$
-  select m.role from public.memberships m where m.org_id = p_org_id and m.user_id = auth.uid()
-$$;
-
-create function einv_private.is_member(p_org_id uuid) returns boolean
-language sql stable security definer set search_path = '' as $$
-  select einv_private.member_role(p_org_id) is not null
-$$;
-
-create function einv_private.has_role(p_org_id uuid, p_roles text[]) returns boolean
-language sql stable security definer set search_path = '' as $$
-  select coalesce(einv_private.member_role(p_org_id) = any (p_roles), false)
+  select m.org_id from public.memberships m
+   where m.user_id = auth.uid() and (p_roles is null or m.role = any (p_roles))
 $$;
 
 revoke all on all functions in schema einv_private from public;
 grant usage on schema einv_private to authenticated, service_role;
-grant execute on function einv_private.member_role(uuid), einv_private.is_member(uuid),
-  einv_private.has_role(uuid, text[]) to authenticated, service_role;
+grant execute on function einv_private.my_org_ids(text[]) to authenticated, service_role;
 
 -- ─── organizations, memberships ──────────────────────────────────────────────────────────────────
 alter table public.organizations enable row level security;
@@ -40,10 +32,10 @@ alter table public.memberships enable row level security;
 grant select on public.organizations, public.memberships to authenticated, service_role;
 
 create policy "members read their organizations" on public.organizations
-  for select to authenticated using ((select einv_private.is_member(id)));
+  for select to authenticated using (id in (select einv_private.my_org_ids()));
 
 create policy "members read their organization's memberships" on public.memberships
-  for select to authenticated using ((select einv_private.is_member(org_id)));
+  for select to authenticated using (org_id in (select einv_private.my_org_ids()));
 
 -- ─── companies ───────────────────────────────────────────────────────────────────────────────────
 alter table public.companies enable row level security;
@@ -58,15 +50,15 @@ grant update (nit, check_digit, legal_name, trade_name, person_type, tax_regime,
   resolution_valid_until, technical_key, active_environment) on public.companies to authenticated;
 
 create policy "members read their organization's companies" on public.companies
-  for select to authenticated using ((select einv_private.is_member(org_id)));
+  for select to authenticated using (org_id in (select einv_private.my_org_ids()));
 
 create policy "admins create companies in their organization" on public.companies
-  for insert to authenticated with check ((select einv_private.has_role(org_id, array['admin'])));
+  for insert to authenticated with check (org_id in (select einv_private.my_org_ids(array['admin'])));
 
 create policy "admins edit their organization's companies" on public.companies
   for update to authenticated
-  using ((select einv_private.has_role(org_id, array['admin'])))
-  with check ((select einv_private.has_role(org_id, array['admin'])));
+  using (org_id in (select einv_private.my_org_ids(array['admin'])))
+  with check (org_id in (select einv_private.my_org_ids(array['admin'])));
 
 -- ─── invoices ────────────────────────────────────────────────────────────────────────────────────
 alter table public.invoices enable row level security;
@@ -84,20 +76,20 @@ grant update (company_id, number, issue_date, issue_time, due_date, currency, pa
 grant delete on public.invoices to authenticated;
 
 create policy "members read their organization's invoices" on public.invoices
-  for select to authenticated using ((select einv_private.is_member(org_id)));
+  for select to authenticated using (org_id in (select einv_private.my_org_ids()));
 
 create policy "admins and operadores create draft invoices" on public.invoices
   for insert to authenticated
-  with check ((select einv_private.has_role(org_id, array['admin', 'operador'])) and status = 'pendiente');
+  with check (org_id in (select einv_private.my_org_ids(array['admin', 'operador'])) and status = 'pendiente');
 
 create policy "admins and operadores edit draft invoices" on public.invoices
   for update to authenticated
-  using ((select einv_private.has_role(org_id, array['admin', 'operador'])) and status = 'pendiente')
-  with check ((select einv_private.has_role(org_id, array['admin', 'operador'])) and status = 'pendiente');
+  using (org_id in (select einv_private.my_org_ids(array['admin', 'operador'])) and status = 'pendiente')
+  with check (org_id in (select einv_private.my_org_ids(array['admin', 'operador'])) and status = 'pendiente');
 
 create policy "admins and operadores delete draft invoices" on public.invoices
   for delete to authenticated
-  using ((select einv_private.has_role(org_id, array['admin', 'operador'])) and status = 'pendiente');
+  using (org_id in (select einv_private.my_org_ids(array['admin', 'operador'])) and status = 'pendiente');
 
 -- ─── invoice lines ───────────────────────────────────────────────────────────────────────────────
 alter table public.invoice_lines enable row level security;
@@ -109,16 +101,16 @@ grant update (position, code, description, unit_code, quantity, unit_price, line
 grant delete on public.invoice_lines to authenticated;
 
 create policy "members read their organization's invoice lines" on public.invoice_lines
-  for select to authenticated using ((select einv_private.is_member(org_id)));
+  for select to authenticated using (org_id in (select einv_private.my_org_ids()));
 
 create policy "admins and operadores write lines of draft invoices" on public.invoice_lines
   for all to authenticated
-  using ((select einv_private.has_role(org_id, array['admin', 'operador'])))
-  with check ((select einv_private.has_role(org_id, array['admin', 'operador'])));
+  using (org_id in (select einv_private.my_org_ids(array['admin', 'operador'])))
+  with check (org_id in (select einv_private.my_org_ids(array['admin', 'operador'])));
 
 -- ─── events ──────────────────────────────────────────────────────────────────────────────────────
 alter table public.events enable row level security;
 grant select on public.events to authenticated, service_role;
 
 create policy "members read their organization's events" on public.events
-  for select to authenticated using ((select einv_private.is_member(org_id)));
+  for select to authenticated using (org_id in (select einv_private.my_org_ids()));

@@ -8,9 +8,10 @@
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
 
 -- ─── caller context (authenticated) ──────────────────────────────────────────────────────────────
--- The caller's membership in an organization, or null when the caller is not a member.
+-- The caller's membership in an organization, or null when the caller is not a member. Security
+-- definer: it reads exactly the caller's own row by primary key, without the table's RLS.
 create function public.einv_caller_membership(p_org_id uuid) returns jsonb
-language sql stable security invoker set search_path = '' as $$
+language sql stable security definer set search_path = '' as $$
   select jsonb_build_object('org_id', m.org_id, 'user_id', m.user_id, 'role', m.role)
     from public.memberships m
    where m.org_id = p_org_id

@@ -50,33 +50,23 @@ alter table public.deliveries enable row level security;
 grant select on public.representations, public.deliveries to authenticated, service_role;
 
 create policy "members read their organization's representations" on public.representations
-  for select to authenticated using ((select einv_private.is_member(org_id)));
+  for select to authenticated using (org_id in (select einv_private.my_org_ids()));
 create policy "members read their organization's deliveries" on public.deliveries
-  for select to authenticated using ((select einv_private.is_member(org_id)));
+  for select to authenticated using (org_id in (select einv_private.my_org_ids()));
 
 -- ─── storage: the private bucket and who may read it ─────────────────────────────────────────────
 insert into storage.buckets (id, name, public, allowed_mime_types)
 values ('service-documentos', 'service-documentos', false, array['application/pdf'])
 on conflict (id) do nothing;
 
--- True when the first folder of an object name is an org the caller belongs to. Checks the shape
--- before casting, so object names of other buckets can never make the policy raise.
-create function einv_private.is_member_of_folder(p_name text) returns boolean
-language sql stable security definer set search_path = '' as $$
-  select case
-    when (storage.foldername(p_name))[1] ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-      then einv_private.is_member(((storage.foldername(p_name))[1])::uuid)
-    else false
-  end
-$$;
-revoke all on function einv_private.is_member_of_folder(text) from public;
-grant execute on function einv_private.is_member_of_folder(text) to authenticated;
-
 -- Read only: there is no insert, update or delete policy, so with RLS on only the service role
 -- (which bypasses RLS) writes objects in this bucket.
 create policy "members read their organization's service documents" on storage.objects
   for select to authenticated
-  using (bucket_id = 'service-documentos' and (select einv_private.is_member_of_folder(name)));
+  using (
+    bucket_id = 'service-documentos'
+    and (storage.foldername(name))[1] in (select org_id::text from einv_private.my_org_ids() as org_id)
+  );
 
 -- ─── database API (service_role) ─────────────────────────────────────────────────────────────────
 -- An invoice of the org with its fiscal state and its current representation; not_found otherwise.

@@ -6,7 +6,7 @@
  * invoice that may have reached the provider before is queried first and re-sent only when the
  * provider never got it or definitely rejected it. One invoice's failure never touches another.
  */
-import pLimit from "p-limit";
+import pLimit, { type LimitFunction } from "p-limit";
 import type { ClaimEntry, DbScope, RecordedOutcome } from "../../db/port.ts";
 import { DomainError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
@@ -60,7 +60,7 @@ export async function transmitInvoices({
   const limit = pLimit(ctx.concurrency);
   const results = await Promise.all(
     claims.map((entry) =>
-      entry.action === "skip" ? result(entry) : limit(() => processClaim(ctx, input.org_id, entry)),
+      entry.action === "skip" ? result(entry) : processClaim(ctx, input.org_id, entry, limit),
     ),
   );
   return { results };
@@ -78,10 +78,19 @@ function leaseSeconds(count: number, ctx: TransmitContext): number {
 
 type Claimed = Exclude<ClaimEntry, { action: "skip" }>;
 
-async function processClaim(ctx: TransmitContext, orgId: string, entry: Claimed): Promise<TransmitResult> {
+/**
+ * Only the provider work takes a concurrency slot; recording the outcome happens outside it, so the
+ * next invoice's submit does not wait for this one's database write.
+ */
+async function processClaim(
+  ctx: TransmitContext,
+  orgId: string,
+  entry: Claimed,
+  limit: LimitFunction,
+): Promise<TransmitResult> {
   let outcome: RecordedOutcome;
   try {
-    outcome = await decide(ctx, orgId, entry);
+    outcome = await limit(() => decide(ctx, orgId, entry));
   } catch (error) {
     // Not a provider answer: a bug or an infrastructure failure. Nothing is known to have been sent
     // unless the provider was reached, so the invoice stays claimable for a reissue that queries first.

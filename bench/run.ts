@@ -1,0 +1,228 @@
+/**
+ * `npm run bench`: the /transmit budgets of DESIGN §7, measured in one run under Deno. It drives the
+ * real app in-process (`app.request`, a signed token, the `postgres` transport) with the sandbox
+ * provider at the network edge, on a throwaway PostgreSQL 15 cluster (PGlite when the binaries are
+ * missing, or with `--pglite`). A measurement, not a test: a missed budget is printed as MISS and the
+ * exit code stays 0; only a broken run (an invoice not transmitted, a crash) exits 1.
+ */
+import { cpus } from "node:os";
+import postgres from "postgres";
+import { createSandboxProvider } from "../sandbox/provider.ts";
+import { applySchema } from "../scripts/db/schema.ts";
+import { connectPostgres, fromPGlite, type SqlClient } from "../shared/db/sql-client.ts";
+import type { FetchLike } from "../shared/providers/tax-client.ts";
+import { createTestApp, type TestApp } from "../tests/support/app.ts";
+import { saveTaxCredential } from "../tests/support/credentials.ts";
+import type { TestDatabase } from "../tests/support/database.ts";
+import { createInvoice, createTenant, type Tenant } from "../tests/support/factories.ts";
+import {
+  findPostgresBinaries,
+  startPostgresServer,
+  TEMPLATE_DATABASE,
+} from "../tests/support/postgres-server.ts";
+
+const BATCH = 50;
+const LATENCY_MS = 200;
+const MAX_RATIO = 1.15;
+const C10_RUNS = 3;
+const OVERHEAD = { warmup: 20, calls: 200, p50: 5, p99: 25 };
+
+/** A clone of the schema template on a fresh cluster (or PGlite), shaped as the test support expects. */
+async function openDatabase(): Promise<{ db: TestDatabase; label: string; stop(): Promise<void> }> {
+  const bindir = process.argv.includes("--pglite") ? null : await findPostgresBinaries();
+  let client: SqlClient;
+  let label: string;
+  let stop: () => Promise<void>;
+  if (bindir) {
+    const server = await startPostgresServer(bindir);
+    const admin = postgres(server.adminUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database bench template ${TEMPLATE_DATABASE}`).finally(() => admin.end());
+    // the service's default pool size (EINV_DB_POOL_SIZE)
+    client = await connectPostgres(server.adminUrl.replace(/\/postgres$/, "/bench"), { max: 5 });
+    label = `PostgreSQL ${server.version} (throwaway cluster, 127.0.0.1:${server.port})`;
+    stop = () => client.close().finally(() => server.stop());
+  } else {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const pg = await PGlite.create();
+    await applySchema((text) => pg.exec(text));
+    client = fromPGlite(pg);
+    label = "PGlite (embedded) — FALLBACK, not the real PostgreSQL the overhead budget is defined on";
+    stop = () => client.close();
+  }
+  const superuser: TestDatabase["superuser"] = (sql, params = []) =>
+    client.transaction((s) =>
+      s.query(
+        sql,
+        params.map((p) => (p === null ? null : String(p))),
+      ),
+    ) as never;
+  const db: TestDatabase = { engine: bindir ? "postgres" : "pglite", client, superuser, close: stop };
+  return { db, label, stop };
+}
+
+type Entry = { invoice_id: string; status: string; message: string };
+
+async function main(): Promise<number> {
+  const started = performance.now();
+  const { db, label, stop } = await openDatabase();
+  const onSignal = () => void stop().finally(() => process.exit(130));
+  process.once("SIGINT", onSignal);
+  try {
+    const sandbox = createSandboxProvider();
+    let providerMs = 0; // time spent inside the in-process sandbox, to split it out of the overhead
+    const providerFetch: FetchLike = async (input, init) => {
+      const t0 = performance.now();
+      try {
+        return await sandbox.fetch(input, init);
+      } finally {
+        providerMs += performance.now() - t0;
+      }
+    };
+    const appFor = (c: number) =>
+      createTestApp(db, {
+        env: { EINV_TRANSMIT_CONCURRENCY: String(c) },
+        providerFetch,
+      });
+    const [app10, app1] = [await appFor(10), await appFor(1)];
+    const tenant: Tenant = await createTenant(db);
+    await saveTaxCredential(app10.deps, tenant);
+    const tokens = new Map([
+      [app10, await app10.token(tenant.operador)],
+      [app1, await app1.token(tenant.operador)],
+    ]);
+    const freshIds = async (n: number) =>
+      (await Promise.all(Array.from({ length: n }, () => createInvoice(db, tenant.org, tenant.company)))).map(
+        (i) => i.id,
+      );
+    const transmit = async (t: TestApp, ids: string[]): Promise<{ ms: number; results: Entry[] }> => {
+      const t0 = performance.now();
+      const response = await t.post("/transmit", { org_id: tenant.org.id, invoice_ids: ids }, tokens.get(t));
+      const body = (await response.json()) as { results?: Entry[] };
+      const ms = performance.now() - t0;
+      const bad = (body.results ?? []).filter((r) => r.status !== "transmitida");
+      if (response.status !== 200 || bad.length > 0 || body.results?.length !== ids.length) {
+        throw new Error(
+          `transmit did not go through: HTTP ${response.status} ${JSON.stringify(bad[0] ?? body)}`,
+        );
+      }
+      return { ms, results: body.results };
+    };
+
+    // warm both apps (JIT, key import, first connections) on an instant provider
+    for (const t of [app10, app1]) await transmit(t, await freshIds(1));
+
+    // 1. the batch budget: 50 invoices, latency L, the provider's limit = the service's concurrency
+    const batch = async (t: TestApp, c: number) => {
+      const ids = await freshIds(BATCH);
+      sandbox.reset();
+      sandbox.setKnobs({ latencyMs: LATENCY_MS, concurrencyLimit: c });
+      const { ms } = await transmit(t, ids);
+      const refused = sandbox.received.filter((r) => r.result !== "processed").length;
+      return { ms, refused };
+    };
+    const c10: { ms: number; refused: number }[] = [];
+    for (let i = 0; i < C10_RUNS; i++) c10.push(await batch(app10, 10));
+    const c1 = await batch(app1, 1);
+
+    // 2. service overhead: one invoice per call, provider answering instantly
+    const ids = await freshIds(OVERHEAD.warmup + OVERHEAD.calls);
+    sandbox.reset();
+    const totals: number[] = [];
+    const serviceOnly: number[] = [];
+    for (const [i, id] of ids.entries()) {
+      providerMs = 0;
+      const { ms } = await transmit(app10, [id]);
+      if (i < OVERHEAD.warmup) continue;
+      totals.push(ms);
+      serviceOnly.push(ms - providerMs);
+    }
+
+    // report
+    const ideal = (c: number) => Math.ceil(BATCH / c) * LATENCY_MS;
+    const medianC10 = median(c10.map((r) => r.ms));
+    const rows: Row[] = [
+      ratioRow(`transmit ${BATCH}, c=10, L=${LATENCY_MS} ms (median of ${C10_RUNS})`, medianC10, ideal(10)),
+      ratioRow(`transmit ${BATCH}, c=1,  L=${LATENCY_MS} ms (1 run)`, c1.ms, ideal(1)),
+      limitRow(`overhead p50, 1 invoice, L=0 (${OVERHEAD.calls} calls)`, pct(totals, 0.5), OVERHEAD.p50),
+      limitRow(`overhead p99, 1 invoice, L=0 (${OVERHEAD.calls} calls)`, pct(totals, 0.99), OVERHEAD.p99),
+    ];
+    const refused = [...c10, c1].reduce((n, r) => n + r.refused, 0);
+    printTable(label, rows, [
+      `c=10 runs: ${c10.map((r) => `${r.ms.toFixed(0)} ms`).join(", ")}; provider refusals (429 etc.): ${refused}`,
+      `overhead without the in-process sandbox's own time: p50 ${pct(serviceOnly, 0.5).toFixed(2)} ms, ` +
+        `p99 ${pct(serviceOnly, 0.99).toFixed(2)} ms; mean total ${mean(totals).toFixed(2)} ms`,
+      `bench took ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    ]);
+    return 0;
+  } finally {
+    process.off("SIGINT", onSignal);
+    await stop();
+  }
+}
+
+interface Row {
+  what: string;
+  measured: string;
+  target: string;
+  ratio: string;
+  verdict: string;
+}
+
+function ratioRow(what: string, ms: number, idealMs: number): Row {
+  const ratio = ms / idealMs;
+  return {
+    what,
+    measured: `${ms.toFixed(0)} ms`,
+    target: `ideal ${idealMs} ms`,
+    ratio: `${ratio.toFixed(3)} (≤ ${MAX_RATIO})`,
+    verdict: ratio <= MAX_RATIO ? "PASS" : "MISS <<<",
+  };
+}
+
+function limitRow(what: string, ms: number, limitMs: number): Row {
+  return {
+    what,
+    measured: `${ms.toFixed(2)} ms`,
+    target: `≤ ${limitMs} ms`,
+    ratio: (ms / limitMs).toFixed(3),
+    verdict: ms <= limitMs ? "PASS" : "MISS <<<",
+  };
+}
+
+function printTable(label: string, rows: Row[], notes: string[]): void {
+  const head: Row = { what: "budget", measured: "measured", target: "target", ratio: "ratio", verdict: "" };
+  const keys = Object.keys(head) as (keyof Row)[];
+  const width = (k: keyof Row) => Math.max(...[head, ...rows].map((r) => r[k].length));
+  const line = (r: Row) =>
+    keys
+      .map((k) => r[k].padEnd(width(k)))
+      .join("  ")
+      .trimEnd();
+  const runtime = "Deno" in globalThis ? `Deno ${process.versions.deno}` : `Node ${process.version}`;
+  console.log(`\n/transmit budgets (DESIGN §7) — ${label}; ${runtime}; ${cpus().length} CPUs\n`);
+  console.log(line(head));
+  console.log("-".repeat(line(head).length + 8));
+  for (const r of rows) console.log(line(r));
+  console.log("");
+  for (const note of notes) console.log(`  ${note}`);
+  const missed = rows.filter((r) => r.verdict !== "PASS").length;
+  console.log(
+    missed
+      ? `\n${missed} of ${rows.length} budgets MISSED (measurement only; exit 0)\n`
+      : "\nall budgets met\n",
+  );
+}
+
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+/** Nearest-rank percentile. */
+const pct = (xs: number[], q: number) => sorted(xs)[Math.max(0, Math.ceil(q * xs.length) - 1)] ?? Number.NaN;
+const median = (xs: number[]) => pct(xs, 0.5);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exit(1);
+  },
+);
