@@ -12,7 +12,7 @@ import { applySchema } from "../scripts/db/schema.ts";
 import { connectPostgres, fromPGlite, type SqlClient } from "../shared/db/sql-client.ts";
 import type { FetchLike } from "../shared/providers/tax-client.ts";
 import { createTestApp, type TestApp } from "../tests/support/app.ts";
-import { saveTaxCredential } from "../tests/support/credentials.ts";
+import { saveCredential } from "../tests/support/credentials.ts";
 import type { TestDatabase } from "../tests/support/database.ts";
 import { createInvoice, createTenant, type Tenant } from "../tests/support/factories.ts";
 import {
@@ -85,7 +85,7 @@ async function main(): Promise<number> {
       });
     const [app10, app1] = [await appFor(10), await appFor(1)];
     const tenant: Tenant = await createTenant(db);
-    await saveTaxCredential(app10.deps, tenant);
+    await saveCredential(app10.deps, tenant);
     const tokens = new Map([
       [app10, await app10.token(tenant.operador)],
       [app1, await app1.token(tenant.operador)],

@@ -8,20 +8,21 @@ const rate = z.number().min(0).max(1);
 
 export const FailRule = z.object({
   /**
-   * hang: answered only after `hangMs` (a submit is processed first: an unknown outcome);
-   * error: 503, nothing processed; malformed: processed, then a 200 that is not JSON;
-   * rate_limited: 429 with Retry-After: 1, nothing processed.
+   * hang: answered only after `hangMs` (a submit, render or send is processed first: an unknown
+   * outcome); error: 503, nothing processed; malformed: processed, then a 200 that is not JSON (not a
+   * PDF, for a render); rate_limited: 429 with Retry-After: 1, nothing processed.
    */
   kind: z.enum(["hang", "error", "malformed", "rate_limited"]),
   /** How many matching requests it applies to. */
   count: z.number().int().min(1).default(1),
-  on: z.enum(["submit", "query", "check"]).default("submit"),
-  /** Only requests about this document (submit body or query path). */
+  /** Default: the service's main operation (submit for adapter-tax, render for docsgen, send for deliver). */
+  on: z.enum(["submit", "query", "check", "render", "send"]).optional(),
+  /** Only requests about this document or message (its `reference`, in the body or the query path). */
   reference: z.string().optional(),
 });
 export type FailRule = z.input<typeof FailRule>;
 export type FaultKind = z.infer<typeof FailRule>["kind"];
-export type FaultTarget = z.infer<typeof FailRule>["on"];
+export type FaultTarget = NonNullable<z.infer<typeof FailRule>["on"]>;
 
 export const SandboxKnobs = z.object({
   /** Added before every protocol request is handled; a client that gives up meanwhile leaves nothing behind. */
@@ -36,7 +37,7 @@ export const SandboxKnobs = z.object({
   errorRate: rate,
   /** Probability of a garbled 200 (after processing). */
   malformedRate: rate,
-  /** Queries that still answer `pending` before a pending document turns accepted. */
+  /** adapter-tax: queries that still answer `pending` before a pending document turns accepted. */
   pendingPolls: z.number().int().min(0),
   /** Seed of the generator the rates draw from; setting it restarts the sequence. */
   seed: z.number().int(),
@@ -66,7 +67,8 @@ export interface Faults {
   reset(): void;
 }
 
-export function createFaults(initial: SandboxKnobsPatch = {}): Faults {
+/** `primary` is the operation a rule without `on` applies to. */
+export function createFaults(initial: SandboxKnobsPatch = {}, primary: FaultTarget = "submit"): Faults {
   const start = SandboxKnobs.parse({ ...DEFAULT_KNOBS, ...SandboxKnobsPatch.parse(initial) });
   let knobs = start;
   let random = mulberry32(knobs.seed);
@@ -82,7 +84,7 @@ export function createFaults(initial: SandboxKnobsPatch = {}): Faults {
     },
     draw(on, reference) {
       const index = knobs.failNext.findIndex(
-        (r) => r.on === on && (!r.reference || r.reference === reference),
+        (r) => (r.on ?? primary) === on && (!r.reference || r.reference === reference),
       );
       const rule = knobs.failNext[index];
       if (rule) {

@@ -1,8 +1,9 @@
 /**
- * `npm run sandbox`: the sandbox provider over HTTP on 127.0.0.1:${SANDBOX_PORT ?? 54329}. A small
- * node:http → fetch bridge (no extra dependency), so it runs under Deno (the npm script) and Node
- * alike. Knobs come from the environment once at start and can be changed at runtime through
- * POST /_sandbox/knobs. See docs/sandbox.md.
+ * `npm run sandbox`: the sandbox providers over HTTP on 127.0.0.1:${SANDBOX_PORT ?? 54329}:
+ * adapter-tax at the root (and at /adapter-tax), docsgen at /docsgen, deliver at /deliver
+ * (./router.ts). A small node:http → fetch bridge (no extra dependency), so it runs under Deno (the
+ * npm script) and Node alike. Knobs come from the environment once at start, apply to all three, and
+ * can be changed at runtime through each service's POST /_sandbox/knobs. See docs/sandbox.md.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,7 +11,11 @@ import { resolve } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
+import type { SandboxFetch } from "./common.ts";
+import { createSandboxDeliver, type SandboxDeliver } from "./deliver.ts";
+import { createSandboxDocsgen, type SandboxDocsgen } from "./docsgen.ts";
 import { createSandboxProvider, type SandboxKnobsPatch, type SandboxProvider } from "./provider.ts";
+import { createSandboxRouter } from "./router.ts";
 
 const int = z.coerce.number().int().min(0);
 const rate = z.coerce.number().min(0).max(1);
@@ -26,6 +31,7 @@ const Env = z.object({
   SANDBOX_MALFORMED_RATE: rate.optional(),
   SANDBOX_PENDING_POLLS: int.optional(),
   SANDBOX_SEED: z.coerce.number().int().optional(),
+  SANDBOX_OUTBOX_DIR: z.string().optional(),
 });
 
 export interface SandboxServerConfig {
@@ -33,6 +39,8 @@ export interface SandboxServerConfig {
   port: number;
   apiKeys: string[] | undefined;
   knobs: SandboxKnobsPatch;
+  /** Where the deliver sandbox writes the messages it sends (needs write access). */
+  outboxDir: string | undefined;
 }
 
 /** Reads the SANDBOX_* variables; throws naming the bad variable. */
@@ -61,23 +69,41 @@ export function sandboxConfigFromEnv(env: Record<string, string | undefined>): S
     host: e.SANDBOX_HOST,
     port: e.SANDBOX_PORT,
     apiKeys: apiKeys?.length ? apiKeys : undefined,
+    outboxDir: e.SANDBOX_OUTBOX_DIR,
     knobs: Object.fromEntries(Object.entries(knobs).filter(([, v]) => v !== undefined)),
   };
 }
 
 export interface RunningSandbox {
+  /** The origin; adapter-tax's base URL. docsgen is at `${url}/docsgen`, deliver at `${url}/deliver`. */
   url: string;
   provider: SandboxProvider;
+  docsgen: SandboxDocsgen;
+  deliver: SandboxDeliver;
   close(): Promise<void>;
 }
 
-/** Serves `provider` over HTTP; port 0 picks a free port (tests). */
+export interface SandboxServerOptions {
+  host?: string;
+  /** 0 picks a free port (tests). */
+  port?: number;
+  /** Default: a fresh createSandboxDocsgen(). */
+  docsgen?: SandboxDocsgen;
+  /** Default: a fresh createSandboxDeliver(). */
+  deliver?: SandboxDeliver;
+}
+
+/** Serves `provider` (at the root and /adapter-tax), docsgen (/docsgen) and deliver (/deliver) over HTTP. */
 export async function startSandboxServer(
   provider: SandboxProvider,
-  { host = "127.0.0.1", port = 54329 }: { host?: string; port?: number } = {},
+  options: SandboxServerOptions = {},
 ): Promise<RunningSandbox> {
+  const { host = "127.0.0.1", port = 54329 } = options;
+  const docsgen = options.docsgen ?? createSandboxDocsgen();
+  const deliver = options.deliver ?? createSandboxDeliver();
+  const handler = createSandboxRouter({ adapterTax: provider, docsgen, deliver }, { adapterTaxAtRoot: true });
   const server: Server = createServer((req, res) => {
-    bridge(provider, req, res).catch((error: unknown) => {
+    bridge(handler, req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { code: "internal", message: String(error) } }));
     });
@@ -90,16 +116,19 @@ export async function startSandboxServer(
   return {
     url: `http://${host}:${address.port}`,
     provider,
+    docsgen,
+    deliver,
     close: () =>
       new Promise<void>((done, reject) => {
-        provider.reset(); // releases hung answers so their connections can finish
+        // releases hung answers so their connections can finish
+        for (const service of [provider, docsgen, deliver]) service.reset();
         server.close((error) => (error ? reject(error) : done()));
         server.closeAllConnections?.();
       }),
   };
 }
 
-async function bridge(provider: SandboxProvider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function bridge(handler: SandboxFetch, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const abort = new AbortController();
   // A client that gives up (its timeout) closes the socket: the sandbox sees the abort.
   res.on("close", () => {
@@ -115,7 +144,7 @@ async function bridge(provider: SandboxProvider, req: IncomingMessage, res: Serv
   const method = req.method ?? "GET";
   const body = method === "GET" || method === "HEAD" ? undefined : concat(chunks);
   const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "127.0.0.1"}`);
-  const response = await provider.fetch(new Request(url, { method, headers, body, signal: abort.signal }));
+  const response = await handler(new Request(url, { method, headers, body, signal: abort.signal }));
   if (abort.signal.aborted) return;
   res.writeHead(response.status, Object.fromEntries(response.headers));
   res.end(new Uint8Array(await response.arrayBuffer()));
@@ -133,17 +162,29 @@ function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
 
 async function main(): Promise<void> {
   const config = sandboxConfigFromEnv(process.env);
-  const provider = createSandboxProvider({ apiKeys: config.apiKeys, knobs: config.knobs });
-  const running = await startSandboxServer(provider, { host: config.host, port: config.port });
+  const shared = { apiKeys: config.apiKeys, knobs: config.knobs };
+  const running = await startSandboxServer(createSandboxProvider(shared), {
+    host: config.host,
+    port: config.port,
+    docsgen: createSandboxDocsgen(shared),
+    deliver: createSandboxDeliver({ ...shared, outboxDir: config.outboxDir }),
+  });
+  const provider = running.provider;
   // Configured keys are not echoed; the default accepts any sk_sandbox_ key.
   const key = config.apiKeys ? "<one of SANDBOX_API_KEYS>" : "sk_sandbox_local";
-  console.log(`sandbox adapter-tax provider listening on ${running.url}`);
+  console.log(`sandbox providers listening on ${running.url}`);
+  console.log(`  adapter-tax: ${running.url} (also ${running.url}/adapter-tax)`);
+  console.log(`  docsgen:     ${running.url}/docsgen`);
+  console.log(
+    `  deliver:     ${running.url}/deliver${config.outboxDir ? ` (outbox: ${config.outboxDir})` : ""}`,
+  );
   console.log(
     `  api key: ${config.apiKeys ? "one of SANDBOX_API_KEYS" : `any key starting with sk_sandbox_, e.g. ${key}`}`,
   );
   console.log(`  knobs:   ${JSON.stringify(provider.knobs)}`);
   console.log(`  try:     curl -H 'Authorization: Bearer ${key}' ${running.url}/credentials/check`);
   console.log(`  log:     curl ${running.url}/_sandbox/submissions`);
+  console.log(`  mail:    curl ${running.url}/deliver/_sandbox/messages`);
   const stop = () => {
     running.close().then(() => process.exit(0));
   };

@@ -1,14 +1,19 @@
 /**
- * Gives every demo company a sealed sandbox credential for both environments, once. The seed is SQL
- * and cannot encrypt, so the local server does this through the service's own database API.
+ * Gives the demo companies sealed sandbox credentials, once: adapter-tax and deliver for every
+ * company in both environments, and docsgen for the second organization's company (so both PDF
+ * paths, built-in and provider-rendered, can be seen locally). The seed is SQL and cannot encrypt,
+ * so the local server does this through the service's own database API.
  */
 import type { SecretBox } from "../../shared/crypto/secret-box.ts";
 import { keyHint } from "../../shared/crypto/secret-box.ts";
 import type { Db } from "../../shared/db/port.ts";
 import type { SqlClient } from "../../shared/db/sql-client.ts";
+import type { ProviderService } from "../../shared/providers/errors.ts";
 
 export const DEMO_SANDBOX_KEY = "sk_sandbox_local_demo";
+const DOCSGEN_DEMO_ORG = "22222222-2222-4222-8222-222222222222";
 
+/** `sandboxUrl` is where the sandboxes answer, each under its service name. */
 export async function ensureDemoCredentials(
   client: SqlClient,
   db: Db,
@@ -21,33 +26,29 @@ export async function ensureDemoCredentials(
   const service = db.asService();
   let saved = 0;
   for (const company of companies) {
-    for (const environment of ["uat", "prd"] as const) {
-      const identity = {
-        org_id: company.org_id,
-        company_id: company.id,
-        service: "adapter-tax",
-        environment,
-      };
-      const existing = await service.call("einv_credential_get", {
-        p_org_id: company.org_id,
-        p_company_id: company.id,
-        p_service: "adapter-tax",
-        p_environment: environment,
-      });
-      if (existing) continue;
-      await service.call("einv_credential_save", {
-        p_org_id: company.org_id,
-        p_company_id: company.id,
-        p_service: "adapter-tax",
-        p_environment: environment,
-        p_url: sandboxUrl,
-        p_settings: {},
-        p_api_key_ciphertext: await secretBox.seal(DEMO_SANDBOX_KEY, identity),
-        p_api_key_hint: keyHint(DEMO_SANDBOX_KEY),
-        p_verified_at: null,
-        p_actor_id: null,
-      });
-      saved++;
+    const services: ProviderService[] = ["adapter-tax", "deliver"];
+    if (company.org_id === DOCSGEN_DEMO_ORG) services.push("docsgen");
+    for (const name of services) {
+      for (const environment of ["uat", "prd"] as const) {
+        const where = {
+          p_org_id: company.org_id,
+          p_company_id: company.id,
+          p_service: name,
+          p_environment: environment,
+        };
+        if (await service.call("einv_credential_get", where)) continue;
+        const identity = { org_id: company.org_id, company_id: company.id, service: name, environment };
+        await service.call("einv_credential_save", {
+          ...where,
+          p_url: `${sandboxUrl}/${name}`,
+          p_settings: {},
+          p_api_key_ciphertext: await secretBox.seal(DEMO_SANDBOX_KEY, identity),
+          p_api_key_hint: keyHint(DEMO_SANDBOX_KEY),
+          p_verified_at: null,
+          p_actor_id: null,
+        });
+        saved++;
+      }
     }
   }
   return saved;

@@ -2,14 +2,20 @@
  * `npm start`: the real `einvoicing` function under Deno, on 127.0.0.1:54321, laid out like
  * `supabase start` (functions under /functions/v1, the JWKS under /auth/v1). The database is an
  * embedded PGlite in .data/pglite, or the PostgreSQL server at DATABASE_URL; either is migrated
- * and seeded on first use. The sandbox provider answers in-process under /sandbox/adapter-tax and
- * every demo company has a credential for it. Writes .data/local.json and prints a curl line that
- * works as pasted.
+ * and seeded on first use. The sandbox providers answer in-process under /sandbox/<service>, and
+ * the demo companies have credentials for them. PDFs go to .data/storage and can be downloaded with
+ * a user's own token at /storage/v1/object/service-documentos/<path>. Writes .data/local.json and
+ * prints a curl line that works as pasted.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { createApp, FUNCTION_NAME } from "../../functions/einvoicing/app.ts";
-import { createSandboxProvider } from "../../sandbox/provider.ts";
+import {
+  createSandboxDeliver,
+  createSandboxDocsgen,
+  createSandboxProvider,
+  createSandboxRouter,
+} from "../../sandbox/index.ts";
 import { buildDeps } from "../../shared/compose.ts";
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
 import { connectPostgres, fromPGlite, type SqlClient } from "../../shared/db/sql-client.ts";
@@ -68,11 +74,18 @@ const download = createStorageDownloadHandler({
   verifyToken: deps.verifyToken,
 });
 
-const sandboxPrefix = "/sandbox/adapter-tax";
-const sandbox = createSandboxProvider({
-  knobs: { latencyMs: Number(env.SANDBOX_LATENCY_MS ?? 150) },
-});
-const seeded = await ensureDemoCredentials(client, deps.db, deps.secretBox, `${baseUrl}${sandboxPrefix}`);
+// The sandbox providers, in-process: adapter-tax, docsgen and deliver (which writes each message
+// with its attachments to .data/outbox/).
+const latency = { knobs: { latencyMs: Number(env.SANDBOX_LATENCY_MS ?? 150) } };
+const sandboxes = createSandboxRouter(
+  {
+    adapterTax: createSandboxProvider(latency),
+    docsgen: createSandboxDocsgen(latency),
+    deliver: createSandboxDeliver({ ...latency, outboxDir: `${dataDir}/outbox` }),
+  },
+  { prefix: "/sandbox" },
+);
+const seeded = await ensureDemoCredentials(client, deps.db, deps.secretBox, `${baseUrl}/sandbox`);
 if (seeded > 0) console.error(`demo companies: ${seeded} sandbox credential(s) sealed and saved`);
 
 const functionPrefix = `/functions/v1/${FUNCTION_NAME}`;
@@ -80,10 +93,7 @@ const server = Deno.serve({ hostname: host, port, onListen: () => {} }, (request
   const url = new URL(request.url);
   if (url.pathname === "/auth/v1/.well-known/jwks.json") return Response.json(signer.jwks);
   if (isStorageDownload(url)) return download(request);
-  if (url.pathname.startsWith(`${sandboxPrefix}/`)) {
-    url.pathname = url.pathname.slice(sandboxPrefix.length);
-    return sandbox.fetch(new Request(url, request));
-  }
+  if (url.pathname.startsWith("/sandbox/")) return sandboxes(request);
   if (url.pathname === functionPrefix || url.pathname.startsWith(`${functionPrefix}/`)) {
     // Supabase strips `/functions/v1` before the function sees the request.
     url.pathname = url.pathname.slice("/functions/v1".length);

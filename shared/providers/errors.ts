@@ -3,8 +3,9 @@
  * (`providerError`, after stripe-node's `StripeError.generate`), so the core can branch on `kind`
  * and on `maybeProcessed` without knowing HTTP.
  *
- * A DIAN rejection is not an error: it is a `DocumentOutcome` with status `rejected`. The `rejected`
- * kind here means the provider refused our request itself (validation, idempotency conflict).
+ * A DIAN rejection is not an error: it is a `DocumentOutcome` with status `rejected` (likewise a
+ * refused e-mail is a `DeliveryOutcome` with status `rejected`). The `rejected` kind here means the
+ * provider refused our request itself (validation, idempotency conflict).
  */
 import { DomainError } from "../errors.ts";
 
@@ -15,10 +16,13 @@ export type ProviderErrorKind =
   | "rejected"
   | "unauthorized"
   | "malformed";
-export type ProviderOperation = "submit" | "query" | "check_credential";
+/** The three provider services of a company (DESIGN §5); adapter-tax when a failure does not say. */
+export type ProviderService = "adapter-tax" | "docsgen" | "deliver";
+/** submit, query: adapter-tax; render: docsgen; send: deliver; check_credential: all three. */
+export type ProviderOperation = "submit" | "query" | "check_credential" | "render" | "send";
 
 /** What went wrong, as the client saw it; the only input of the factory. */
-export type RawProviderFailure =
+export type RawProviderFailure = (
   | { type: "timeout"; operation: ProviderOperation; timeoutMs: number }
   | { type: "network"; operation: ProviderOperation; cause: unknown }
   | {
@@ -31,9 +35,11 @@ export type RawProviderFailure =
       /** Raw Retry-After header value. */
       retryAfter?: string | null;
     }
-  | { type: "malformed"; operation: ProviderOperation; status: number; problem: string };
+  | { type: "malformed"; operation: ProviderOperation; status: number; problem: string }
+) & { service?: ProviderService };
 
 interface ProviderErrorInit {
+  service?: ProviderService;
   operation: ProviderOperation;
   maybeProcessed: boolean;
   status?: number;
@@ -44,6 +50,8 @@ interface ProviderErrorInit {
 /** Base of every provider failure. `message` is safe to show: it never holds a key or a token. */
 export abstract class ProviderError extends DomainError {
   abstract readonly kind: ProviderErrorKind;
+  /** Which of the company's providers failed. */
+  readonly service: ProviderService;
   readonly operation: ProviderOperation;
   /**
    * True when the provider may have processed the request although we got no usable answer
@@ -59,6 +67,7 @@ export abstract class ProviderError extends DomainError {
   constructor(message: string, init: ProviderErrorInit) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = new.target.name;
+    this.service = init.service ?? "adapter-tax";
     this.operation = init.operation;
     this.maybeProcessed = init.maybeProcessed;
     this.status = init.status;
@@ -117,73 +126,77 @@ const MAX_RETRY_AFTER_SECONDS = 3600;
 /** The one factory: a raw failure in, the typed error out. */
 export function providerError(raw: RawProviderFailure): ProviderError {
   const op = raw.operation;
+  const service = raw.service ?? "adapter-tax";
   const what = OPERATION_LABEL[op];
+  const who = SERVICE_LABEL[service];
   switch (raw.type) {
     case "timeout":
-      return new ProviderTimeoutError(
-        `The tax provider did not answer the ${what} within ${raw.timeoutMs} ms.`,
-        {
-          operation: op,
-          maybeProcessed: true,
-        },
-      );
+      return new ProviderTimeoutError(`The ${who} did not answer the ${what} within ${raw.timeoutMs} ms.`, {
+        service,
+        operation: op,
+        maybeProcessed: true,
+      });
     case "network":
       // The request may have left before the connection failed, so the outcome is unknown.
-      return new ProviderUnavailableError(`The tax provider could not be reached for the ${what}.`, {
+      return new ProviderUnavailableError(`The ${who} could not be reached for the ${what}.`, {
+        service,
         operation: op,
         maybeProcessed: true,
         cause: raw.cause,
       });
     case "malformed":
-      return new ProviderMalformedError(`The tax provider answered the ${what} with ${raw.problem}.`, {
+      return new ProviderMalformedError(`The ${who} answered the ${what} with ${raw.problem}.`, {
+        service,
         operation: op,
         maybeProcessed: true,
         status: raw.status,
       });
     case "response":
-      return fromResponse(raw, what);
+      return fromResponse(raw, service, what);
   }
 }
 
-function fromResponse(raw: Extract<RawProviderFailure, { type: "response" }>, what: string): ProviderError {
+function fromResponse(
+  raw: Extract<RawProviderFailure, { type: "response" }>,
+  service: ProviderService,
+  what: string,
+): ProviderError {
   const { status, operation, providerCode } = raw;
+  const who = SERVICE_LABEL[service];
   const detail = raw.providerMessage ? `: ${raw.providerMessage}` : ".";
-  const base = { operation, status, providerCode };
+  const base = { service, operation, status, providerCode };
   if (status === 401 || status === 403) {
-    return new ProviderUnauthorizedError(
-      `The tax provider rejected the credential (HTTP ${status})${detail}`,
-      {
-        ...base,
-        maybeProcessed: false,
-      },
-    );
+    return new ProviderUnauthorizedError(`The ${who} rejected the credential (HTTP ${status})${detail}`, {
+      ...base,
+      maybeProcessed: false,
+    });
   }
   if (status === 429) {
     const retryAfterSeconds = parseRetryAfter(raw.retryAfter);
     return new ProviderRateLimitedError(
-      `The tax provider is rate limiting requests; retry the ${what} after ${retryAfterSeconds} s.`,
+      `The ${who} is rate limiting requests; retry the ${what} after ${retryAfterSeconds} s.`,
       { ...base, maybeProcessed: false, retryAfterSeconds },
     );
   }
   if (status === 408 || status === 504) {
-    return new ProviderTimeoutError(`The tax provider timed out on the ${what} (HTTP ${status}).`, {
+    return new ProviderTimeoutError(`The ${who} timed out on the ${what} (HTTP ${status}).`, {
       ...base,
       maybeProcessed: true,
     });
   }
   if (status >= 500 && status <= 599) {
-    return new ProviderUnavailableError(`The tax provider failed on the ${what} (HTTP ${status})${detail}`, {
+    return new ProviderUnavailableError(`The ${who} failed on the ${what} (HTTP ${status})${detail}`, {
       ...base,
       maybeProcessed: true,
     });
   }
   if (status >= 400 && status <= 499) {
-    return new ProviderRejectedError(`The tax provider refused the ${what} (HTTP ${status})${detail}`, {
+    return new ProviderRejectedError(`The ${who} refused the ${what} (HTTP ${status})${detail}`, {
       ...base,
       maybeProcessed: false,
     });
   }
-  return new ProviderMalformedError(`The tax provider answered the ${what} with unexpected HTTP ${status}.`, {
+  return new ProviderMalformedError(`The ${who} answered the ${what} with unexpected HTTP ${status}.`, {
     ...base,
     maybeProcessed: true,
   });
@@ -193,6 +206,14 @@ const OPERATION_LABEL: Record<ProviderOperation, string> = {
   submit: "document submission",
   query: "document query",
   check_credential: "credential check",
+  render: "PDF rendering",
+  send: "message delivery",
+};
+
+const SERVICE_LABEL: Record<ProviderService, string> = {
+  "adapter-tax": "tax provider",
+  docsgen: "document provider",
+  deliver: "delivery provider",
 };
 
 /** Retry-After as delta-seconds or an HTTP date; missing or unreadable means 1 s; capped at 1 h. */

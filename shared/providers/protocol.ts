@@ -1,6 +1,6 @@
 /**
  * The adapter-tax provider protocol (docs/provider-protocol.md): the bodies we send, the answers we
- * accept, and the port the core uses. Both our client and the sandbox provider validate with these
+ * accept, and the port the core uses (docsgen and deliver: ./docsgen.ts, ./deliver.ts). Both our client and the sandbox provider validate with these
  * schemas, so the two cannot drift apart. Money travels as decimal strings with two decimals
  * ("119000.00"), never as floats.
  */
@@ -8,6 +8,8 @@ import { z } from "zod";
 
 /** The header that carries the idempotency key of a submit. */
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
+/** What an idempotency key may be (submit and deliver alike): 8 to 255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{8,255}$/;
 /** Set by a provider when it answers a submit from its idempotency store instead of processing it. */
 export const REPLAYED_HEADER = "Idempotent-Replayed";
 
@@ -170,6 +172,7 @@ export const PROVIDER_ERROR_CODES = [
   "not_found",
   "rate_limited",
   "unavailable",
+  "template_not_found",
 ] as const;
 
 /** Every non-2xx answer carries this body. */

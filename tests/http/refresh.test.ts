@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveTaxCredential } from "../support/credentials.ts";
+import { saveCredential } from "../support/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
 
@@ -17,7 +17,7 @@ beforeAll(async () => {
   sandbox = createSandboxProvider();
   t = await createTestApp(db, { env: { EINV_PROVIDER_TIMEOUT_MS: "300" }, providerFetch: sandbox.fetch });
   tenant = await createTenant(db);
-  await saveTaxCredential(t.deps, tenant);
+  await saveCredential(t.deps, tenant);
   token = await t.token(tenant.operador);
 });
 afterAll(() => db?.close());

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
-import { SANDBOX_KEY, saveTaxCredential } from "../support/credentials.ts";
+import { SANDBOX_KEY, saveCredential } from "../support/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
 
@@ -24,7 +24,7 @@ beforeAll(async () => {
     providerFetch: sandbox.fetch,
   });
   tenant = await createTenant(db);
-  await saveTaxCredential(t.deps, tenant);
+  await saveCredential(t.deps, tenant);
   token = await t.token(tenant.operador);
 });
 afterAll(() => db?.close());
@@ -217,7 +217,7 @@ describe("stored provider keys", () => {
     expect(stored?.api_key_ciphertext).not.toContain(SANDBOX_KEY);
 
     const thief = await createTenant(db);
-    await saveTaxCredential(t.deps, thief, { apiKey: "sk_sandbox_thief_own_key" });
+    await saveCredential(t.deps, thief, { apiKey: "sk_sandbox_thief_own_key" });
     await db.superuser(
       "update einv_private.credentials set api_key_ciphertext = $1 where company_id = $2 and service = 'adapter-tax'",
       [stored?.api_key_ciphertext ?? "", thief.company.id],

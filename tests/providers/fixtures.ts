@@ -3,6 +3,9 @@
  * another's submissions (the sandbox rejects a CUFE it has already accepted for another document).
  */
 import { randomInt, randomUUID } from "node:crypto";
+import { inflateSync } from "node:zlib";
+import type { DeliveryMessage } from "../../shared/providers/deliver.ts";
+import type { RenderRequest } from "../../shared/providers/docsgen.ts";
 import type { SubmitDocumentRequest } from "../../shared/providers/protocol.ts";
 
 export const SANDBOX_KEY = "sk_sandbox_test_0001";
@@ -53,4 +56,66 @@ export function makeDocument(change?: (doc: SubmitDocumentRequest) => void): Sub
   };
   change?.(doc);
   return doc;
+}
+
+/** A render request for a fresh document, not yet submitted; `change` edits the copy. */
+export function makeRenderRequest(change?: (request: RenderRequest) => void): RenderRequest {
+  const { kind: _kind, reference, issuer, ...rest } = makeDocument();
+  const { technical_key: _secret, ...publicIssuer } = issuer;
+  const request: RenderRequest = {
+    kind: "invoice",
+    reference,
+    document: { ...rest, issuer: publicIssuer, status: "not_submitted" },
+  };
+  change?.(request);
+  return request;
+}
+
+/** Marks a render request's document as validated by the authority. */
+export function accepted(request: RenderRequest): void {
+  Object.assign(request.document, {
+    status: "accepted",
+    authority_code: "ab".repeat(48),
+    qr_text: `NumFac: ${request.document.number}`,
+    validated_at: "2026-11-20T15:30:02Z",
+  });
+}
+
+/** Bytes that pass the client's PDF check (header and end marker), for msw answers. */
+export function fakePdf(padding = 0): Uint8Array {
+  return new TextEncoder().encode(`%PDF-1.7\n${"%".repeat(padding)}\ntrailer\n<<>>\n%%EOF\n`);
+}
+
+/** A message for a fresh delivery id with one small PDF attachment; `change` edits the copy. */
+export function makeMessage(change?: (message: DeliveryMessage) => void): DeliveryMessage {
+  const message: DeliveryMessage = {
+    reference: randomUUID(),
+    to: ["ana@example.com"],
+    subject: "Factura electrónica SETP990000001",
+    text: "Adjuntamos su factura electrónica.",
+    attachments: [{ filename: "SETP990000001.pdf", content_type: "application/pdf", content: fakePdf(40) }],
+  };
+  change?.(message);
+  return message;
+}
+
+/**
+ * The text a pdf-lib PDF draws: its (deflated) content streams' `<hex> Tj` strings, decoded as
+ * Latin-1. Enough to check what a sandbox PDF says without a PDF text extractor.
+ */
+export function pdfText(pdf: Uint8Array): string {
+  const raw = Buffer.from(pdf).toString("latin1");
+  const texts: string[] = [];
+  for (const match of raw.matchAll(/stream\r?\n([\s\S]*?)\r?\nendstream/g)) {
+    let content: string;
+    try {
+      content = inflateSync(Buffer.from(match[1] ?? "", "latin1")).toString("latin1");
+    } catch {
+      content = match[1] ?? "";
+    }
+    for (const tj of content.matchAll(/<([0-9A-Fa-f]*)> Tj/g)) {
+      texts.push(Buffer.from(tj[1] ?? "", "hex").toString("latin1"));
+    }
+  }
+  return texts.join("\n");
 }

@@ -1,28 +1,26 @@
 /** Saves provider credentials the way the service does: sealed, through the service-only function. */
 import { keyHint } from "../../shared/crypto/secret-box.ts";
 import type { AppDeps } from "../../shared/http/context.ts";
+import type { ProviderService } from "../../shared/providers/errors.ts";
 import type { Tenant } from "./factories.ts";
 
 export const SANDBOX_URL = "https://sandbox.provider.test";
 export const SANDBOX_KEY = "sk_sandbox_test_transmit";
 
-export async function saveTaxCredential(
+/** Saves the company's credential for `service` (default adapter-tax) in `environment` (default uat). */
+export async function saveCredential(
   deps: AppDeps,
   tenant: Pick<Tenant, "org" | "company">,
-  options: { url?: string; apiKey?: string; environment?: "uat" | "prd" } = {},
+  options: { url?: string; apiKey?: string; environment?: "uat" | "prd"; service?: ProviderService } = {},
 ): Promise<void> {
   const environment = options.environment ?? "uat";
+  const service = options.service ?? "adapter-tax";
   const apiKey = options.apiKey ?? SANDBOX_KEY;
-  const identity = {
-    org_id: tenant.org.id,
-    company_id: tenant.company.id,
-    service: "adapter-tax",
-    environment,
-  };
+  const identity = { org_id: tenant.org.id, company_id: tenant.company.id, service, environment };
   await deps.db.asService().call("einv_credential_save", {
     p_org_id: tenant.org.id,
     p_company_id: tenant.company.id,
-    p_service: "adapter-tax",
+    p_service: service,
     p_environment: environment,
     p_url: options.url ?? SANDBOX_URL,
     p_settings: {},

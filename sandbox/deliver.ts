@@ -1,0 +1,170 @@
+/**
+ * The sandbox deliver provider (docs/sandbox.md#deliver): POST /messages "sends" an e-mail by
+ * keeping it in a log and, with `outboxDir`, writing it to disk (./outbox.ts). It deduplicates by
+ * Idempotency-Key like a real provider, never sends a reference twice, and bounces every message to
+ * a recipient at `rebota.test`. Keys, limits, latency and faults are shared with the other sandboxes
+ * (./common.ts); `failNext` rules apply to sends unless they say `on`.
+ */
+import { z } from "zod";
+import { type DeliveryOutcome, fromBase64, SendMessageRequest } from "../shared/providers/deliver.ts";
+import { REPLAYED_HEADER } from "../shared/providers/protocol.ts";
+import {
+  createSandboxBase,
+  errorBody,
+  fingerprint,
+  missingIdempotencyKey,
+  type ReceivedLogEntry,
+  refuse,
+  type SandboxOptions,
+  type SandboxService,
+  validIdempotencyKey,
+} from "./common.ts";
+import { writeOutbox } from "./outbox.ts";
+
+/** Every message with a recipient at this domain (any case) is rejected as a bounce. */
+export const BOUNCE_DOMAIN = "rebota.test";
+
+/** One message the sandbox took into processing (a replay, duplicate or refused request is not one). */
+export interface MessageLogEntry {
+  provider_reference: string;
+  reference: string;
+  idempotency_key: string;
+  to: string[];
+  subject: string;
+  attachments: { filename: string; content_type: string; size: number }[];
+  status: DeliveryOutcome["status"];
+  received_at: string;
+  /** The message's folder, when the sandbox writes an outbox. */
+  outbox_path?: string;
+}
+
+export interface SandboxDeliverOptions extends SandboxOptions {
+  /** When set, each processed message is written to `<outboxDir>/<time>-<reference>/`. */
+  outboxDir?: string;
+}
+
+export interface SandboxDeliver extends SandboxService {
+  /** Each message taken into processing, in order (copies). */
+  readonly messages: readonly MessageLogEntry[];
+  /** Each POST /messages received, including replays and refused ones (copies). */
+  readonly received: readonly ReceivedLogEntry[];
+  /** The text and attachment bytes of a processed message, by our reference. */
+  content(reference: string): { text: string; attachments: Map<string, Uint8Array> } | undefined;
+}
+
+export function createSandboxDeliver(options: SandboxDeliverOptions = {}): SandboxDeliver {
+  const messages: MessageLogEntry[] = [];
+  const byKey = new Map<string, { fingerprint: string; outcome: DeliveryOutcome }>();
+  const byReference = new Map<string, DeliveryOutcome>();
+  const contents = new Map<string, { text: string; attachments: Map<string, Uint8Array> }>();
+  const base = createSandboxBase(options, {
+    primary: "send",
+    loggedPost: "/messages",
+    logsPath: "/_sandbox/messages",
+    logs: () => ({ messages, received: base.received }),
+    onReset: () => {
+      messages.length = 0;
+      byKey.clear();
+      byReference.clear();
+      contents.clear();
+    },
+  });
+  const { app, faults, withFault, now } = base;
+
+  app.post("/messages", async (c) => {
+    const log = c.get("log") as ReceivedLogEntry;
+    const json: unknown = await c.req.json().catch(() => undefined);
+    const reference = (json as { reference?: unknown } | undefined)?.reference;
+    log.reference = typeof reference === "string" ? reference : null;
+    const fault = faults.draw("send", log.reference ?? undefined);
+    log.injected = fault;
+    if (fault === "error" || fault === "rate_limited") return refuse(c, fault, log);
+
+    log.result = "invalid";
+    if (json === undefined) return c.json(errorBody("invalid_json", "The body is not JSON."), 400);
+    const parsed = SendMessageRequest.safeParse(json);
+    if (!parsed.success) return c.json(errorBody("validation_failed", z.prettifyError(parsed.error)), 400);
+    const key = log.idempotency_key;
+    if (!validIdempotencyKey(key)) return missingIdempotencyKey(c);
+    const request = parsed.data;
+
+    const print = await fingerprint(request);
+    const previous = byKey.get(key);
+    if (previous) {
+      if (previous.fingerprint !== print) {
+        log.result = "conflict";
+        const message = "This idempotency key was already used with a different message.";
+        return c.json(errorBody("idempotency_conflict", message), 409);
+      }
+      log.result = "replayed";
+      return withFault(c, fault, () => c.json(previous.outcome, 200, { [REPLAYED_HEADER]: "true" }));
+    }
+    const current = byReference.get(request.reference);
+    if (current?.status === "sent") {
+      byKey.set(key, { fingerprint: print, outcome: current });
+      log.result = "duplicate";
+      return withFault(c, fault, () => c.json(current, 200));
+    }
+
+    const receivedAt = now();
+    const bounced = request.to.filter((to) => to.toLowerCase().endsWith(`@${BOUNCE_DOMAIN}`));
+    const outcome: DeliveryOutcome = {
+      reference: request.reference,
+      provider_reference: `sbx_msg_${crypto.randomUUID()}`,
+      status: bounced.length ? "rejected" : "sent",
+      message: bounced.length
+        ? `El mensaje no fue enviado: el buzón de ${bounced.join(", ")} no existe (rebote permanente).`
+        : `Mensaje enviado a ${request.to.join(", ")}.`,
+    };
+    const decoded = request.attachments.map((a) => fromBase64(a.content_base64));
+    let outboxPath: string | undefined;
+    if (options.outboxDir) {
+      const message = { request, contents: decoded, outcome, idempotencyKey: key, receivedAt };
+      try {
+        outboxPath = await writeOutbox(options.outboxDir, message);
+      } catch (error) {
+        log.result = "unavailable"; // nothing recorded: the answer is a 500
+        throw error;
+      }
+    }
+    byKey.set(key, { fingerprint: print, outcome });
+    byReference.set(request.reference, outcome);
+    contents.set(request.reference, {
+      text: request.text,
+      attachments: new Map(request.attachments.map((a, i) => [a.filename, decoded[i] ?? new Uint8Array(0)])),
+    });
+    messages.push({
+      provider_reference: outcome.provider_reference,
+      reference: request.reference,
+      idempotency_key: key,
+      to: request.to,
+      subject: request.subject,
+      attachments: request.attachments.map((a, i) => ({
+        filename: a.filename,
+        content_type: a.content_type,
+        size: decoded[i]?.byteLength ?? 0,
+      })),
+      status: outcome.status,
+      received_at: receivedAt.toISOString(),
+      ...(outboxPath ? { outbox_path: outboxPath } : {}),
+    });
+    log.result = "processed";
+    return withFault(c, fault, () => c.json(outcome, 201));
+  });
+
+  return {
+    fetch: base.service.fetch,
+    setKnobs: base.service.setKnobs,
+    reset: base.service.reset,
+    get knobs() {
+      return faults.knobs;
+    },
+    get messages() {
+      return messages.map((entry) => ({ ...entry, to: [...entry.to], attachments: [...entry.attachments] }));
+    },
+    get received() {
+      return base.received.map((entry) => ({ ...entry }));
+    },
+    content: (reference) => contents.get(reference),
+  };
+}

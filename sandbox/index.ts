@@ -1,0 +1,33 @@
+/**
+ * The sandbox providers (docs/sandbox.md): adapter-tax, docsgen and deliver, each a fetch handler
+ * usable in-process, plus the router that serves them together. Local runs and tests only.
+ */
+
+export type { ReceivedLogEntry, SandboxFetch, SandboxOptions, SandboxService } from "./common.ts";
+export {
+  BOUNCE_DOMAIN,
+  createSandboxDeliver,
+  type MessageLogEntry,
+  type SandboxDeliver,
+  type SandboxDeliverOptions,
+} from "./deliver.ts";
+export {
+  createSandboxDocsgen,
+  DOCSGEN_SANDBOX_TITLE,
+  type RenderLogEntry,
+  SANDBOX_TEMPLATES,
+  type SandboxDocsgen,
+} from "./docsgen.ts";
+export {
+  DEFAULT_KNOBS,
+  type FailRule,
+  type SandboxKnobs,
+  type SandboxKnobsPatch,
+} from "./faults.ts";
+export { createSandboxProvider, type SandboxProvider, type SubmissionLogEntry } from "./provider.ts";
+export {
+  createSandboxRouter,
+  SANDBOX_PATHS,
+  type SandboxRouterOptions,
+  type SandboxServices,
+} from "./router.ts";
