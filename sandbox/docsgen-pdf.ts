@@ -6,6 +6,7 @@
  */
 import type { PDFFont } from "pdf-lib";
 import type { z } from "zod";
+import { STAMP_AREA_HEIGHT } from "../shared/pdf/stamp.ts";
 import type { RenderRequest } from "../shared/providers/docsgen.ts";
 
 /** The first line of every sandbox PDF, and the start of its Title metadata. */
@@ -21,7 +22,8 @@ const PAGE: [number, number] = [595.28, 841.89]; // A4
 const LEFT = 50;
 const RIGHT = 545;
 const TOP = 790;
-const BOTTOM = 60;
+// The service stamps the CUFE and QR at the foot of the last page: templates leave that band free.
+const BOTTOM = STAMP_AREA_HEIGHT + 12;
 
 const KIND_LABEL = { invoice: "Factura electrónica de venta", credit_note: "Nota crédito electrónica" };
 const STATUS_LABEL = {

@@ -5,6 +5,7 @@
  * in exact integer cents.
  */
 import type { InvoiceDocumentRow } from "../../db/port.ts";
+import { isoTimeWithOffset } from "../../pdf/format.ts";
 import { centsToMoney, type Money, moneyToCents, SubmitDocumentRequest } from "../../providers/protocol.ts";
 
 export type PreparedDocument =
@@ -130,12 +131,6 @@ function checkNumbering(doc: InvoiceDocumentRow, problems: string[]): void {
       );
     }
   }
-}
-
-/** PostgreSQL prints `time with time zone` as "10:15:00-05"; DIAN wants "10:15:00-05:00". */
-function isoTimeWithOffset(value: string): string {
-  const m = /^(\d{2}:\d{2}:\d{2})(?:\.\d+)?([+-]\d{2})(?::?(\d{2}))?$/.exec(value);
-  return m ? `${m[1]}${m[2]}:${m[3] ?? "00"}` : value;
 }
 
 /** A JSON number from a numeric(18,2) column, as exact cents. */

@@ -1,0 +1,70 @@
+/**
+ * Page geometry and the cursor that moves down the page, opening a continuation page when the next
+ * block does not fit. Everything in PDF points (1/72 in), origin at the bottom-left corner.
+ */
+import type { PDFDocument, PDFPage } from "pdf-lib";
+import type { PageSizeName } from "./model.ts";
+
+const SIZES: Record<PageSizeName, [number, number]> = { letter: [612, 792], a4: [595.28, 841.89] };
+
+export interface Frame {
+  width: number;
+  height: number;
+  left: number;
+  right: number;
+  top: number;
+  /** Lowest y content may reach; the footer lives below it. */
+  bottom: number;
+  /** Baseline of the footer text. */
+  footer: number;
+}
+
+export function frameFor(size: PageSizeName): Frame {
+  const [width, height] = SIZES[size];
+  const margin = 36;
+  return { width, height, left: margin, right: width - margin, top: height - margin, bottom: 46, footer: 24 };
+}
+
+export class Flow {
+  readonly pages: PDFPage[] = [];
+  page: PDFPage;
+  y: number;
+
+  /** `continuation` draws the compact header of a follow-on page and returns the y below it. */
+  constructor(
+    private readonly doc: PDFDocument,
+    readonly frame: Frame,
+    private readonly continuation: (page: PDFPage) => number,
+  ) {
+    this.page = this.addPage();
+    this.y = frame.top;
+  }
+
+  get contentWidth(): number {
+    return this.frame.right - this.frame.left;
+  }
+
+  /** Room left above `bottom` (or above the frame's bottom). */
+  room(bottom = this.frame.bottom): number {
+    return this.y - bottom;
+  }
+
+  /** Opens a new page when fewer than `height` points are left; `afterBreak` runs on the new page. */
+  ensure(height: number, afterBreak?: () => void): boolean {
+    if (this.room() >= height) return false;
+    this.newPage();
+    afterBreak?.();
+    return true;
+  }
+
+  newPage(): void {
+    this.page = this.addPage();
+    this.y = this.continuation(this.page);
+  }
+
+  private addPage(): PDFPage {
+    const page = this.doc.addPage([this.frame.width, this.frame.height]);
+    this.pages.push(page);
+    return page;
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Drawing kit shared by the renderer and the stamper: pdf-lib loaded on first use (a function cold
+ * start must not pay for it), the three standard fonts, and text helpers that never throw on
+ * characters the fonts cannot encode.
+ *
+ * The standard fonts use WinAnsi, which covers Spanish (á é í ó ú ñ ü ¿ ¡ € “ ” —) but not emoji or
+ * CJK. Embedding a Unicode font would add ~300 KB per PDF and a font file to ship; instead each
+ * character outside the set degrades: first to its decomposition without accents ("ő" → "o",
+ * "ﬁ" → "fi"), else to "?". The fiscal data itself (numbers, NIT, CUFE) is always ASCII.
+ */
+import type { PDFDocument, PDFFont, PDFName, PDFPage, RGB } from "pdf-lib";
+
+export type PdfLib = typeof import("pdf-lib");
+
+let pdfLib: Promise<PdfLib> | undefined;
+
+/** pdf-lib, imported once, on the first PDF made. */
+export function loadPdfLib(): Promise<PdfLib> {
+  pdfLib ??= import("pdf-lib");
+  return pdfLib;
+}
+
+/** Fixed document metadata: no `now()`, no version strings that change the bytes between builds. */
+export const PRODUCER = "einvoicing-service pdf (pdf-lib)";
+
+export interface Kit {
+  lib: PdfLib;
+  doc: PDFDocument;
+  regular: PDFFont;
+  bold: PDFFont;
+  mono: PDFFont;
+  /** Replaces what the fonts cannot encode; every string drawn goes through it. */
+  safe(text: string): string;
+  width(text: string, font: PDFFont, size: number): number;
+  /** Draws `text` with its left edge at x, or its right edge / centre per `align`. */
+  text(page: PDFPage, text: string, x: number, y: number, style: TextStyle): void;
+  /** Splits into lines no wider than `maxWidth`, breaking at spaces, or inside over-long words. */
+  wrap(text: string, font: PDFFont, size: number, maxWidth: number): string[];
+  rect(page: PDFPage, box: { x: number; y: number; width: number; height: number } & Paint): void;
+  line(page: PDFPage, from: [number, number], to: [number, number], color: RGB, width: number): void;
+}
+
+export interface TextStyle {
+  font: PDFFont;
+  size: number;
+  color?: RGB;
+  align?: "left" | "right" | "center";
+  /** 0–1; drawn through an ExtGState. */
+  opacity?: number;
+}
+
+export interface Paint {
+  fill?: RGB;
+  stroke?: RGB;
+  lineWidth?: number;
+}
+
+export const palette = (lib: PdfLib) => ({
+  ink: lib.rgb(0.13, 0.14, 0.16),
+  muted: lib.rgb(0.38, 0.4, 0.44),
+  accent: lib.rgb(0.09, 0.23, 0.4),
+  accentLight: lib.rgb(0.9, 0.93, 0.97),
+  rule: lib.rgb(0.78, 0.8, 0.84),
+  zebra: lib.rgb(0.965, 0.97, 0.98),
+  danger: lib.rgb(0.72, 0.11, 0.11),
+  dangerLight: lib.rgb(0.99, 0.93, 0.93),
+  white: lib.rgb(1, 1, 1),
+  black: lib.rgb(0, 0, 0),
+});
+
+/** Coordinates to 1/1000 pt: shorter content streams, and no float noise in the bytes. */
+const r = (n: number) => Math.round(n * 1000) / 1000;
+
+/**
+ * The kit draws with PDF operators directly rather than pdf-lib's `drawText`/`drawRectangle`:
+ * those register a new font resource on every call and emit a dozen operators per shape, which
+ * made the content streams (and their compression) the bulk of the render time.
+ */
+export async function makeKit(lib: PdfLib, doc: PDFDocument): Promise<Kit> {
+  const [regular, bold, mono] = await Promise.all([
+    doc.embedFont(lib.StandardFonts.Helvetica),
+    doc.embedFont(lib.StandardFonts.HelveticaBold),
+    doc.embedFont(lib.StandardFonts.Courier),
+  ]);
+  const encodable = new Set(regular.getCharacterSet());
+  const safe = (text: string) => sanitize(text, encodable);
+  const fontKeys = new Map<PDFPage, Map<PDFFont, PDFName>>();
+  const fontKey = (page: PDFPage, font: PDFFont): PDFName => {
+    const keys = fontKeys.get(page) ?? new Map<PDFFont, PDFName>();
+    fontKeys.set(page, keys);
+    let key = keys.get(font);
+    if (!key) {
+      key = page.node.newFontDictionary(font.name, font.ref);
+      keys.set(font, key);
+    }
+    return key;
+  };
+  return {
+    lib,
+    doc,
+    regular,
+    bold,
+    mono,
+    safe,
+    width: (text, font, size) => font.widthOfTextAtSize(safe(text), size),
+    text(page, text, x, y, { font, size, color, align = "left", opacity }) {
+      const clean = safe(text);
+      if (clean === "") return;
+      const w = align === "left" ? 0 : font.widthOfTextAtSize(clean, size);
+      const left = align === "right" ? x - w : align === "center" ? x - w / 2 : x;
+      const ops = [lib.pushGraphicsState()];
+      if (opacity !== undefined) {
+        const state = doc.context.obj({ Type: "ExtGState", ca: opacity, CA: opacity });
+        ops.push(lib.setGraphicsState(page.node.newExtGState("GS", state)));
+      }
+      ops.push(
+        lib.beginText(),
+        lib.setFillingColor(color ?? lib.rgb(0, 0, 0)),
+        lib.setFontAndSize(fontKey(page, font), size),
+        lib.moveText(r(left), r(y)),
+        lib.showText(font.encodeText(clean)),
+        lib.endText(),
+        lib.popGraphicsState(),
+      );
+      page.pushOperators(...ops);
+    },
+    wrap: (text, font, size, maxWidth) =>
+      text.split(/\r?\n/).flatMap((p) => wrapText(safe(p), (s) => font.widthOfTextAtSize(s, size), maxWidth)),
+    rect(page, { x, y, width, height, fill, stroke, lineWidth = 1 }) {
+      const ops = [lib.pushGraphicsState()];
+      if (fill) ops.push(lib.setFillingColor(fill));
+      if (stroke) ops.push(lib.setStrokingColor(stroke), lib.setLineWidth(lineWidth));
+      ops.push(lib.rectangle(r(x), r(y), r(width), r(height)));
+      ops.push(
+        fill && stroke ? lib.fillAndStroke() : fill ? lib.fill() : lib.stroke(),
+        lib.popGraphicsState(),
+      );
+      page.pushOperators(...ops);
+    },
+    line(page, [x1, y1], [x2, y2], color, width) {
+      page.pushOperators(
+        lib.pushGraphicsState(),
+        lib.setStrokingColor(color),
+        lib.setLineWidth(width),
+        lib.moveTo(r(x1), r(y1)),
+        lib.lineTo(r(x2), r(y2)),
+        lib.stroke(),
+        lib.popGraphicsState(),
+      );
+    },
+  };
+}
+
+/** Keeps encodable characters, turns whitespace controls into spaces, degrades the rest. */
+export function sanitize(text: string, encodable: ReadonlySet<number>): string {
+  let out = "";
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0x3f;
+    if (encodable.has(code)) out += ch;
+    else if (/\s/u.test(ch)) out += " ";
+    else if (code < 0x20 || (code >= 0x7f && code < 0xa0) || code === 0xfe0f || code === 0x200d) continue;
+    else {
+      const base = ch.normalize("NFKD").replace(/\p{M}/gu, "");
+      const fits = base !== "" && [...base].every((c) => encodable.has(c.codePointAt(0) ?? -1));
+      out += fits ? base : "?";
+    }
+  }
+  return out;
+}
+
+/** One paragraph into lines no wider than `maxWidth`. */
+export function wrapText(text: string, measure: (s: string) => number, maxWidth: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.trim().split(/ +/)) {
+    const candidate = line === "" ? word : `${line} ${word}`;
+    if (measure(candidate) <= maxWidth) {
+      line = candidate;
+      continue;
+    }
+    if (line !== "") lines.push(line);
+    line = word;
+    // a word wider than the column (a URL, a long code) is cut where it must be
+    while (measure(line) > maxWidth && line.length > 1) {
+      let cut = line.length - 1;
+      while (cut > 1 && measure(line.slice(0, cut)) > maxWidth) cut--;
+      lines.push(line.slice(0, cut));
+      line = line.slice(cut);
+    }
+  }
+  lines.push(line);
+  return lines;
+}

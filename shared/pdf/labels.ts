@@ -1,0 +1,83 @@
+/**
+ * Printable names for the DIAN codes an invoice stores (Anexo Técnico v1.9 code lists). Only the
+ * codes in common use are named; any other code is printed as "código X" rather than guessed.
+ */
+
+const ID_TYPES: Record<string, string> = {
+  "11": "RC",
+  "12": "TI",
+  "13": "CC",
+  "21": "TE",
+  "22": "CE",
+  "31": "NIT",
+  "41": "Pasaporte",
+  "42": "Doc. extranjero",
+  "47": "PEP",
+  "48": "PPT",
+  "50": "NIT otro país",
+  "91": "NUIP",
+};
+
+const PAYMENT_FORMS: Record<string, string> = { "1": "Contado", "2": "Crédito" };
+
+const PAYMENT_METHODS: Record<string, string> = {
+  "1": "Instrumento no definido",
+  "10": "Efectivo",
+  "20": "Cheque",
+  "42": "Consignación bancaria",
+  "45": "Transferencia crédito bancario",
+  "47": "Transferencia débito bancaria",
+  "48": "Tarjeta crédito",
+  "49": "Tarjeta débito",
+  ZZZ: "Acuerdo mutuo",
+};
+
+/** UN/ECE Recommendation 20 unit codes. */
+const UNITS: Record<string, string> = {
+  "94": "Unidad",
+  NIU: "Unidad",
+  EA: "Unidad",
+  HUR: "Hora",
+  DAY: "Día",
+  MON: "Mes",
+  KGM: "Kg",
+  GRM: "g",
+  MTR: "m",
+  MTK: "m²",
+  LTR: "Litro",
+  ZZ: "Mutuo",
+};
+
+/** DIVIPOLA codes of the largest municipalities; other codes print as the code. */
+const CITIES: Record<string, string> = {
+  "11001": "Bogotá, D.C.",
+  "05001": "Medellín",
+  "76001": "Cali",
+  "08001": "Barranquilla",
+  "13001": "Cartagena",
+  "68001": "Bucaramanga",
+  "54001": "Cúcuta",
+  "66001": "Pereira",
+  "17001": "Manizales",
+  "73001": "Ibagué",
+  "50001": "Villavicencio",
+  "47001": "Santa Marta",
+};
+
+export const TAX_NAMES: Record<string, string> = { "01": "IVA", "04": "INC", "03": "ICA", ZZ: "No gravado" };
+
+const TAX_REGIMES: Record<string, string> = { "48": "Responsable de IVA", "49": "No responsable de IVA" };
+const PERSON_TYPES: Record<string, string> = { "1": "Persona jurídica", "2": "Persona natural" };
+
+const named = (table: Record<string, string>, code: string | null | undefined): string | null =>
+  code == null || code === "" ? null : (table[code] ?? `código ${code}`);
+
+export const idTypeLabel = (code: string) => ID_TYPES[code] ?? `Doc. ${code}`;
+export const paymentFormLabel = (code: string) => named(PAYMENT_FORMS, code) ?? "—";
+export const paymentMethodLabel = (code: string) => named(PAYMENT_METHODS, code) ?? "—";
+export const unitLabel = (code: string) => UNITS[code] ?? code;
+export const cityLabel = (code: string | null) => (code ? (CITIES[code] ?? `Municipio ${code}`) : null);
+export const taxRegimeLabel = (code: unknown) =>
+  typeof code === "string" ? (TAX_REGIMES[code] ?? null) : null;
+export const personTypeLabel = (code: unknown) =>
+  typeof code === "string" ? (PERSON_TYPES[code] ?? null) : null;

@@ -1,0 +1,259 @@
+/**
+ * What the printed invoice shows, already formatted: the renderer only lays it out. Built from the
+ * invoice document (`einv_private.invoice_document`) and the fiscal columns the service wrote. Plain
+ * JSON (no Date, no bigint), so equal inputs give an equal model and, from it, equal PDF bytes.
+ */
+import type { FiscalStatus, InvoiceDocumentRow } from "../db/port.ts";
+import { type DianEnvironment, formatAmount as dianAmount, dianQrText } from "../fiscal/co/cufe.ts";
+import {
+  formatDate,
+  formatMoney,
+  formatQuantity,
+  formatRate,
+  formatTaxId,
+  formatTime,
+  isoTimeWithOffset,
+  toCents,
+} from "./format.ts";
+import * as label from "./labels.ts";
+import { pesosInWords } from "./words.ts";
+
+/** Bumped whenever the layout changes, so that stored representations are re-rendered. */
+export const INVOICE_TEMPLATE_VERSION = "invoice-pdf/1";
+
+export type PageSizeName = "letter" | "a4";
+
+/** The fiscal columns of the invoice row (not part of `InvoiceDocumentRow`). */
+export interface InvoiceFiscal {
+  status: FiscalStatus;
+  /** The CUFE. */
+  authority_code: string | null;
+  qr_text: string | null;
+  /** When the authority validated it; falls back to `transmitted_at`. */
+  validated_at?: string | null;
+  transmitted_at?: string | null;
+  environment: DianEnvironment | null;
+}
+
+/** The authority's validation, printed only once the invoice is accepted. */
+export interface ValidationStamp {
+  cufe: string;
+  qrText: string;
+  /** ISO-8601 instant. */
+  validatedAt: string;
+  environment: DianEnvironment;
+}
+
+export type PdfFiscal = ({ stamped: true } & ValidationStamp) | { stamped: false; statusLabel: string };
+
+export interface PdfLine {
+  position: string;
+  code: string;
+  description: string;
+  quantity: string;
+  unit: string;
+  unitPrice: string;
+  tax: string;
+  total: string;
+}
+
+export interface InvoicePdfModel {
+  templateVersion: string;
+  pageSize: PageSizeName;
+  number: string;
+  issuer: {
+    legalName: string;
+    tradeName: string | null;
+    taxId: string;
+    details: string[];
+    resolution: string | null;
+  };
+  buyer: { name: string; taxId: string; details: string[] };
+  /** Label/value pairs of the invoice data box: dates, payment, currency. */
+  facts: [string, string][];
+  lines: PdfLine[];
+  taxes: { name: string; rate: string; base: string; amount: string }[];
+  totals: { label: string; value: string; grand?: boolean }[];
+  amountInWords: string | null;
+  notes: string | null;
+  currency: string;
+  fiscal: PdfFiscal;
+  /** Fixed PDF creation date (ISO-8601): the validation instant, else the issue date and time. */
+  documentDate: string;
+}
+
+const STATUS_LABELS: Record<FiscalStatus, string> = {
+  pendiente: "pendiente de envío a la DIAN",
+  en_proceso: "en proceso de validación por la DIAN",
+  transmitida: "aceptada por la DIAN",
+  error: "no aceptada por la DIAN",
+};
+
+/** Builds the printable model; the invoice is `stamped` only when accepted and it has a CUFE. */
+export function toInvoicePdfModel(
+  doc: InvoiceDocumentRow,
+  fiscal: InvoiceFiscal,
+  options: { pageSize?: PageSizeName } = {},
+): InvoicePdfModel {
+  const c = doc.company;
+  const str = (key: string) => (typeof c[key] === "string" && c[key] !== "" ? (c[key] as string) : null);
+  const money = (cents: bigint) => formatMoney(cents, doc.currency);
+  const issueTime = isoTimeWithOffset(doc.issue_time);
+
+  const taxes = new Map<string, { name: string; rate: string; base: bigint; amount: bigint }>();
+  for (const line of doc.lines) {
+    const key = `${line.tax_code}|${line.tax_rate.toFixed(2)}`;
+    const entry = taxes.get(key) ?? {
+      name: label.TAX_NAMES[line.tax_code] ?? line.tax_code,
+      rate: formatRate(line.tax_rate),
+      base: 0n,
+      amount: 0n,
+    };
+    entry.base += toCents(line.line_extension);
+    entry.amount += toCents(line.tax_amount);
+    taxes.set(key, entry);
+  }
+  // by tax code, then highest rate first
+  const taxKeys = [...taxes.keys()].sort((a, b) => {
+    const [codeA = "", rateA = "0"] = a.split("|");
+    const [codeB = "", rateB = "0"] = b.split("|");
+    return codeA === codeB ? Number(rateB) - Number(rateA) : codeA < codeB ? -1 : 1;
+  });
+  const taxByCode = (code: string) =>
+    doc.lines.filter((l) => l.tax_code === code).reduce((sum, l) => sum + toCents(l.tax_amount), 0n);
+  const iva = taxByCode("01");
+  const inc = taxByCode("04");
+  const total = toCents(doc.total);
+
+  const environment: DianEnvironment = fiscal.environment ?? (c.active_environment === "prd" ? "prd" : "uat");
+  const validatedAt = fiscal.validated_at ?? fiscal.transmitted_at ?? null;
+  const stamped = fiscal.status === "transmitida" && !!fiscal.authority_code;
+  const pdfFiscal: PdfFiscal = stamped
+    ? {
+        stamped: true,
+        cufe: fiscal.authority_code as string,
+        // the QR content is fully determined by the invoice and its CUFE: rebuild it if not stored
+        qrText:
+          fiscal.qr_text ??
+          dianQrText({
+            number: doc.number,
+            issueDate: doc.issue_date,
+            issueTime,
+            issuerNit: c.nit,
+            buyerId: doc.buyer_id_number ?? "",
+            subtotal: dianAmount(doc.subtotal),
+            iva: centsToDecimal(iva),
+            otherTaxes: centsToDecimal(toCents(doc.tax_total) - iva),
+            total: dianAmount(doc.total),
+            cufe: fiscal.authority_code as string,
+            environment,
+          }),
+        validatedAt: validatedAt ?? `${doc.issue_date}T${issueTime}`,
+        environment,
+      }
+    : { stamped: false, statusLabel: STATUS_LABELS[fiscal.status] };
+
+  const city = str("city_name");
+  const department = str("department_name");
+  // "Bogotá, D.C." already names its department
+  const cityLine = [city, department && !city?.startsWith(department) ? department : null]
+    .filter(Boolean)
+    .join(", ");
+  const regime = [label.taxRegimeLabel(c.tax_regime), label.personTypeLabel(c.person_type)].filter(Boolean);
+  const responsibilities = Array.isArray(c.fiscal_responsibilities)
+    ? (c.fiscal_responsibilities as string[]).join(", ")
+    : null;
+  const contact = [str("phone") && `Tel. ${str("phone")}`, str("email")].filter(Boolean).join(" · ");
+
+  return {
+    templateVersion: INVOICE_TEMPLATE_VERSION,
+    pageSize: options.pageSize ?? "letter",
+    number: doc.number,
+    issuer: {
+      legalName: c.legal_name,
+      tradeName: str("trade_name"),
+      taxId: `NIT ${formatTaxId(c.nit, c.check_digit)}`,
+      details: [
+        [regime.join(" · "), responsibilities && `Resp. fiscales: ${responsibilities}`]
+          .filter(Boolean)
+          .join(" · "),
+        str("address"),
+        cityLine,
+        contact,
+      ].filter((s): s is string => !!s),
+      resolution: resolutionText(c),
+    },
+    buyer: {
+      name: doc.buyer_name ?? "—",
+      taxId: doc.buyer_id_number
+        ? `${label.idTypeLabel(doc.buyer_id_type)} ${formatTaxId(doc.buyer_id_number, doc.buyer_check_digit)}`
+        : "—",
+      details: [
+        doc.buyer_address,
+        label.cityLabel(doc.buyer_city_code),
+        doc.buyer_phone && `Tel. ${doc.buyer_phone}`,
+        doc.buyer_email,
+      ].filter((s): s is string => !!s),
+    },
+    facts: [
+      ["Fecha de emisión", formatDate(doc.issue_date)],
+      ["Hora de emisión", formatTime(doc.issue_time)],
+      ["Fecha de vencimiento", doc.due_date ? formatDate(doc.due_date) : "—"],
+      ["Forma de pago", label.paymentFormLabel(doc.payment_form)],
+      ["Medio de pago", label.paymentMethodLabel(doc.payment_method)],
+      ["Moneda", doc.currency],
+    ],
+    lines: doc.lines.map((l) => ({
+      position: String(l.position),
+      code: l.code ?? "",
+      description: l.description,
+      quantity: formatQuantity(l.quantity),
+      unit: label.unitLabel(l.unit_code),
+      unitPrice: money(toCents(l.unit_price)),
+      tax:
+        l.tax_code === "ZZ" ? "—" : `${label.TAX_NAMES[l.tax_code] ?? l.tax_code} ${formatRate(l.tax_rate)}`,
+      total: money(toCents(l.line_extension)),
+    })),
+    taxes: taxKeys.map((key) => {
+      const t = taxes.get(key) as { name: string; rate: string; base: bigint; amount: bigint };
+      return { name: t.name, rate: t.rate, base: money(t.base), amount: money(t.amount) };
+    }),
+    totals: [
+      { label: "Subtotal (valor bruto)", value: money(toCents(doc.subtotal)) },
+      { label: "IVA", value: money(iva) },
+      ...(inc > 0n ? [{ label: "Impuesto al consumo (INC)", value: money(inc) }] : []),
+      { label: "Total impuestos", value: money(toCents(doc.tax_total)) },
+      { label: "TOTAL A PAGAR", value: money(total), grand: true },
+    ],
+    amountInWords: doc.currency === "COP" ? pesosInWords(total) : null,
+    notes: doc.notes,
+    currency: doc.currency,
+    fiscal: pdfFiscal,
+    documentDate: pdfFiscal.stamped ? pdfFiscal.validatedAt : `${doc.issue_date}T${issueTime}`,
+  };
+}
+
+function resolutionText(c: InvoiceDocumentRow["company"]): string | null {
+  const get = (key: string) => (c[key] == null || c[key] === "" ? null : String(c[key]));
+  const number = get("resolution_number");
+  if (!number) return null;
+  const date = get("resolution_date");
+  const from = get("resolution_from");
+  const to = get("resolution_to");
+  const until = get("resolution_valid_until");
+  const prefix = get("invoice_prefix");
+  return [
+    `Autorización de numeración de facturación electrónica DIAN No. ${number}`,
+    date && `del ${formatDate(date)}`,
+    prefix && `prefijo ${prefix}`,
+    from && to && `del ${prefix ?? ""}${from} al ${prefix ?? ""}${to}`,
+    until && `vigente hasta el ${formatDate(until)}`,
+  ]
+    .filter(Boolean)
+    .join(", ");
+}
+
+function centsToDecimal(cents: bigint): string {
+  const s = cents.toString().padStart(3, "0");
+  return `${s.slice(0, -2)}.${s.slice(-2)}`;
+}

@@ -1,0 +1,213 @@
+/**
+ * The lines table (flowing onto continuation pages, its header repeated on each) and the summary
+ * under it: tax breakdown, total in words, totals, and the notes.
+ */
+import type { Flow } from "./flow.ts";
+import { type Kit, palette } from "./kit.ts";
+import type { InvoicePdfModel, PdfLine } from "./model.ts";
+import { fitSize } from "./sections.ts";
+
+interface Column {
+  key: keyof PdfLine;
+  title: string;
+  /** Points; 0 for the column that takes the remaining width. */
+  width: number;
+  align: "left" | "right";
+  wraps?: boolean;
+}
+
+const COLUMNS: Column[] = [
+  { key: "position", title: "#", width: 20, align: "right" },
+  { key: "code", title: "Código", width: 50, align: "left", wraps: true },
+  { key: "description", title: "Descripción", width: 0, align: "left", wraps: true },
+  { key: "quantity", title: "Cant.", width: 42, align: "right" },
+  { key: "unit", title: "Unidad", width: 38, align: "left" },
+  { key: "unitPrice", title: "Valor unitario", width: 78, align: "right" },
+  { key: "tax", title: "Impuesto", width: 52, align: "right" },
+  { key: "total", title: "Valor total", width: 82, align: "right" },
+];
+const SIZE = 7.8;
+const LEADING = 9.4;
+const PAD_X = 4;
+const PAD_Y = 4;
+const HEADER_HEIGHT = 16;
+
+function layoutColumns(flow: Flow): (Column & { x: number; w: number })[] {
+  const fixed = COLUMNS.reduce((sum, c) => sum + c.width, 0);
+  let x = flow.frame.left;
+  return COLUMNS.map((column) => {
+    const w = column.width || flow.contentWidth - fixed;
+    const placed = { ...column, x, w };
+    x += w;
+    return placed;
+  });
+}
+
+export function drawLinesTable(kit: Kit, flow: Flow, m: InvoicePdfModel): void {
+  const c = palette(kit.lib);
+  const columns = layoutColumns(flow);
+  const header = () => {
+    const { page, y } = flow;
+    kit.rect(page, {
+      x: flow.frame.left,
+      y: y - HEADER_HEIGHT,
+      width: flow.contentWidth,
+      height: HEADER_HEIGHT,
+      fill: c.accent,
+    });
+    for (const col of columns) {
+      const x = col.align === "right" ? col.x + col.w - PAD_X : col.x + PAD_X;
+      kit.text(page, col.title, x, y - 10.8, { font: kit.bold, size: 7.2, color: c.white, align: col.align });
+    }
+    flow.y -= HEADER_HEIGHT;
+  };
+  flow.ensure(HEADER_HEIGHT + 2 * LEADING);
+  header();
+
+  m.lines.forEach((line, index) => {
+    const cells = columns.map((col) =>
+      col.wraps ? kit.wrap(line[col.key], kit.regular, SIZE, col.w - 2 * PAD_X) : [line[col.key]],
+    );
+    const height = Math.max(...cells.map((l) => l.length)) * LEADING + 2 * PAD_Y;
+    flow.ensure(height, header);
+    const { page, y } = flow;
+    if (index % 2 === 1)
+      kit.rect(page, {
+        x: flow.frame.left,
+        y: y - height,
+        width: flow.contentWidth,
+        height,
+        fill: c.zebra,
+      });
+    columns.forEach((col, i) => {
+      const x = col.align === "right" ? col.x + col.w - PAD_X : col.x + PAD_X;
+      (cells[i] ?? []).forEach((text, n) => {
+        const size = col.wraps ? SIZE : fitSize(kit, text, kit.regular, SIZE, col.w - 2 * PAD_X);
+        kit.text(page, text, x, y - PAD_Y - 7 - n * LEADING, {
+          font: kit.regular,
+          size,
+          color: c.ink,
+          align: col.align,
+        });
+      });
+    });
+    kit.line(page, [flow.frame.left, y - height], [flow.frame.right, y - height], c.rule, 0.4);
+    flow.y -= height;
+  });
+  flow.y -= 14;
+}
+
+const TOTALS_WIDTH = 228;
+const TOTAL_ROW = 15;
+const GRAND_ROW = 22;
+const TAX_ROW = 12;
+
+/** Tax breakdown and amount in words on the left, totals on the right; kept together on one page. */
+export function drawSummary(kit: Kit, flow: Flow, m: InvoicePdfModel): void {
+  const c = palette(kit.lib);
+  const leftWidth = flow.contentWidth - TOTALS_WIDTH - 16;
+  const words = m.amountInWords ? kit.wrap(m.amountInWords, kit.bold, 7.8, leftWidth - 8) : [];
+  const leftHeight = 15 + (m.taxes.length + 1) * TAX_ROW + 8 + (words.length ? 12 + words.length * 9.5 : 0);
+  const rowsHeight = m.totals.reduce((h, t) => h + (t.grand ? GRAND_ROW : TOTAL_ROW), 0);
+  const rightHeight = rowsHeight + 14;
+  flow.ensure(Math.max(leftHeight, rightHeight));
+  const { page } = flow;
+  const top = flow.y;
+  const left = flow.frame.left;
+
+  // tax breakdown
+  kit.rect(page, { x: left, y: top - 15, width: leftWidth, height: 15, fill: c.accentLight });
+  kit.text(page, "RESUMEN DE IMPUESTOS", left + 6, top - 10.5, {
+    font: kit.bold,
+    size: 7.5,
+    color: c.accent,
+  });
+  const cols: [string, number, "left" | "right"][] = [
+    ["Impuesto", left + 6, "left"],
+    ["Tarifa", left + leftWidth * 0.38, "right"],
+    ["Base gravable", left + leftWidth * 0.7, "right"],
+    ["Valor", left + leftWidth - 6, "right"],
+  ];
+  let y = top - 15 - 9.5;
+  cols.forEach(([title, x, align]) => {
+    kit.text(page, title, x, y, { font: kit.bold, size: 7.3, color: c.muted, align });
+  });
+  for (const tax of m.taxes) {
+    y -= TAX_ROW;
+    [tax.name, tax.rate, tax.base, tax.amount].forEach((text, i) => {
+      const [, x, align] = cols[i] as (typeof cols)[number];
+      kit.text(page, text, x, y, { font: kit.regular, size: 7.8, color: c.ink, align });
+    });
+  }
+  y -= 6;
+  kit.line(page, [left, y], [left + leftWidth, y], c.rule, 0.6);
+  if (words.length) {
+    y -= 11;
+    kit.text(page, "Valor en letras", left + 6, y, { font: kit.regular, size: 7.3, color: c.muted });
+    for (const line of words) {
+      y -= 9.5;
+      kit.text(page, line, left + 6, y, { font: kit.bold, size: 7.8, color: c.ink });
+    }
+  }
+
+  // totals
+  const x = flow.frame.right - TOTALS_WIDTH;
+  let ty = top;
+  kit.rect(page, {
+    x,
+    y: top - rowsHeight,
+    width: TOTALS_WIDTH,
+    height: rowsHeight,
+    stroke: c.rule,
+    lineWidth: 0.8,
+  });
+  for (const total of m.totals) {
+    if (total.grand) {
+      kit.rect(page, { x, y: ty - GRAND_ROW, width: TOTALS_WIDTH, height: GRAND_ROW, fill: c.accent });
+      kit.text(page, total.label, x + 8, ty - 14.5, { font: kit.bold, size: 9.5, color: c.white });
+      const size = fitSize(kit, total.value, kit.bold, 11, TOTALS_WIDTH - 110);
+      kit.text(page, total.value, x + TOTALS_WIDTH - 8, ty - 15, {
+        font: kit.bold,
+        size,
+        color: c.white,
+        align: "right",
+      });
+      ty -= GRAND_ROW;
+      continue;
+    }
+    kit.text(page, total.label, x + 8, ty - 10.5, { font: kit.regular, size: 8, color: c.ink });
+    kit.text(page, total.value, x + TOTALS_WIDTH - 8, ty - 10.5, {
+      font: kit.regular,
+      size: fitSize(kit, total.value, kit.regular, 8.5, TOTALS_WIDTH - 120),
+      color: c.ink,
+      align: "right",
+    });
+    ty -= TOTAL_ROW;
+  }
+  kit.text(page, `Valores expresados en ${m.currency}`, x + TOTALS_WIDTH, ty - 10, {
+    font: kit.regular,
+    size: 6.8,
+    color: c.muted,
+    align: "right",
+  });
+  flow.y = Math.min(y, top - rightHeight) - 14;
+}
+
+/** The invoice's free-text notes, flowing across pages if long. */
+export function drawNotes(kit: Kit, flow: Flow, notes: string): void {
+  const c = palette(kit.lib);
+  const lines = kit.wrap(notes, kit.regular, 8, flow.contentWidth);
+  flow.ensure(12 + 2 * 10);
+  kit.text(flow.page, "OBSERVACIONES", flow.frame.left, flow.y - 8, {
+    font: kit.bold,
+    size: 7.5,
+    color: c.accent,
+  });
+  flow.y -= 20;
+  for (const line of lines) {
+    flow.ensure(10);
+    kit.text(flow.page, line, flow.frame.left, flow.y, { font: kit.regular, size: 8, color: c.ink });
+    flow.y -= 10;
+  }
+  flow.y -= 8;
+}

@@ -1,0 +1,185 @@
+/**
+ * Invoice documents for the PDF tests, shaped exactly as `einv_private.invoice_document` returns
+ * them. `demoInvoice()` is the seed's SETP990000201 (supabase/seed.sql): Demo Comercial S.A.S.,
+ * transmitted in UAT, CUFE = sha384(number || '-demo'), no stored qr_text.
+ */
+import { createHash } from "node:crypto";
+import { PDFDocument, StandardFonts } from "pdf-lib";
+import type { InvoiceDocumentRow } from "../../shared/db/port.ts";
+import { dianQrText } from "../../shared/fiscal/co/cufe.ts";
+import type { InvoiceFiscal, ValidationStamp } from "../../shared/pdf/model.ts";
+
+type Line = InvoiceDocumentRow["lines"][number];
+
+export const DEMO_COMPANY: InvoiceDocumentRow["company"] = {
+  id: "c1111111-1111-4111-8111-111111111111",
+  org_id: "11111111-1111-4111-8111-111111111111",
+  nit: "900123456",
+  check_digit: "7",
+  legal_name: "Demo Comercial S.A.S.",
+  trade_name: "Demo Comercial",
+  person_type: "1",
+  tax_regime: "48",
+  fiscal_responsibilities: ["R-99-PN"],
+  address: "Calle 100 # 10-20",
+  city_code: "11001",
+  city_name: "Bogotá, D.C.",
+  department_code: "11",
+  department_name: "Bogotá",
+  country_code: "CO",
+  email: "facturacion@demo.test",
+  phone: "6011234567",
+  invoice_prefix: "SETP",
+  resolution_number: "18760000001",
+  resolution_date: "2019-01-19",
+  resolution_from: 990000000,
+  resolution_to: 995000000,
+  resolution_valid_until: "2030-01-19",
+  technical_key: "fc8eac422eba16e22ffd8c6f94b3f40a6e38162c",
+  active_environment: "uat",
+};
+
+/** A line with its arithmetic done the way the seed's SQL does it (rounded to cents). */
+export function line(
+  position: number,
+  quantity: number,
+  unitPrice: number,
+  taxRate: number,
+  extra?: Partial<Line>,
+): Line {
+  const extension = Math.round(quantity * unitPrice * 100) / 100;
+  return {
+    position,
+    code: null,
+    description: `Artículo ${position}`,
+    unit_code: "94",
+    quantity,
+    unit_price: unitPrice,
+    line_extension: extension,
+    tax_code: taxRate > 0 ? "01" : "ZZ",
+    tax_rate: taxRate,
+    tax_amount: Math.round(extension * taxRate) / 100,
+    ...extra,
+  };
+}
+
+/** The document with its totals recomputed from `lines` (in cents, so no float drift). */
+export function withLines(doc: InvoiceDocumentRow, lines: Line[]): InvoiceDocumentRow {
+  const cents = (v: number) => Math.round(v * 100);
+  const subtotal = lines.reduce((s, l) => s + cents(l.line_extension), 0);
+  const tax = lines.reduce((s, l) => s + cents(l.tax_amount), 0);
+  return { ...doc, lines, subtotal: subtotal / 100, tax_total: tax / 100, total: (subtotal + tax) / 100 };
+}
+
+export function demoInvoice(): InvoiceDocumentRow {
+  const doc: InvoiceDocumentRow = {
+    id: "6c0b2a8e-0000-4000-8000-000000000201",
+    org_id: "11111111-1111-4111-8111-111111111111",
+    company_id: "c1111111-1111-4111-8111-111111111111",
+    number: "SETP990000201",
+    issue_date: "2026-11-20",
+    issue_time: "10:15:00-05",
+    due_date: null,
+    currency: "COP",
+    payment_form: "1",
+    payment_method: "10",
+    notes: null,
+    buyer_id_type: "31",
+    buyer_id_number: "860000000",
+    buyer_check_digit: "3",
+    buyer_name: "Cliente Demo 1 S.A.S.",
+    buyer_email: "cliente1@cliente.test",
+    buyer_address: "Avenida 68 # 1-1",
+    buyer_city_code: "11001",
+    buyer_phone: null,
+    subtotal: 0,
+    tax_total: 0,
+    total: 0,
+    lines: [],
+    company: DEMO_COMPANY,
+  };
+  // seed: 2 × 50.000 at 19 % IVA, and 1 × (10.000 + 1.000 × (990000201 mod 50)) exempt
+  return withLines(doc, [
+    line(1, 2, 50_000, 19, { code: "SRV-01", description: "Servicio de consultoría" }),
+    line(2, 1, 11_000, 0, { code: "LIB-07", description: "Libro técnico (exento)" }),
+  ]);
+}
+
+export const DEMO_CUFE = createHash("sha384").update("SETP990000201-demo").digest("hex");
+export const DEMO_VALIDATED_AT = "2026-11-20T15:16:42Z";
+
+/** The DIAN QR text of the demo invoice, built here independently of the renderer's model. */
+export const DEMO_QR_TEXT = dianQrText({
+  number: "SETP990000201",
+  issueDate: "2026-11-20",
+  issueTime: "10:15:00-05:00",
+  issuerNit: "900123456",
+  buyerId: "860000000",
+  subtotal: "111000.00",
+  iva: "19000.00",
+  otherTaxes: "0.00",
+  total: "130000.00",
+  cufe: DEMO_CUFE,
+  environment: "uat",
+});
+
+export function acceptedFiscal(overrides: Partial<InvoiceFiscal> = {}): InvoiceFiscal {
+  return {
+    status: "transmitida",
+    authority_code: DEMO_CUFE,
+    qr_text: null,
+    validated_at: DEMO_VALIDATED_AT,
+    environment: "uat",
+    ...overrides,
+  };
+}
+
+export function pendingFiscal(): InvoiceFiscal {
+  return { status: "pendiente", authority_code: null, qr_text: null, environment: null };
+}
+
+const PRODUCTS = [
+  "Servicio de soporte técnico mensual",
+  "Licencia de software de contabilidad (usuario adicional)",
+  "Cable UTP categoría 6, caja por 305 m",
+  "Capacitación presencial en facturación electrónica, jornada de ocho horas en las instalaciones del cliente",
+  "Mantenimiento preventivo de equipos",
+];
+
+/** A realistic invoice of `count` lines, mixing 19 %, 5 % and exempt lines and wrapping descriptions. */
+export function manyLinesInvoice(count: number): InvoiceDocumentRow {
+  const lines = Array.from({ length: count }, (_, i) => {
+    const rate = [19, 19, 5, 0][i % 4] ?? 0;
+    const quantity = [1, 2, 3.5, 12][i % 4] ?? 1;
+    return line(i + 1, quantity, 1_000 * ((i * 37) % 90) + 12_500.5, rate, {
+      code: `REF-${String(i + 1).padStart(4, "0")}`,
+      description: PRODUCTS[i % PRODUCTS.length] ?? "Artículo",
+      unit_code: i % 4 === 3 ? "HUR" : "94",
+    });
+  });
+  return withLines(
+    { ...demoInvoice(), number: "SETP990000777", due_date: "2026-12-20", payment_form: "2" },
+    lines,
+  );
+}
+
+export const DEMO_STAMP: ValidationStamp = {
+  cufe: DEMO_CUFE,
+  qrText: DEMO_QR_TEXT,
+  validatedAt: DEMO_VALIDATED_AT,
+  environment: "uat",
+};
+
+/** A stand-in for a docsgen provider's PDF: two A4 pages of its own, with a crop box. */
+export async function providerPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.setCreationDate(new Date("2026-11-20T15:00:00Z"));
+  doc.setModificationDate(new Date("2026-11-20T15:00:00Z"));
+  const font = await doc.embedFont(StandardFonts.TimesRoman);
+  for (const n of [1, 2]) {
+    const page = doc.addPage([595.28, 841.89]);
+    page.drawText(`Factura del proveedor, página ${n}`, { x: 60, y: 780, size: 14, font });
+    page.setCropBox(18, 24, 560, 800);
+  }
+  return doc.save();
+}

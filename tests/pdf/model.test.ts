@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import { INVOICE_TEMPLATE_VERSION, toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import {
+  acceptedFiscal,
+  DEMO_CUFE,
+  DEMO_QR_TEXT,
+  DEMO_VALIDATED_AT,
+  demoInvoice,
+  line,
+  pendingFiscal,
+  withLines,
+} from "./fixtures.ts";
+
+describe("toInvoicePdfModel", () => {
+  it("formats the issuer, the buyer and the invoice data the Colombian way", () => {
+    const model = toInvoicePdfModel(demoInvoice(), pendingFiscal());
+    expect(model.templateVersion).toBe(INVOICE_TEMPLATE_VERSION);
+    expect(model.pageSize).toBe("letter");
+    expect(model.issuer.taxId).toBe("NIT 900.123.456-7");
+    expect(model.issuer.details).toContain("Bogotá, D.C.");
+    expect(model.issuer.resolution).toBe(
+      "Autorización de numeración de facturación electrónica DIAN No. 18760000001, del 19/01/2019, " +
+        "prefijo SETP, del SETP990000000 al SETP995000000, vigente hasta el 19/01/2030",
+    );
+    expect(model.buyer).toMatchObject({ name: "Cliente Demo 1 S.A.S.", taxId: "NIT 860.000.000-3" });
+    expect(Object.fromEntries(model.facts)).toEqual({
+      "Fecha de emisión": "20/11/2026",
+      "Hora de emisión": "10:15:00 (UTC-05:00)",
+      "Fecha de vencimiento": "—",
+      "Forma de pago": "Contado",
+      "Medio de pago": "Efectivo",
+      Moneda: "COP",
+    });
+  });
+
+  it("formats lines, groups taxes by code and rate, and totals in exact cents", () => {
+    const doc = withLines(demoInvoice(), [
+      line(1, 3, 0.1, 19),
+      line(2, 1, 1_000_000, 19),
+      line(3, 2.5, 200, 5),
+      line(4, 1, 50_000, 8, { tax_code: "04" }),
+      line(5, 1, 10_000, 0),
+    ]);
+    const model = toInvoicePdfModel(doc, pendingFiscal());
+    expect(model.lines[2]).toMatchObject({
+      quantity: "2,5",
+      unitPrice: "$ 200,00",
+      tax: "IVA 5 %",
+      total: "$ 500,00",
+    });
+    expect(model.lines[4]).toMatchObject({ tax: "—", unit: "Unidad" });
+    expect(model.taxes).toEqual([
+      { name: "IVA", rate: "19 %", base: "$ 1.000.000,30", amount: "$ 190.000,06" },
+      { name: "IVA", rate: "5 %", base: "$ 500,00", amount: "$ 25,00" },
+      { name: "INC", rate: "8 %", base: "$ 50.000,00", amount: "$ 4.000,00" },
+      { name: "No gravado", rate: "0 %", base: "$ 10.000,00", amount: "$ 0,00" },
+    ]);
+    expect(model.totals).toEqual([
+      { label: "Subtotal (valor bruto)", value: "$ 1.060.500,30" },
+      { label: "IVA", value: "$ 190.025,06" },
+      { label: "Impuesto al consumo (INC)", value: "$ 4.000,00" },
+      { label: "Total impuestos", value: "$ 194.025,06" },
+      { label: "TOTAL A PAGAR", value: "$ 1.254.525,36", grand: true },
+    ]);
+    expect(model.amountInWords).toBe(
+      "UN MILLÓN DOSCIENTOS CINCUENTA Y CUATRO MIL QUINIENTOS VEINTICINCO PESOS CON TREINTA Y SEIS CENTAVOS M/CTE",
+    );
+  });
+
+  it("stamps an accepted invoice, rebuilding the DIAN QR text when none was stored", () => {
+    const model = toInvoicePdfModel(demoInvoice(), acceptedFiscal());
+    expect(model.fiscal).toEqual({
+      stamped: true,
+      cufe: DEMO_CUFE,
+      qrText: DEMO_QR_TEXT,
+      validatedAt: DEMO_VALIDATED_AT,
+      environment: "uat",
+    });
+    expect(model.documentDate).toBe(DEMO_VALIDATED_AT);
+  });
+
+  it("prints the provider's QR text when it was stored, and falls back to transmitted_at", () => {
+    const fiscal = acceptedFiscal({
+      qr_text: "stored",
+      validated_at: null,
+      transmitted_at: "2026-11-21T00:00:00Z",
+    });
+    const model = toInvoicePdfModel(demoInvoice(), fiscal);
+    expect(model.fiscal).toMatchObject({
+      stamped: true,
+      qrText: "stored",
+      validatedAt: "2026-11-21T00:00:00Z",
+    });
+  });
+
+  it.each([
+    ["pendiente", "pendiente de envío a la DIAN"],
+    ["en_proceso", "en proceso de validación por la DIAN"],
+    ["error", "no aceptada por la DIAN"],
+  ] as const)("does not stamp a %s invoice", (status, statusLabel) => {
+    const model = toInvoicePdfModel(demoInvoice(), { ...pendingFiscal(), status });
+    expect(model.fiscal).toEqual({ stamped: false, statusLabel });
+    expect(model.documentDate).toBe("2026-11-20T10:15:00-05:00");
+  });
+
+  it("does not stamp an accepted invoice that has no CUFE", () => {
+    expect(toInvoicePdfModel(demoInvoice(), acceptedFiscal({ authority_code: null })).fiscal.stamped).toBe(
+      false,
+    );
+  });
+
+  it("prints no amount in words for foreign currencies", () => {
+    expect(
+      toInvoicePdfModel({ ...demoInvoice(), currency: "USD" }, pendingFiscal()).amountInWords,
+    ).toBeNull();
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * The printed QR code really scans: the demo invoice is rendered, rasterised by poppler's pdftoppm
+ * and decoded by zbar, and the result must be exactly the invoice's DIAN QR text.
+ *
+ * Needs the Debian packages poppler-utils and zbar-tools. Without them the suite is skipped with a
+ * message, except on CI (`CI` set), where a missing tool fails it.
+ *
+ * `EINV_WRITE_DOCS_IMAGES=1` also writes docs/images/invoice-stamped.png and invoice-unstamped.png.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import { renderInvoicePdf } from "../../shared/pdf/render-invoice.ts";
+import { stampPdf } from "../../shared/pdf/stamp.ts";
+import {
+  acceptedFiscal,
+  DEMO_QR_TEXT,
+  DEMO_STAMP,
+  DEMO_VALIDATED_AT,
+  demoInvoice,
+  manyLinesInvoice,
+  pendingFiscal,
+  providerPdf,
+} from "./fixtures.ts";
+import { decodeQr, missingTools, RASTER_TOOLS, rasterise } from "./support.ts";
+
+const missing = missingTools();
+const packages = missing.map((tool) => RASTER_TOOLS[tool as keyof typeof RASTER_TOOLS]).join(" ");
+const skip = missing.length > 0 && !process.env.CI;
+if (skip) {
+  console.warn(
+    `QR round trip SKIPPED: ${missing.join(", ")} not installed (apt-get install -y ${packages}); required on CI`,
+  );
+}
+
+describe.skipIf(skip)("QR round trip through pdftoppm and zbarimg", () => {
+  let dir = "";
+  beforeAll(() => {
+    if (missing.length > 0) {
+      throw new Error(`${missing.join(", ")} not installed: CI must install the Debian packages ${packages}`);
+    }
+    dir = mkdtempSync(join(tmpdir(), "einv-pdf-"));
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Writes the PDF, rasterises `page` (1-based; -1 for the last) and returns the PNG's path. */
+  async function toPng(name: string, pdf: Uint8Array, page: number, dpi = 150): Promise<string> {
+    const pdfPath = join(dir, `${name}.pdf`);
+    writeFileSync(pdfPath, pdf);
+    const { PDFDocument } = await import("pdf-lib");
+    const count = (await PDFDocument.load(pdf)).getPageCount();
+    const pngPath = join(dir, `${name}.png`);
+    rasterise(pdfPath, page === -1 ? count : page, dpi, pngPath);
+    return pngPath;
+  }
+
+  it("decodes the stamped demo invoice's QR code to exactly its DIAN QR text", async () => {
+    const png = await toPng(
+      "demo",
+      await renderInvoicePdf(toInvoicePdfModel(demoInvoice(), acceptedFiscal())),
+      1,
+    );
+    const decoded = decodeQr(png);
+    expect(decoded.status).toBe(0);
+    expect(decoded.text).toBe(`${DEMO_QR_TEXT}\n`);
+  });
+
+  it("decodes at print resolution on A4 and on the last page of a long invoice", async () => {
+    const a4 = toInvoicePdfModel(demoInvoice(), acceptedFiscal(), { pageSize: "a4" });
+    expect(decodeQr(await toPng("a4", await renderInvoicePdf(a4), 1, 300)).text).toBe(`${DEMO_QR_TEXT}\n`);
+    const long = toInvoicePdfModel(manyLinesInvoice(45), acceptedFiscal({ qr_text: DEMO_QR_TEXT }));
+    expect(decodeQr(await toPng("long", await renderInvoicePdf(long), -1)).text).toBe(`${DEMO_QR_TEXT}\n`);
+  });
+
+  it("decodes the QR code stamped on a docsgen provider's PDF", async () => {
+    const stamped = await stampPdf(await providerPdf(), DEMO_STAMP, new Date(DEMO_VALIDATED_AT));
+    expect(decodeQr(await toPng("provider", stamped, -1)).text).toBe(`${DEMO_QR_TEXT}\n`);
+  });
+
+  it("prints no QR code on a document the DIAN has not accepted", async () => {
+    const png = await toPng(
+      "pending",
+      await renderInvoicePdf(toInvoicePdfModel(demoInvoice(), pendingFiscal())),
+      1,
+    );
+    expect(decodeQr(png)).toMatchObject({ status: 4, text: "" });
+  });
+
+  it.runIf(process.env.EINV_WRITE_DOCS_IMAGES === "1")("writes the README's images", async () => {
+    const out = join(import.meta.dirname, "../../docs/images");
+    mkdirSync(out, { recursive: true });
+    for (const [name, fiscal] of [
+      ["invoice-stamped", acceptedFiscal()],
+      ["invoice-unstamped", pendingFiscal()],
+    ] as const) {
+      const png = await toPng(name, await renderInvoicePdf(toInvoicePdfModel(demoInvoice(), fiscal)), 1, 110);
+      copyFileSync(png, join(out, `${name}.png`));
+    }
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * Render timings for the benchmark (DESIGN §7: a 20-line invoice renders in ≤ 40 ms). Not a test:
+ * budgets are measured, not asserted in timed tests. Runs on Node and Deno; pdf-lib's first load
+ * and the first render (JIT warm-up) are excluded by the warm-up runs.
+ */
+import { cpuUsage } from "node:process";
+import { type InvoicePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import { renderInvoicePdf } from "../../shared/pdf/render-invoice.ts";
+import { acceptedFiscal, manyLinesInvoice } from "./fixtures.ts";
+
+export interface RenderTiming {
+  lines: number;
+  stamped: boolean;
+  runs: number;
+  /** Wall-clock times. */
+  medianMs: number;
+  p95Ms: number;
+  minMs: number;
+  /** Median process CPU time (user + system) per render: steadier than wall time on a busy or
+   * throttled machine, where wall time also counts the time the process waited for a core. */
+  cpuMedianMs: number;
+  bytes: number;
+  /** Time of the very first render in this process (includes importing pdf-lib if not yet loaded). */
+  firstMs: number;
+}
+
+export interface RenderTimingOptions {
+  /** Line counts to measure; default [20, 200]. */
+  lines?: number[];
+  /** Timed runs per size; default 20. */
+  runs?: number;
+  /** Untimed runs before measuring; default 3. */
+  warmup?: number;
+}
+
+/** Median, p95 and min render time of stamped invoices of each size, rendered sequentially. */
+export async function measureRenderTiming(options: RenderTimingOptions = {}): Promise<RenderTiming[]> {
+  const { lines = [20, 200], runs = 20, warmup = 3 } = options;
+  const results: RenderTiming[] = [];
+  for (const count of lines) {
+    const model: InvoicePdfModel = toInvoicePdfModel(manyLinesInvoice(count), acceptedFiscal());
+    let start = performance.now();
+    const first = await renderInvoicePdf(model);
+    const firstMs = performance.now() - start;
+    for (let i = 0; i < warmup; i++) await renderInvoicePdf(model);
+    const times: number[] = [];
+    const cpu: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const before = cpuUsage();
+      start = performance.now();
+      await renderInvoicePdf(model);
+      times.push(performance.now() - start);
+      const used = cpuUsage(before);
+      cpu.push((used.user + used.system) / 1000);
+    }
+    times.sort((a, b) => a - b);
+    cpu.sort((a, b) => a - b);
+    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? Number.NaN;
+    results.push({
+      lines: count,
+      stamped: true,
+      runs,
+      medianMs: round(at(0.5)),
+      p95Ms: round(at(0.95)),
+      minMs: round(times[0] ?? Number.NaN),
+      cpuMedianMs: round(cpu[Math.floor(cpu.length / 2)] ?? Number.NaN),
+      bytes: first.length,
+      firstMs: round(firstMs),
+    });
+  }
+  return results;
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;

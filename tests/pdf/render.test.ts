@@ -1,0 +1,160 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import { renderInvoicePdf } from "../../shared/pdf/render-invoice.ts";
+import {
+  acceptedFiscal,
+  DEMO_CUFE,
+  demoInvoice,
+  line,
+  manyLinesInvoice,
+  pendingFiscal,
+  withLines,
+} from "./fixtures.ts";
+import { documentTexts, formXObjects, loadPdf, pageOperators } from "./support.ts";
+
+const stampedModel = () => toInvoicePdfModel(demoInvoice(), acceptedFiscal());
+const pendingModel = () => toInvoicePdfModel(demoInvoice(), pendingFiscal());
+const NOT_VALID = "DOCUMENTO SIN VALIDEZ FISCAL";
+
+describe("renderInvoicePdf", () => {
+  it("gives byte-identical output for identical inputs", async () => {
+    for (const model of [
+      stampedModel,
+      pendingModel,
+      () => toInvoicePdfModel(manyLinesInvoice(60), pendingFiscal()),
+    ]) {
+      const [first, second] = await Promise.all([renderInvoicePdf(model()), renderInvoicePdf(model())]);
+      expect(Buffer.from(first).equals(Buffer.from(second))).toBe(true);
+    }
+  });
+
+  it("takes its dates from the model and fixes the producer, never the clock", async () => {
+    const doc = await loadPdf(await renderInvoicePdf(stampedModel()));
+    expect(doc.getCreationDate()?.toISOString()).toBe("2026-11-20T15:16:42.000Z");
+    expect(doc.getModificationDate()?.toISOString()).toBe("2026-11-20T15:16:42.000Z");
+    expect(doc.getProducer()).toBe("einvoicing-service pdf (pdf-lib)");
+    expect(doc.getTitle()).toBe("Factura electrónica de venta SETP990000201");
+    const pending = await loadPdf(await renderInvoicePdf(pendingModel()));
+    expect(pending.getCreationDate()?.toISOString()).toBe("2026-11-20T15:15:00.000Z");
+  });
+
+  it("prints the issuer, buyer, lines, taxes and totals of the invoice", async () => {
+    const [page] = await documentTexts(await renderInvoicePdf(stampedModel()));
+    expect(page).toEqual(
+      expect.arrayContaining([
+        "Demo Comercial S.A.S.",
+        "NIT 900.123.456-7",
+        "FACTURA ELECTRÓNICA DE VENTA",
+        "SETP990000201",
+        "Cliente Demo 1 S.A.S.",
+        "NIT 860.000.000-3",
+        "Servicio de consultoría",
+        "$ 100.000,00",
+        "IVA 19 %",
+        "$ 19.000,00",
+        "TOTAL A PAGAR",
+        "$ 130.000,00",
+        "CIENTO TREINTA MIL PESOS M/CTE",
+        "Página 1 de 1",
+      ]),
+    );
+  });
+
+  it("stamps an accepted invoice with its CUFE, QR, validation date and caption, and no void mark", async () => {
+    const bytes = await renderInvoicePdf(stampedModel());
+    const doc = await loadPdf(bytes);
+    const page = doc.getPage(0);
+    const texts = (await documentTexts(bytes)).flat();
+    expect(texts.join("")).toContain(DEMO_CUFE);
+    expect(texts).toContain("Representación gráfica de la factura electrónica de venta");
+    expect(texts).toContain("20/11/2026 10:16:42 (UTC-05:00)");
+    expect(texts.some((t) => t.includes("SIN VALIDEZ FISCAL"))).toBe(false);
+    // the QR code is vector art: a form of hundreds of rectangles, painted once on the page
+    expect(pageOperators(page)).toMatch(/\/QR-\d+ Do/);
+    const [qr] = formXObjects(doc);
+    expect(qr?.match(/ re\n/g)?.length ?? 0).toBeGreaterThan(300);
+  });
+
+  it("marks a document the DIAN has not accepted as having no fiscal validity, on every page", async () => {
+    const bytes = await renderInvoicePdf(toInvoicePdfModel(manyLinesInvoice(80), pendingFiscal()));
+    const pages = await documentTexts(bytes);
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages[0]).toContain("DOCUMENTO SIN VALIDEZ FISCAL — pendiente de validación por la DIAN");
+    for (const texts of pages) expect(texts).toContain("SIN VALIDEZ FISCAL");
+    const last = pages.at(-1) ?? [];
+    expect(last).toContain(NOT_VALID);
+    expect(last).toContain("Estado: pendiente de envío a la DIAN.");
+    expect(pages.flat().some((t) => t.includes("CUFE") && /[0-9a-f]{40}/.test(t))).toBe(false);
+  });
+
+  it("flows a long invoice onto more pages, repeating the table header and numbering the pages", async () => {
+    const doc = await loadPdf(
+      await renderInvoicePdf(toInvoicePdfModel(manyLinesInvoice(200), acceptedFiscal())),
+    );
+    const pages = doc.getPages();
+    expect(pages.length).toBeGreaterThanOrEqual(5);
+    const texts = await documentTexts(await doc.save());
+    texts.forEach((page, i) => {
+      expect(page).toContain("Descripción");
+      expect(page).toContain(`Página ${i + 1} de ${pages.length}`);
+    });
+    expect(texts[1]).toContain("(continuación)");
+    // every line printed exactly once, in order
+    const positions = texts.flat().filter((t) => /^REF-\d{4}$/.test(t));
+    expect(positions).toEqual(Array.from({ length: 200 }, (_, i) => `REF-${String(i + 1).padStart(4, "0")}`));
+    expect(texts.at(-1)).toContain("Representación gráfica de la factura electrónica de venta");
+  });
+
+  it("renders Letter by default and A4 on request", async () => {
+    const letter = await loadPdf(await renderInvoicePdf(stampedModel()));
+    expect(letter.getPages()[0]?.getSize()).toEqual({ width: 612, height: 792 });
+    const a4 = await loadPdf(
+      await renderInvoicePdf(toInvoicePdfModel(demoInvoice(), acceptedFiscal(), { pageSize: "a4" })),
+    );
+    expect(a4.getPages()[0]?.getSize()).toEqual({ width: 595.28, height: 841.89 });
+  });
+
+  it("degrades text the standard fonts cannot encode instead of failing", async () => {
+    const doc = withLines(
+      {
+        ...demoInvoice(),
+        buyer_name: "Café ☕ 東京 Ltda. 👩‍💻",
+        company: { ...demoInvoice().company, legal_name: "Panadería 🍞 Ñandú S.A.S." },
+        notes: "Entrega en Zürich\u0000 — “urgente”\tﬁn de mes\r\nŐrség 🇨🇴",
+      },
+      [line(1, 1, 1000, 19, { description: "Taza 😀 para café – edición 東京", code: "Ω-1" })],
+    );
+    const bytes = await renderInvoicePdf(toInvoicePdfModel(doc, acceptedFiscal()));
+    expect((await loadPdf(bytes)).getPageCount()).toBe(1);
+    const texts = (await documentTexts(bytes)).flat();
+    expect(texts).toContain("Café ? ?? Ltda. ??");
+    expect(texts).toContain("Taza ? para café – edición ??");
+    expect(texts.join("\n")).toContain("Entrega en Zürich — “urgente” fin de mes");
+    expect(texts).toContain("Orség ??");
+    expect(texts).toContain("Panadería ? Ñandú S.A.S.");
+    expect((await loadPdf(bytes)).getAuthor()).toBe("Panadería 🍞 Ñandú S.A.S.");
+  });
+
+  it("keeps very long descriptions, codes and notes inside the page", async () => {
+    const long = `${"Descripción muy larga ".repeat(40)}${"X".repeat(300)}`;
+    const doc = withLines({ ...demoInvoice(), notes: "Nota. ".repeat(800) }, [
+      line(1, 123456789.123456, 9_999_999.99, 19, { description: long, code: "C".repeat(100) }),
+    ]);
+    const bytes = await renderInvoicePdf(toInvoicePdfModel(doc, acceptedFiscal()));
+    expect((await loadPdf(bytes)).getPageCount()).toBeGreaterThan(1);
+  });
+});
+
+describe("loading pdf-lib", () => {
+  it("happens only when a PDF is made: no module in shared/pdf imports pdf-lib or qr statically", () => {
+    const dir = join(import.meta.dirname, "../../shared/pdf");
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
+      const source = readFileSync(join(dir, file), "utf8");
+      for (const match of source.matchAll(/^import\s+(type\s+)?[^;]*?from\s+"(pdf-lib|qr)";/gms)) {
+        expect(match[1], `${file} imports ${match[2]} at load time`).toBe("type ");
+      }
+    }
+  });
+});

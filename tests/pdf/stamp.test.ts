@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import { renderInvoicePdf } from "../../shared/pdf/render-invoice.ts";
+import { stampPdf } from "../../shared/pdf/stamp.ts";
+import {
+  DEMO_CUFE,
+  DEMO_STAMP,
+  DEMO_VALIDATED_AT,
+  demoInvoice,
+  manyLinesInvoice,
+  pendingFiscal,
+  providerPdf,
+} from "./fixtures.ts";
+import { documentTexts, loadPdf, pageOperators } from "./support.ts";
+
+const FIXED = new Date(DEMO_VALIDATED_AT);
+
+describe("stampPdf", () => {
+  it("adds the validation block to the last page only, keeping every page", async () => {
+    const base = await providerPdf();
+    const stamped = await stampPdf(base, DEMO_STAMP, FIXED);
+    const [before, after] = [await loadPdf(base), await loadPdf(stamped)];
+    expect(after.getPageCount()).toBe(2);
+    expect(pageOperators(after.getPage(0))).toBe(pageOperators(before.getPage(0)));
+    const texts = await documentTexts(stamped);
+    expect(texts[0]).toEqual(["Factura del proveedor, página 1"]);
+    expect(texts[1]).toContain("Factura del proveedor, página 2");
+    expect(texts[1]).toContain("Representación gráfica de la factura electrónica de venta");
+    expect(texts[1]?.join("")).toContain(DEMO_CUFE);
+    expect(texts[1]).toContain("20/11/2026 10:16:42 (UTC-05:00)");
+    expect(after.getModificationDate()?.toISOString()).toBe("2026-11-20T15:16:42.000Z");
+  });
+
+  it("is deterministic", async () => {
+    const base = await providerPdf();
+    const [a, b] = await Promise.all([stampPdf(base, DEMO_STAMP, FIXED), stampPdf(base, DEMO_STAMP, FIXED)]);
+    expect(Buffer.from(a).equals(Buffer.from(b))).toBe(true);
+  });
+
+  it("stamps the built-in renderer's unstamped PDF on its last page", async () => {
+    const base = await renderInvoicePdf(toInvoicePdfModel(manyLinesInvoice(70), pendingFiscal()));
+    const stamped = await stampPdf(base, DEMO_STAMP, FIXED);
+    const pages = await documentTexts(stamped);
+    expect(pages.length).toBe((await loadPdf(base)).getPageCount());
+    expect(pages.at(-1)?.join("")).toContain(DEMO_CUFE);
+    expect(pages.slice(0, -1).flat().join("")).not.toContain(DEMO_CUFE);
+  });
+
+  it("refuses something that is not a PDF", async () => {
+    await expect(stampPdf(new TextEncoder().encode("hello"), DEMO_STAMP, FIXED)).rejects.toThrow();
+  });
+
+  it("stamps the demo invoice's own rendering", async () => {
+    const base = await renderInvoicePdf(toInvoicePdfModel(demoInvoice(), pendingFiscal()));
+    expect((await loadPdf(await stampPdf(base, DEMO_STAMP, FIXED))).getPageCount()).toBe(1);
+  });
+});
