@@ -4,7 +4,13 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../../shared/http/context.ts";
+import { deliver } from "./deliver.ts";
 import { refresh } from "./refresh.ts";
+import { representation } from "./representation.ts";
 import { transmit } from "./transmit.ts";
 
-export const invoiceRoutes = new Hono<AppEnv>().post("/transmit", transmit).post("/refresh", refresh);
+export const invoiceRoutes = new Hono<AppEnv>()
+  .post("/transmit", transmit)
+  .post("/refresh", refresh)
+  .post("/representation", representation)
+  .post("/deliver", deliver);

@@ -1,0 +1,107 @@
+/**
+ * deliverInvoice: e-mails a transmitted invoice's stamped PDF through the company's deliver
+ * provider, to the buyer's address or the one given, and records the delivery. A delivery has its
+ * own status (enviada / error), never mixed with the invoice's fiscal status.
+ */
+import type { DbScope } from "../../db/port.ts";
+import { BusinessRuleError, InvalidStateError } from "../../errors.ts";
+import { type DeliveryOutcome, deliveryIdempotencyKey } from "../../providers/deliver.ts";
+import type { ProviderDirectory } from "../../providers/directory.ts";
+import { ProviderError } from "../../providers/errors.ts";
+import type { DocumentStore } from "../../storage/port.ts";
+import { ensureInvoicePdf } from "./representation.ts";
+
+export interface DeliverInput {
+  org_id: string;
+  invoice_id: string;
+  /** Overrides the buyer's e-mail address. */
+  to?: string | undefined;
+}
+
+export interface DeliverResult {
+  invoice_id: string;
+  delivery_id: string;
+  to: string;
+  status: "enviada" | "error";
+  message: string;
+}
+
+export interface DeliverContext {
+  serviceDb: DbScope;
+  providers: ProviderDirectory;
+  documents: DocumentStore;
+  actorId: string;
+}
+
+export async function deliverInvoice({
+  ctx,
+  input,
+}: {
+  ctx: DeliverContext;
+  input: DeliverInput;
+}): Promise<DeliverResult> {
+  const invoice = await ctx.serviceDb.call("einv_invoice_get", {
+    p_org_id: input.org_id,
+    p_invoice_id: input.invoice_id,
+  });
+  const { document, fiscal } = invoice;
+  if (fiscal.status !== "transmitida" || !fiscal.environment) {
+    throw new InvalidStateError(`Only a transmitted invoice can be delivered; this one is ${fiscal.status}.`);
+  }
+  const to = input.to ?? document.buyer_email;
+  if (!to) {
+    throw new BusinessRuleError(
+      "The invoice has no buyer e-mail address; pass `to` with the address to send it to.",
+    );
+  }
+  const channel = await ctx.providers.deliveryChannel(input.org_id, document.company_id, fiscal.environment);
+
+  // The stamped PDF, made current first; read back from the bucket when it already was.
+  const rendered = await ensureInvoicePdf({
+    ctx,
+    input: { org_id: input.org_id, invoice_id: input.invoice_id, regenerate: false },
+    invoice,
+  });
+  const pdf =
+    rendered.bytes ??
+    (await ctx.documents.get(rendered.result.path)) ??
+    (await ensureInvoicePdf({ ctx, input: { ...input, regenerate: true } })).bytes;
+  if (!pdf) throw new Error(`the PDF of invoice ${input.invoice_id} could not be produced`);
+
+  const { delivery_id } = await ctx.serviceDb.call("einv_delivery_begin", {
+    p_org_id: input.org_id,
+    p_invoice_id: input.invoice_id,
+    p_recipient: to,
+    p_actor_id: ctx.actorId,
+  });
+  const issuer = String(document.company.trade_name ?? document.company.legal_name);
+  let outcome: DeliveryOutcome | ProviderError;
+  try {
+    outcome = await channel.send(
+      {
+        reference: delivery_id,
+        to: [to],
+        subject: `Factura electrónica ${document.number} de ${issuer}`,
+        text:
+          `Adjuntamos la factura electrónica ${document.number} de ${issuer}, validada por la DIAN ` +
+          `(CUFE ${fiscal.authority_code}).`,
+        attachments: [{ filename: rendered.result.filename, content_type: "application/pdf", content: pdf }],
+      },
+      { idempotencyKey: deliveryIdempotencyKey(delivery_id) },
+    );
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    outcome = error;
+  }
+  const sent = !(outcome instanceof ProviderError) && outcome.status === "sent";
+  const recorded = await ctx.serviceDb.call("einv_delivery_record", {
+    p_org_id: input.org_id,
+    p_delivery_id: delivery_id,
+    p_status: sent ? "enviada" : "error",
+    p_message: outcome.message,
+    p_provider_reference: outcome instanceof ProviderError ? null : outcome.provider_reference,
+  });
+  // The delivery is recorded as failed; the caller still learns that the provider failed (502/504).
+  if (outcome instanceof ProviderError) throw outcome;
+  return recorded;
+}

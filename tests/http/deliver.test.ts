@@ -1,0 +1,138 @@
+/**
+ * POST /deliver through the real app and database, with the sandbox adapter-tax and deliver
+ * providers at the edge: the stamped PDF goes out as an attachment and the delivery is recorded
+ * apart from the invoice's fiscal status.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  createSandboxDeliver,
+  createSandboxDocsgen,
+  createSandboxProvider,
+  createSandboxRouter,
+  type SandboxDeliver,
+} from "../../sandbox/index.ts";
+import { createTestApp, type TestApp } from "../support/app.ts";
+import { saveCredential } from "../support/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+
+const PROVIDERS = "https://sandbox.provider.test";
+let db: TestDatabase;
+let t: TestApp;
+let mail: SandboxDeliver;
+let tenant: Tenant;
+let token: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  mail = createSandboxDeliver();
+  const providers = createSandboxRouter({
+    adapterTax: createSandboxProvider(),
+    docsgen: createSandboxDocsgen(),
+    deliver: mail,
+  });
+  t = await createTestApp(db, { env: { EINV_PROVIDER_TIMEOUT_MS: "300" }, providerFetch: providers });
+  tenant = await createTenant(db);
+  await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/adapter-tax` });
+  await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/deliver`, service: "deliver" });
+  token = await t.token(tenant.operador);
+});
+afterAll(() => db?.close());
+beforeEach(() => mail.reset());
+
+const deliver = (invoice: Pick<Invoice, "id">, extra: Record<string, unknown> = {}, as = token) =>
+  t.post("/deliver", { org_id: tenant.org.id, invoice_id: invoice.id, ...extra }, as);
+
+async function transmitted(): Promise<Invoice> {
+  const invoice = await createInvoice(db, tenant.org, tenant.company);
+  const response = await t.post("/transmit", { org_id: tenant.org.id, invoice_ids: [invoice.id] }, token);
+  expect((await response.json()).results[0].status).toBe("transmitida");
+  return invoice;
+}
+
+describe("POST /deliver", () => {
+  it("e-mails the stamped PDF to the buyer and records the delivery", async () => {
+    const invoice = await transmitted();
+    const response = await deliver(invoice);
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body).toMatchObject({ invoice_id: invoice.id, to: "cliente@test.example", status: "enviada" });
+    expect(body.delivery_id).toMatch(/^[0-9a-f-]{36}$/);
+
+    expect(mail.messages).toHaveLength(1);
+    const sent = mail.content(body.delivery_id);
+    const pdf = sent?.attachments.get(`factura-${invoice.number}.pdf`);
+    expect(new TextDecoder().decode(pdf?.subarray(0, 5))).toBe("%PDF-");
+    const [record] = await db.superuser("select status, recipient from deliveries where id = $1", [
+      body.delivery_id,
+    ]);
+    expect(record).toEqual({ status: "enviada", recipient: "cliente@test.example" });
+    const [rep] = await db.superuser("select stamped from representations where document_id = $1", [
+      invoice.id,
+    ]);
+    expect(rep).toEqual({ stamped: true });
+    const [fiscal] = await db.superuser("select status from invoices where id = $1", [invoice.id]);
+    expect(fiscal).toEqual({ status: "transmitida" });
+  });
+
+  it("sends to `to` when given, reusing the current PDF", async () => {
+    const invoice = await transmitted();
+    await t.post("/representation", { org_id: tenant.org.id, invoice_id: invoice.id }, token);
+    const body = await (await deliver(invoice, { to: "contabilidad@otra.example" })).json();
+    expect(body).toMatchObject({ to: "contabilidad@otra.example", status: "enviada" });
+    expect(mail.messages[0]?.to).toEqual(["contabilidad@otra.example"]);
+  });
+
+  it("records a bounced address as a delivery in error, and says so", async () => {
+    const invoice = await transmitted();
+    const body = await (await deliver(invoice, { to: "nadie@rebota.test" })).json();
+    expect(body.status).toBe("error");
+    const [record] = await db.superuser<{ status: string }>("select status from deliveries where id = $1", [
+      body.delivery_id,
+    ]);
+    expect(record?.status).toBe("error");
+  });
+
+  it("answers 504 when the provider does not answer, with the delivery recorded as failed", async () => {
+    const invoice = await transmitted();
+    mail.setKnobs({ hangMs: 2_000, failNext: [{ kind: "hang" }] });
+    const response = await deliver(invoice);
+    expect(response.status).toBe(504);
+    const rows = await db.superuser<{ status: string }>(
+      "select status from deliveries where invoice_id = $1",
+      [invoice.id],
+    );
+    expect(rows).toEqual([{ status: "error" }]);
+  });
+
+  it("answers 409 for an invoice that is not transmitted, sending nothing", async () => {
+    const response = await deliver(await createInvoice(db, tenant.org, tenant.company));
+    expect(response.status).toBe(409);
+    expect(mail.received).toHaveLength(0);
+  });
+
+  it("answers 422 when there is no address, and 400 for a malformed `to`", async () => {
+    const invoice = await transmitted();
+    await db.superuser("alter table invoices disable trigger invoices_freeze_sent");
+    await db.superuser("update invoices set buyer_email = null where id = $1", [invoice.id]);
+    await db.superuser("alter table invoices enable trigger invoices_freeze_sent");
+    const missing = await deliver(invoice);
+    expect(missing.status).toBe(422);
+    expect((await missing.json()).error.message).toMatch(/pass `to`/);
+    const malformed = await deliver(invoice, { to: "not-an-address" });
+    expect((await malformed.json()).error.details[0].field).toBe("to");
+  });
+
+  it("answers 422 when the company has no deliver credential", async () => {
+    const other = await createTenant(db);
+    await saveCredential(t.deps, other, { url: `${PROVIDERS}/adapter-tax` });
+    const invoice = await createInvoice(db, other.org, other.company, { status: "transmitida" });
+    const response = await t.post(
+      "/deliver",
+      { org_id: other.org.id, invoice_id: invoice.id },
+      await t.token(other.admin),
+    );
+    expect(response.status).toBe(422);
+    expect((await response.json()).error.message).toMatch(/no deliver credential/);
+  });
+});

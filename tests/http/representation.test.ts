@@ -1,0 +1,165 @@
+/**
+ * POST /representation through the real app and database: the PDF lands in the documents store
+ * under the org's folder, is reused while current, re-rendered when the invoice changes state or on
+ * regenerate, and stamped only once the authority accepted it.
+ */
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  createSandboxDeliver,
+  createSandboxDocsgen,
+  createSandboxProvider,
+  createSandboxRouter,
+  type SandboxProvider,
+} from "../../sandbox/index.ts";
+import { createTestApp, type TestApp } from "../support/app.ts";
+import { saveCredential } from "../support/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+
+let db: TestDatabase;
+let t: TestApp;
+let sandbox: SandboxProvider;
+let tenant: Tenant;
+let token: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  sandbox = createSandboxProvider();
+  t = await createTestApp(db, { providerFetch: sandbox.fetch });
+  tenant = await createTenant(db);
+  await saveCredential(t.deps, tenant);
+  token = await t.token(tenant.operador);
+});
+afterAll(() => db?.close());
+beforeEach(() => sandbox.reset());
+
+interface Representation {
+  path: string;
+  filename: string;
+  stamped: boolean;
+  cached: boolean;
+  generated_at: string;
+}
+
+async function represent(
+  invoice: Pick<Invoice, "id">,
+  extra: Record<string, unknown> = {},
+): Promise<Representation> {
+  const response = await t.post(
+    "/representation",
+    { org_id: tenant.org.id, invoice_id: invoice.id, ...extra },
+    token,
+  );
+  expect(response.status).toBe(200);
+  return response.json();
+}
+
+const pdfAt = (path: string) => readFileSync(t.documents.file(path));
+
+describe("POST /representation", () => {
+  it("renders an unsent invoice, unstamped, into the org's folder of the bucket", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company);
+    const rep = await represent(invoice);
+    expect(rep).toMatchObject({
+      path: `${tenant.org.id}/invoices/${invoice.id}/factura-${invoice.number}.pdf`,
+      filename: `factura-${invoice.number}.pdf`,
+      stamped: false,
+      cached: false,
+    });
+    expect(Date.parse(rep.generated_at)).not.toBeNaN();
+    expect(pdfAt(rep.path).subarray(0, 5).toString()).toBe("%PDF-");
+    const [object] = await db.superuser("select bucket_id from storage.objects where name = $1", [rep.path]);
+    expect(object).toEqual({ bucket_id: "service-documentos" });
+  });
+
+  it("answers from the stored file while it is current, and renders again on regenerate", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company);
+    const first = await represent(invoice);
+    const bytes = pdfAt(first.path);
+    const second = await represent(invoice);
+    expect(second).toEqual({ ...first, cached: true });
+    const forced = await represent(invoice, { regenerate: true });
+    expect(forced.cached).toBe(false);
+    expect(Date.parse(forced.generated_at)).toBeGreaterThanOrEqual(Date.parse(first.generated_at));
+    expect(pdfAt(forced.path)).toEqual(bytes); // identical inputs, identical bytes
+  });
+
+  it("stamps the PDF once the invoice is accepted, and re-renders because the status changed", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company);
+    const before = await represent(invoice);
+    const unstamped = pdfAt(before.path);
+    const sent = await t.post("/transmit", { org_id: tenant.org.id, invoice_ids: [invoice.id] }, token);
+    expect((await sent.json()).results[0].status).toBe("transmitida");
+    const after = await represent(invoice);
+    expect(after).toMatchObject({ stamped: true, cached: false, path: before.path });
+    expect(pdfAt(after.path)).not.toEqual(unstamped);
+    const [record] = await db.superuser(
+      "select stamped, renderer from representations where document_id = $1",
+      [invoice.id],
+    );
+    expect(record).toEqual({ stamped: true, renderer: "builtin" });
+  });
+
+  it("answers 404 for another organization's invoice and 403 to a lector", async () => {
+    const other = await createTenant(db);
+    const foreign = await createInvoice(db, other.org, other.company);
+    const response = await t.post(
+      "/representation",
+      { org_id: tenant.org.id, invoice_id: foreign.id },
+      token,
+    );
+    expect(response.status).toBe(404);
+    const lector = await t.post(
+      "/representation",
+      { org_id: tenant.org.id, invoice_id: foreign.id },
+      await t.token(tenant.lector),
+    );
+    expect(lector.status).toBe(403);
+  });
+
+  it("answers 400 for a regenerate that is not a boolean", async () => {
+    const response = await t.post(
+      "/representation",
+      { org_id: tenant.org.id, invoice_id: crypto.randomUUID(), regenerate: "yes" },
+      token,
+    );
+    expect((await response.json()).error.details[0].field).toBe("regenerate");
+  });
+});
+
+describe("POST /representation with a docsgen provider", () => {
+  it("takes the base PDF from the company's docsgen provider and stamps it once accepted", async () => {
+    const docsgen = createSandboxDocsgen();
+    const providers = createSandboxRouter({
+      adapterTax: createSandboxProvider(),
+      docsgen,
+      deliver: createSandboxDeliver(),
+    });
+    const app = await createTestApp(db, { providerFetch: providers });
+    const other = await createTenant(db);
+    await saveCredential(app.deps, other, { url: "https://providers.test/adapter-tax" });
+    await saveCredential(app.deps, other, { url: "https://providers.test/docsgen", service: "docsgen" });
+    const as = await app.token(other.admin);
+    const invoice = await createInvoice(db, other.org, other.company);
+    const body = { org_id: other.org.id, invoice_id: invoice.id };
+
+    const draft = await (await app.post("/representation", body, as)).json();
+    expect(draft).toMatchObject({ stamped: false, cached: false });
+    expect(docsgen.renders).toHaveLength(1);
+    await app.post("/transmit", { org_id: other.org.id, invoice_ids: [invoice.id] }, as);
+    const stamped = await (await app.post("/representation", body, as)).json();
+    expect(stamped).toMatchObject({ stamped: true, cached: false });
+    expect(docsgen.renders).toHaveLength(2);
+
+    const { PDFDocument } = await import("pdf-lib");
+    const pdf = await PDFDocument.load(readFileSync(app.documents.file(stamped.path)), {
+      updateMetadata: false,
+    });
+    expect(pdf.getTitle()).toMatch(/^DOCSGEN SANDBOX/);
+    const [record] = await db.superuser("select renderer from representations where document_id = $1", [
+      invoice.id,
+    ]);
+    expect(record).toEqual({ renderer: "docsgen" });
+  });
+});
