@@ -16,6 +16,12 @@ export interface SqlSession {
 export interface SqlClient {
   /** Runs a script of several statements without parameters (migrations, seeds). */
   exec(script: string): Promise<void>;
+  /**
+   * Runs several parameterless statements in one round trip (the simple query protocol), as one
+   * implicit transaction, and returns the rows of the last one. Values must be spliced in with
+   * `sqlLiteral`.
+   */
+  script<Row = Record<string, unknown>>(statements: string): Promise<Row[]>;
   transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -33,6 +39,11 @@ export async function connectPostgres(url: string, options: { max?: number } = {
     exec: async (script) => {
       await sql.unsafe(script).simple();
     },
+    script: async (statements) => {
+      const results = (await sql.unsafe(statements).simple()) as unknown[];
+      // one statement: its rows; several: one array of rows per statement
+      return (Array.isArray(results[0]) ? results.at(-1) : results) as never;
+    },
     transaction: (work) =>
       sql.begin((tx) =>
         work({ query: async (text, params = []) => (await tx.unsafe(text, params as never[])) as never }),
@@ -43,7 +54,7 @@ export async function connectPostgres(url: string, options: { max?: number } = {
 
 /** The subset of PGlite this module uses, so that callers can pass an instance they created. */
 export interface PGliteLike {
-  exec(script: string): Promise<unknown>;
+  exec(script: string): Promise<{ rows: unknown[] }[]>;
   transaction<T>(
     work: (tx: { query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }> }) => Promise<T>,
   ): Promise<T>;
@@ -56,10 +67,23 @@ export function fromPGlite(pg: PGliteLike): SqlClient {
     exec: async (script) => {
       await pg.exec(script);
     },
+    script: async (statements) => ((await pg.exec(statements)).at(-1)?.rows ?? []) as never,
     transaction: (work) =>
       pg.transaction((tx) =>
         work({ query: async (text, params) => (await tx.query(text, params)).rows as never }),
       ),
     close: () => pg.close(),
   };
+}
+
+/**
+ * A value as an SQL literal for `script`: an escape string (E'...'), whose meaning does not depend
+ * on `standard_conforming_strings`, with quotes and backslashes escaped; untyped, so PostgreSQL
+ * takes its type from where it is used. Objects and arrays become JSON text.
+ */
+export function sqlLiteral(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  const text = typeof value === "object" ? JSON.stringify(value) : String(value);
+  if (text.includes("\0")) throw new RangeError("text with a NUL character cannot be sent to PostgreSQL");
+  return `E'${text.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
 }

@@ -103,6 +103,26 @@ describe.each(["postgres", "supabase"])("the %s transport", (name) => {
     expect(saved).not.toHaveProperty("api_key_ciphertext");
   });
 
+  it("passes hostile text through unchanged", async () => {
+    const hostile = `it's \\'; drop table public.invoices; -- \\x41 \\n E'\\' ''$$ ñ 東京 🙂`;
+    const saved = await transport()
+      .asService()
+      .call("einv_credential_save", {
+        p_org_id: tenant.org.id,
+        p_company_id: tenant.company.id,
+        p_service: "deliver",
+        p_environment: "prd",
+        p_url: "https://mail.example/v1",
+        p_settings: { note: hostile, [hostile]: [hostile] },
+        p_api_key_ciphertext: null,
+        p_api_key_hint: null,
+        p_verified_at: null,
+        p_actor_id: null,
+      });
+    expect(saved.settings).toEqual({ note: hostile, [hostile]: [hostile] });
+    expect(await db.superuser("select count(*)::int as n from public.invoices")).toHaveLength(1);
+  });
+
   it("maps a raised not_found to NotFoundError", async () => {
     const call = transport().asService().call("einv_credential_save", {
       p_org_id: tenant.org.id,
