@@ -11,6 +11,7 @@ import { createSandboxProvider } from "../sandbox/provider.ts";
 import { applySchema } from "../scripts/db/schema.ts";
 import { connectPostgres, fromPGlite, type SqlClient } from "../shared/db/sql-client.ts";
 import type { FetchLike } from "../shared/providers/tax-client.ts";
+import { measureRenderTiming } from "../tests/pdf/render-timing.ts";
 import { createTestApp, type TestApp } from "../tests/support/app.ts";
 import { saveCredential } from "../tests/support/credentials.ts";
 import type { TestDatabase } from "../tests/support/database.ts";
@@ -26,6 +27,8 @@ const LATENCY_MS = 200;
 const MAX_RATIO = 1.15;
 const C10_RUNS = 3;
 const OVERHEAD = { warmup: 20, calls: 200, p50: 5, p99: 25 };
+const RENDER = { lines: [20, 200], runs: 20, budget20: 40 };
+const CACHED = { warmup: 20, calls: 200, p50: 5 };
 
 /** A clone of the schema template on a fresh cluster (or PGlite), shaped as the test support expects. */
 async function openDatabase(): Promise<{ db: TestDatabase; label: string; stop(): Promise<void> }> {
@@ -137,6 +140,28 @@ async function main(): Promise<number> {
       serviceOnly.push(ms - providerMs);
     }
 
+    // 3. PDFs: render time of stamped invoices (sequential, warm), and a representation answered
+    //    from the stored file (cached: true) as a whole request
+    const renders = await measureRenderTiming({ lines: RENDER.lines, runs: RENDER.runs });
+    const [cachedId] = await freshIds(1);
+    const represent = async () => {
+      const t0 = performance.now();
+      const response = await app10.post(
+        "/representation",
+        { org_id: tenant.org.id, invoice_id: cachedId },
+        tokens.get(app10),
+      );
+      const body = (await response.json()) as { cached?: boolean };
+      return { ms: performance.now() - t0, cached: body.cached === true };
+    };
+    if ((await represent()).cached) throw new Error("the first representation cannot be cached");
+    const cached: number[] = [];
+    for (let i = 0; i < CACHED.warmup + CACHED.calls; i++) {
+      const { ms, cached: hit } = await represent();
+      if (!hit) throw new Error("a repeated representation was rendered again instead of cached");
+      if (i >= CACHED.warmup) cached.push(ms);
+    }
+
     // report
     const ideal = (c: number) => Math.ceil(BATCH / c) * LATENCY_MS;
     const medianC10 = median(c10.map((r) => r.ms));
@@ -145,6 +170,12 @@ async function main(): Promise<number> {
       ratioRow(`transmit ${BATCH}, c=1,  L=${LATENCY_MS} ms (1 run)`, c1.ms, ideal(1)),
       limitRow(`overhead p50, 1 invoice, L=0 (${OVERHEAD.calls} calls)`, pct(totals, 0.5), OVERHEAD.p50),
       limitRow(`overhead p99, 1 invoice, L=0 (${OVERHEAD.calls} calls)`, pct(totals, 0.99), OVERHEAD.p99),
+      ...renders.map((r) =>
+        r.lines === 20
+          ? limitRow(`render ${r.lines}-line stamped PDF (median of ${r.runs})`, r.medianMs, RENDER.budget20)
+          : infoRow(`render ${r.lines}-line stamped PDF (median of ${r.runs})`, r.medianMs),
+      ),
+      limitRow(`cached /representation p50 (${CACHED.calls} calls)`, pct(cached, 0.5), CACHED.p50),
     ];
     const refused = [...c10, c1].reduce((n, r) => n + r.refused, 0);
     printTable(label, rows, [
@@ -189,6 +220,10 @@ function limitRow(what: string, ms: number, limitMs: number): Row {
   };
 }
 
+function infoRow(what: string, ms: number): Row {
+  return { what, measured: `${ms.toFixed(2)} ms`, target: "no budget", ratio: "", verdict: "PASS" };
+}
+
 function printTable(label: string, rows: Row[], notes: string[]): void {
   const head: Row = { what: "budget", measured: "measured", target: "target", ratio: "ratio", verdict: "" };
   const keys = Object.keys(head) as (keyof Row)[];
@@ -199,7 +234,7 @@ function printTable(label: string, rows: Row[], notes: string[]): void {
       .join("  ")
       .trimEnd();
   const runtime = "Deno" in globalThis ? `Deno ${process.versions.deno}` : `Node ${process.version}`;
-  console.log(`\n/transmit budgets (DESIGN §7) — ${label}; ${runtime}; ${cpus().length} CPUs\n`);
+  console.log(`\nbudgets (DESIGN §7) — ${label}; ${runtime}; ${cpus().length} CPUs\n`);
   console.log(line(head));
   console.log("-".repeat(line(head).length + 8));
   for (const r of rows) console.log(line(r));

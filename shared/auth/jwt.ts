@@ -26,6 +26,8 @@ export class InvalidTokenError extends Error {
 }
 
 const ASYMMETRIC = ["ES256", "RS256"];
+/** Verified tokens kept, until they expire, so a client's next calls skip the signature check. */
+const CACHE_SIZE = 1000;
 
 export function createTokenVerifier(jwt: Config["jwt"]): TokenVerifier {
   const jwks: JWTVerifyGetKey | undefined = jwt.jwks
@@ -34,31 +36,45 @@ export function createTokenVerifier(jwt: Config["jwt"]): TokenVerifier {
       ? createRemoteJWKSet(new URL(jwt.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 })
       : undefined;
   const secret = jwt.hs256Secret ? new TextEncoder().encode(jwt.hs256Secret) : undefined;
-  const checks = { audience: jwt.audience, ...(jwt.issuer ? { issuer: jwt.issuer } : {}) };
+  const checks = {
+    audience: jwt.audience,
+    requiredClaims: ["exp", "sub"],
+    ...(jwt.issuer ? { issuer: jwt.issuer } : {}),
+  };
+  // An ES256 signature check costs about a millisecond; a web app repeats its token on every call.
+  const verified = new Map<string, VerifiedClaims>();
 
   return {
     async verify(token) {
-      try {
-        const alg = headerAlg(token);
-        const { payload } =
-          alg === "HS256" && secret
-            ? await jwtVerify(token, secret, { ...checks, algorithms: ["HS256"] })
-            : jwks && ASYMMETRIC.includes(alg)
-              ? await jwtVerify(token, jwks, { ...checks, algorithms: ASYMMETRIC })
-              : fail(`tokens signed with ${alg} are not accepted`);
-        if (typeof payload.sub !== "string" || payload.sub === "") fail("token has no subject");
-        if (payload.role !== undefined && payload.role !== "authenticated")
-          fail("token is not a user session");
-        return payload as VerifiedClaims;
-      } catch (error) {
-        if (error instanceof InvalidTokenError) throw error;
-        if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError("token expired");
-        if (error instanceof joseErrors.JOSEError)
-          throw new InvalidTokenError(`invalid token: ${error.code}`);
-        throw error;
-      }
+      const known = verified.get(token);
+      if (known && (known.exp ?? 0) * 1000 > Date.now()) return known;
+      verified.delete(token);
+      const claims = await verifyOnce(token);
+      if (verified.size >= CACHE_SIZE) verified.delete(verified.keys().next().value as string);
+      verified.set(token, claims);
+      return claims;
     },
   };
+
+  async function verifyOnce(token: string): Promise<VerifiedClaims> {
+    try {
+      const alg = headerAlg(token);
+      const { payload } =
+        alg === "HS256" && secret
+          ? await jwtVerify(token, secret, { ...checks, algorithms: ["HS256"] })
+          : jwks && ASYMMETRIC.includes(alg)
+            ? await jwtVerify(token, jwks, { ...checks, algorithms: ASYMMETRIC })
+            : fail(`tokens signed with ${alg} are not accepted`);
+      if (typeof payload.sub !== "string" || payload.sub === "") fail("token has no subject");
+      if (payload.role !== undefined && payload.role !== "authenticated") fail("token is not a user session");
+      return payload as VerifiedClaims;
+    } catch (error) {
+      if (error instanceof InvalidTokenError) throw error;
+      if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError("token expired");
+      if (error instanceof joseErrors.JOSEError) throw new InvalidTokenError(`invalid token: ${error.code}`);
+      throw error;
+    }
+  }
 }
 
 function headerAlg(token: string): string {

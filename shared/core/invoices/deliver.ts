@@ -103,5 +103,11 @@ export async function deliverInvoice({
   });
   // The delivery is recorded as failed; the caller still learns that the provider failed (502/504).
   if (outcome instanceof ProviderError) throw outcome;
-  return recorded;
+  return {
+    invoice_id: recorded.invoice_id,
+    delivery_id: recorded.delivery_id,
+    to: recorded.to,
+    status: recorded.status,
+    message: recorded.message,
+  };
 }

@@ -48,12 +48,14 @@ export async function refreshInvoice({
 
   const adapter = await ctx.providers.taxAdapter(input.org_id, invoice.document.company_id, environment);
   const known = await adapter.query(input.invoice_id);
-  return ctx.serviceDb.call("einv_refresh_record", {
+  const recorded = await ctx.serviceDb.call("einv_refresh_record", {
     p_org_id: input.org_id,
     p_invoice_id: input.invoice_id,
     p_expected_status: status,
     p_outcome: { ...toOutcome(known, status), ...(ctx.actorId ? { actor_id: ctx.actorId } : {}) },
   });
+  const { invoice_id, message, authority_code, checked_at } = recorded;
+  return { invoice_id, status: recorded.status, message, authority_code, checked_at };
 }
 
 function toOutcome(known: DocumentOutcome | null, current: string): Partial<RecordedOutcome> {
