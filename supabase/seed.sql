@@ -92,3 +92,8 @@ update public.invoices
    set status = 'error', environment = 'uat', attempt_count = 1,
        last_message = 'Rechazo FAD06: el NIT del adquirente no es válido'
  where number in ('SETP990000301', 'SETP990000302', 'SETP990000303', 'FE301', 'FE302');
+
+-- All of those were submitted once (attempt 1), with the issuer frozen as it was then.
+update public.invoices
+   set submitted_attempt = 1, issuer_snapshot = einv_private.issuer_of(company_id)
+ where status <> 'pendiente';

@@ -2,14 +2,14 @@
  * POST /deliver — e-mails a transmitted invoice's stamped PDF to the buyer, or to `to`.
  * Answers `{ invoice_id, delivery_id, to, status, message }`.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import { type DeliverResult, deliverInvoice } from "../../shared/core/invoices/deliver.ts";
-import { DOCUMENT_ROLES, operation, orgScoped } from "../../shared/http/route.ts";
+import { DOCUMENT_ROLES, operation, orgScoped, uuid } from "../../shared/http/route.ts";
 import { EmailAddress } from "../../shared/providers/deliver.ts";
 import { providerDirectory } from "./providers.ts";
 
 export const DeliverRequest = orgScoped.extend({
-  invoice_id: z.guid({ error: "must be a UUID" }),
+  invoice_id: uuid,
   to: EmailAddress.optional(),
 });
 export type DeliverRequest = z.input<typeof DeliverRequest>;
@@ -20,7 +20,7 @@ export const deliver = operation({
   roles: DOCUMENT_ROLES,
   handle: (input, ctx): Promise<DeliverResponse> =>
     deliverInvoice({
-      input: { ...input, invoice_id: input.invoice_id.toLowerCase() },
+      input,
       ctx: {
         serviceDb: ctx.serviceDb,
         providers: providerDirectory(ctx),

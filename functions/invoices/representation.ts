@@ -8,11 +8,11 @@ import {
   invoiceRepresentation,
   type RepresentationResult,
 } from "../../shared/core/invoices/representation.ts";
-import { DOCUMENT_ROLES, operation, orgScoped } from "../../shared/http/route.ts";
+import { DOCUMENT_ROLES, operation, orgScoped, uuid } from "../../shared/http/route.ts";
 import { providerDirectory } from "./providers.ts";
 
 export const RepresentationRequest = orgScoped.extend({
-  invoice_id: z.guid({ error: "must be a UUID" }),
+  invoice_id: uuid,
   regenerate: z.boolean().default(false),
 });
 export type RepresentationRequest = z.input<typeof RepresentationRequest>;
@@ -23,7 +23,7 @@ export const representation = operation({
   roles: DOCUMENT_ROLES,
   handle: (input, ctx): Promise<RepresentationResponse> =>
     invoiceRepresentation({
-      input: { ...input, invoice_id: input.invoice_id.toLowerCase() },
+      input,
       ctx: { serviceDb: ctx.serviceDb, providers: providerDirectory(ctx), documents: ctx.deps.documents },
     }),
 });

@@ -4,20 +4,17 @@
  */
 import { z } from "zod";
 import { type TransmitResult, transmitInvoices } from "../../shared/core/invoices/transmit.ts";
-import { DOCUMENT_ROLES, operation, orgScoped } from "../../shared/http/route.ts";
+import { DOCUMENT_ROLES, operation, orgScoped, uuid } from "../../shared/http/route.ts";
 import { providerDirectory } from "./providers.ts";
 
 export const MAX_INVOICES_PER_CALL = 50;
 
 export const TransmitRequest = orgScoped.extend({
   invoice_ids: z
-    .array(z.guid({ error: "must be a UUID" }))
+    .array(uuid)
     .min(1, "send at least one invoice id")
     .max(MAX_INVOICES_PER_CALL, `at most ${MAX_INVOICES_PER_CALL} invoices per call`)
-    .refine(
-      (ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length,
-      "invoice ids must be distinct",
-    ),
+    .refine((ids) => new Set(ids).size === ids.length, "invoice ids must be distinct"),
   reissue: z.boolean().default(false),
 });
 export type TransmitRequest = z.input<typeof TransmitRequest>;
@@ -28,7 +25,7 @@ export const transmit = operation({
   roles: DOCUMENT_ROLES,
   handle: (input, ctx): Promise<TransmitResponse> =>
     transmitInvoices({
-      input: { ...input, invoice_ids: input.invoice_ids.map((id) => id.toLowerCase()) },
+      input,
       ctx: {
         serviceDb: ctx.serviceDb,
         providers: providerDirectory(ctx),

@@ -56,6 +56,7 @@ export interface ApiFunctions {
       p_org_id: string;
       p_invoice_id: string;
       p_expected_status: FiscalStatus;
+      p_expected_attempt: number;
       p_outcome: Partial<RecordedOutcome> & { actor_id?: string };
     };
     result: {
@@ -124,6 +125,7 @@ export interface InvoiceRecord {
     environment: "uat" | "prd" | null;
     last_message: string | null;
     transmitted_at: string | null;
+    attempt_count: number;
     /** A transmission holds the invoice right now. */
     in_flight: boolean;
   };
@@ -161,6 +163,8 @@ export type ClaimEntry =
       status: "en_proceso";
       message: string;
       attempt: number;
+      /** The attempt whose submit may have reached the provider (its key is reused), or null. */
+      submitted_attempt: number | null;
       environment: "uat" | "prd";
       company_id: string;
       /** The invoice row with `lines` and `company`, as `einv_private.invoice_document` builds it. */
@@ -211,7 +215,10 @@ export interface InvoiceDocumentRow {
 }
 
 export interface RecordedOutcome {
-  status: "transmitida" | "error" | "en_proceso";
+  /** `pendiente`: released without anything sent (checks failed, no credential). */
+  status: "transmitida" | "error" | "en_proceso" | "pendiente";
+  /** Set when this attempt submitted: the attempt number its idempotency key was derived from. */
+  submitted_attempt?: number;
   message: string;
   authority_code?: string;
   qr_text?: string;

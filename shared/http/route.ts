@@ -16,8 +16,11 @@ export type Role = "admin" | "operador" | "lector";
 export const DOCUMENT_ROLES: readonly Role[] = ["admin", "operador"];
 export const ADMIN_ONLY: readonly Role[] = ["admin"];
 
+/** A UUID in any letter case, handed on in lower case (the form the database prints and paths use). */
+export const uuid = z.guid({ error: "must be a UUID" }).transform((id) => id.toLowerCase());
+
 /** Every body carries the organization the call acts for. */
-export const orgScoped = z.object({ org_id: z.guid({ error: "must be a UUID" }) });
+export const orgScoped = z.object({ org_id: uuid });
 
 /** What a handler receives: the valid input, the caller, and database scopes for both roles. */
 export interface OperationContext {

@@ -190,6 +190,16 @@ function fromResponse(
       maybeProcessed: true,
     });
   }
+  if (status === 409 && providerCode === "idempotency_conflict") {
+    // The key is already bound to a body the provider stored: something went through before.
+    return new ProviderRejectedError(
+      `The ${who} already holds another request under this key (HTTP 409)${detail}`,
+      {
+        ...base,
+        maybeProcessed: true,
+      },
+    );
+  }
   if (status >= 400 && status <= 499) {
     return new ProviderRejectedError(`The ${who} refused the ${what} (HTTP ${status})${detail}`, {
       ...base,

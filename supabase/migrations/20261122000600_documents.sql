@@ -85,6 +85,7 @@ begin
       'status', _inv.status, 'authority_code', _inv.authority_code, 'qr_text', _inv.qr_text,
       'provider_reference', _inv.provider_reference, 'environment', _inv.environment,
       'last_message', _inv.last_message, 'transmitted_at', _inv.transmitted_at,
+      'attempt_count', _inv.attempt_count,
       'in_flight', coalesce(_inv.lease_until > now(), false)),
     'representation', (select to_jsonb(r) - 'id' from public.representations r
                         where r.document_type = 'invoice' and r.document_id = _inv.id));
@@ -92,9 +93,9 @@ end
 $$;
 
 -- Records what the authority answered to a status query. Refuses (invalid_state) when the invoice
--- was never sent, changed since it was read, or a transmission holds it right now.
+-- was never sent, changed since it was read (status or attempt), or a transmission holds it.
 create function public.einv_refresh_record(
-  p_org_id uuid, p_invoice_id uuid, p_expected_status text, p_outcome jsonb
+  p_org_id uuid, p_invoice_id uuid, p_expected_status text, p_expected_attempt integer, p_outcome jsonb
 ) returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
@@ -110,7 +111,8 @@ begin
     raise exception 'invoice % was never sent; transmit it first', p_invoice_id
       using errcode = 'P0001', hint = 'invalid_state';
   end if;
-  if _inv.status <> p_expected_status or coalesce(_inv.lease_until > now(), false) then
+  if _inv.status <> p_expected_status or _inv.attempt_count <> p_expected_attempt
+     or coalesce(_inv.lease_until > now(), false) then
     raise exception 'invoice % is being transmitted or changed meanwhile; try again', p_invoice_id
       using errcode = 'P0001', hint = 'invalid_state';
   end if;
@@ -119,7 +121,7 @@ begin
   end if;
 
   _changed := _new_status <> _inv.status
-    or (p_outcome ->> 'authority_code') is distinct from coalesce(p_outcome ->> 'authority_code', _inv.authority_code);
+    or coalesce(p_outcome ->> 'authority_code', _inv.authority_code) is distinct from _inv.authority_code;
   update public.invoices i
      set status = _new_status,
          authority_code = coalesce(p_outcome ->> 'authority_code', i.authority_code),
@@ -221,13 +223,13 @@ end
 $$;
 
 revoke all on function public.einv_invoice_get(uuid, uuid),
-  public.einv_refresh_record(uuid, uuid, text, jsonb),
+  public.einv_refresh_record(uuid, uuid, text, integer, jsonb),
   public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text),
   public.einv_delivery_begin(uuid, uuid, text, uuid),
   public.einv_delivery_record(uuid, uuid, text, text, text)
   from public, anon, authenticated, service_role;
 grant execute on function public.einv_invoice_get(uuid, uuid),
-  public.einv_refresh_record(uuid, uuid, text, jsonb),
+  public.einv_refresh_record(uuid, uuid, text, integer, jsonb),
   public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text),
   public.einv_delivery_begin(uuid, uuid, text, uuid),
   public.einv_delivery_record(uuid, uuid, text, text, text)

@@ -61,12 +61,9 @@ describe("POST /representation", () => {
   it("renders an unsent invoice, unstamped, into the org's folder of the bucket", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company);
     const rep = await represent(invoice);
-    expect(rep).toMatchObject({
-      path: `${tenant.org.id}/invoices/${invoice.id}/factura-${invoice.number}.pdf`,
-      filename: `factura-${invoice.number}.pdf`,
-      stamped: false,
-      cached: false,
-    });
+    expect(rep).toMatchObject({ stamped: false, cached: false });
+    expect(rep.filename).toMatch(new RegExp(`^factura-${invoice.number}-[0-9a-f]{12}\\.pdf$`));
+    expect(rep.path).toBe(`${tenant.org.id}/invoices/${invoice.id}/${rep.filename}`);
     expect(Date.parse(rep.generated_at)).not.toBeNaN();
     expect(pdfAt(rep.path).subarray(0, 5).toString()).toBe("%PDF-");
     const [object] = await db.superuser("select bucket_id from storage.objects where name = $1", [rep.path]);
@@ -92,13 +89,32 @@ describe("POST /representation", () => {
     const sent = await t.post("/transmit", { org_id: tenant.org.id, invoice_ids: [invoice.id] }, token);
     expect((await sent.json()).results[0].status).toBe("transmitida");
     const after = await represent(invoice);
-    expect(after).toMatchObject({ stamped: true, cached: false, path: before.path });
+    expect(after).toMatchObject({ stamped: true, cached: false });
+    expect(after.path).not.toBe(before.path); // a new version beside the old one
     expect(pdfAt(after.path)).not.toEqual(unstamped);
     const [record] = await db.superuser(
       "select stamped, renderer from representations where document_id = $1",
       [invoice.id],
     );
     expect(record).toEqual({ stamped: true, renderer: "builtin" });
+  });
+
+  it("keeps showing the issuer as it was sent, even after the company is renamed", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company);
+    await t.post("/transmit", { org_id: tenant.org.id, invoice_ids: [invoice.id] }, token);
+    const sent = await represent(invoice);
+    await db.superuser("update companies set legal_name = 'Nombre Nuevo S.A.S.' where id = $1", [
+      tenant.company.id,
+    ]);
+    try {
+      expect(await represent(invoice)).toEqual({ ...sent, cached: true });
+      expect(await represent(invoice, { regenerate: true })).toMatchObject({ path: sent.path });
+    } finally {
+      await db.superuser("update companies set legal_name = $2 where id = $1", [
+        tenant.company.id,
+        `Empresa ${tenant.company.nit} S.A.S.`,
+      ]);
+    }
   });
 
   it("answers 404 for another organization's invoice and 403 to a lector", async () => {
@@ -116,6 +132,17 @@ describe("POST /representation", () => {
       await t.token(tenant.lector),
     );
     expect(lector.status).toBe(403);
+  });
+
+  it("accepts ids in upper case and files the PDF under the org's lower-case folder", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company);
+    const response = await t.post(
+      "/representation",
+      { org_id: tenant.org.id.toUpperCase(), invoice_id: invoice.id.toUpperCase() },
+      token,
+    );
+    expect(response.status).toBe(200);
+    expect((await response.json()).path.startsWith(`${tenant.org.id}/invoices/${invoice.id}/`)).toBe(true);
   });
 
   it("answers 400 for a regenerate that is not a boolean", async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { SANDBOX_KEY, saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { asRole, createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
 
 let db: TestDatabase;
@@ -106,6 +106,17 @@ describe("POST /transmit", () => {
     expect(result?.status).toBe("error");
     expect(result?.message).toMatch(/^not sent: total 129001\.00 ≠ subtotal \+ tax_total 129000\.00/);
     expect(sandbox.received).toHaveLength(0);
+    // never sent: it stays an editable draft, with the reason
+    expect(await row(wrong as Invoice)).toMatchObject({ status: "pendiente", last_message: result?.message });
+    const fixed = await asRole(
+      db,
+      "authenticated",
+      tenant.operador.claims,
+      "update invoices set total = total - 1 where id = $1 returning id",
+      [(wrong as Invoice).id],
+    );
+    expect(fixed).toHaveLength(1);
+    expect((await transmit([(wrong as Invoice).id]))[0]?.status).toBe("transmitida");
   });
 
   it("never re-sends a transmitted invoice, and asks for reissue on one in error", async () => {
@@ -141,6 +152,22 @@ describe("POST /transmit", () => {
     expect(reissued?.status).toBe("transmitida");
     expect(sentTimes(slow as Invoice)).toBe(1);
     expect(sandbox.received).toHaveLength(1);
+  });
+
+  it("resends under the same idempotency key while the earlier submit may still arrive", async () => {
+    const [lost] = await invoices(1);
+    const id = (lost as Invoice).id;
+    sandbox.setKnobs({
+      failNext: [
+        { kind: "error", reference: id },
+        { kind: "error", on: "query", reference: id },
+      ],
+    });
+    expect((await transmit([id]))[0]?.status).toBe("en_proceso"); // 503 on submit: unknown
+    expect((await transmit([id], { reissue: true }))[0]?.status).toBe("en_proceso"); // 503 on the query
+    expect((await transmit([id], { reissue: true }))[0]?.status).toBe("transmitida");
+    const keys = sandbox.received.filter((r) => r.reference === id).map((r) => r.idempotency_key);
+    expect(keys).toEqual([`doc-${id}-submit-1`, `doc-${id}-submit-1`]);
   });
 
   it("sends on reissue when the provider never received the earlier attempt", async () => {

@@ -166,7 +166,12 @@ export async function setInvoiceStatus(
     error: `status = 'error', environment = 'uat', attempt_count = 1,
       last_message = 'Rechazo FAD06: el NIT del adquirente no es válido'`,
   };
-  await db.superuser(`update public.invoices set ${fiscal[status]} where id = $1`, [invoiceId]);
+  // past pendiente, it was submitted once, with the issuer frozen as it was then
+  const sent =
+    status === "pendiente"
+      ? ""
+      : ", submitted_attempt = 1, issuer_snapshot = einv_private.issuer_of(company_id)";
+  await db.superuser(`update public.invoices set ${fiscal[status]}${sent} where id = $1`, [invoiceId]);
 }
 
 /** An audit event, as the service's database API functions record them. */

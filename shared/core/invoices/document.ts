@@ -12,7 +12,25 @@ export type PreparedDocument =
   | { ok: true; request: SubmitDocumentRequest }
   | { ok: false; problems: string[] };
 
+/**
+ * Amounts arrive as JSON numbers: exact to the cent only well below 2^53 cents. No real invoice
+ * comes near this bound; refusing above it keeps every sum below exact.
+ */
+const MAX_AMOUNT = 1e12;
+
 export function prepareInvoice(doc: InvoiceDocumentRow, environment: "uat" | "prd"): PreparedDocument {
+  const amounts = [
+    doc.subtotal,
+    doc.tax_total,
+    doc.total,
+    ...doc.lines.flatMap((l) => [l.unit_price, l.line_extension, l.tax_amount, l.quantity]),
+  ];
+  if (amounts.some((a) => !Number.isFinite(a) || Math.abs(a) >= MAX_AMOUNT)) {
+    return {
+      ok: false,
+      problems: ["amounts of 1,000,000,000,000 or more cannot be processed"],
+    };
+  }
   const problems: string[] = [];
   const company = doc.company;
   if (!doc.buyer_id_number) problems.push("buyer_id_number is missing");
@@ -121,15 +139,34 @@ function toRequest(doc: InvoiceDocumentRow, environment: "uat" | "prd"): unknown
   };
 }
 
+/** The number is the company's prefix and a consecutive inside its DIAN resolution, still in force. */
 function checkNumbering(doc: InvoiceDocumentRow, problems: string[]): void {
-  const c = doc.company as { resolution_from?: number | null; resolution_to?: number | null };
-  const consecutive = Number(/(\d+)$/.exec(doc.number)?.[1]);
-  if (c.resolution_from != null && c.resolution_to != null) {
-    if (!(consecutive >= c.resolution_from && consecutive <= c.resolution_to)) {
-      problems.push(
-        `number ${doc.number} is outside the authorised range ${c.resolution_from}–${c.resolution_to}`,
-      );
-    }
+  const c = doc.company as {
+    invoice_prefix?: string | null;
+    resolution_from?: number | null;
+    resolution_to?: number | null;
+    resolution_valid_until?: string | null;
+  };
+  const prefix = c.invoice_prefix ?? "";
+  const consecutive = doc.number.startsWith(prefix) ? doc.number.slice(prefix.length) : "";
+  if (!/^[0-9]+$/.test(consecutive)) {
+    problems.push(`number ${doc.number} must be the prefix "${prefix}" followed by digits`);
+    return;
+  }
+  const n = Number(consecutive);
+  if (
+    c.resolution_from != null &&
+    c.resolution_to != null &&
+    !(n >= c.resolution_from && n <= c.resolution_to)
+  ) {
+    problems.push(
+      `number ${doc.number} is outside the authorised range ${c.resolution_from}–${c.resolution_to}`,
+    );
+  }
+  if (c.resolution_valid_until && doc.issue_date > c.resolution_valid_until) {
+    problems.push(
+      `the numbering resolution expired on ${c.resolution_valid_until}, before the issue date ${doc.issue_date}`,
+    );
   }
 }
 

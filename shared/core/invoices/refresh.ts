@@ -52,6 +52,7 @@ export async function refreshInvoice({
     p_org_id: input.org_id,
     p_invoice_id: input.invoice_id,
     p_expected_status: status,
+    p_expected_attempt: invoice.fiscal.attempt_count,
     p_outcome: { ...toOutcome(known, status), ...(ctx.actorId ? { actor_id: ctx.actorId } : {}) },
   });
   const { invoice_id, message, authority_code, checked_at } = recorded;

@@ -87,7 +87,9 @@ export async function ensureInvoicePdf({
     bytes = await (await import("../../pdf/render-invoice.ts")).renderInvoicePdf(model);
   }
 
-  const filename = `factura-${document.number}.pdf`;
+  // The fingerprint is part of the name: two renders of different content never overwrite each
+  // other, so a stored record always points at the bytes it describes.
+  const filename = `factura-${document.number}-${fingerprint.slice(0, 12)}.pdf`;
   const path = documentPath(input.org_id, "invoices", document.id, filename);
   await ctx.documents.put(path, bytes, "application/pdf");
   const saved = await ctx.serviceDb.call("einv_representation_save", {

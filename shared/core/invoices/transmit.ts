@@ -72,7 +72,9 @@ export async function transmitInvoices({
  */
 function leaseSeconds(count: number, ctx: TransmitContext): number {
   const rounds = Math.ceil(count / ctx.concurrency);
-  const perInvoice = (ctx.providerTimeoutMs / 1000) * (2 + MAX_RATE_LIMIT_RETRIES) + MAX_INLINE_RETRY_SECONDS;
+  const perInvoice =
+    (ctx.providerTimeoutMs / 1000) * (2 + MAX_RATE_LIMIT_RETRIES) +
+    MAX_INLINE_RETRY_SECONDS * MAX_RATE_LIMIT_RETRIES;
   return Math.ceil(rounds * perInvoice + 30);
 }
 
@@ -88,14 +90,18 @@ async function processClaim(
   entry: Claimed,
   limit: LimitFunction,
 ): Promise<TransmitResult> {
+  const progress: Progress = { submittedWith: null };
   let outcome: RecordedOutcome;
   try {
-    outcome = await limit(() => decide(ctx, orgId, entry));
+    outcome = await limit(() => decide(ctx, orgId, entry, progress));
   } catch (error) {
-    // Not a provider answer: a bug or an infrastructure failure. Nothing is known to have been sent
-    // unless the provider was reached, so the invoice stays claimable for a reissue that queries first.
+    // Not a provider answer: a bug or an infrastructure failure. Whether anything may have reached
+    // the provider decides between "not sent" and "unknown, ask before any resend".
     ctx.log.error("transmit failed unexpectedly", { invoice_id: entry.invoice_id, error });
-    outcome = unknownOutcome("an internal error interrupted the transmission");
+    outcome =
+      progress.submittedWith === null
+        ? notSent(entry, "an internal error stopped the transmission before anything was sent")
+        : unknownOutcome("an internal error interrupted the transmission", progress.submittedWith);
   }
   try {
     const recorded = await ctx.serviceDb.call("einv_transmit_record", {
@@ -104,7 +110,8 @@ async function processClaim(
       p_attempt: entry.attempt,
       p_outcome: outcome,
     });
-    return result(recorded);
+    // A draft released without sending is still an `error` entry for this call.
+    return result({ ...recorded, status: recorded.status === "pendiente" ? "error" : recorded.status });
   } catch (error) {
     ctx.log.error("could not record a transmit outcome", { invoice_id: entry.invoice_id, error });
     return {
@@ -115,25 +122,29 @@ async function processClaim(
   }
 }
 
-async function decide(ctx: TransmitContext, orgId: string, entry: Claimed): Promise<RecordedOutcome> {
+/** Whether (and under which attempt's key) a submit may have reached the provider. */
+interface Progress {
+  submittedWith: number | null;
+}
+
+async function decide(
+  ctx: TransmitContext,
+  orgId: string,
+  entry: Claimed,
+  progress: Progress,
+): Promise<RecordedOutcome> {
   const prepared = prepareInvoice(entry.document, entry.environment);
-  if (!prepared.ok) {
-    return {
-      status: "error",
-      message: `not sent: ${prepared.problems.join("; ")}`,
-      detail: { stage: "checks" },
-    };
-  }
+  if (!prepared.ok) return notSent(entry, prepared.problems.join("; "), { stage: "checks" });
   let adapter: TaxAdapter;
   try {
     adapter = await ctx.providers.taxAdapter(orgId, entry.company_id, entry.environment);
   } catch (error) {
-    if (error instanceof DomainError) return { status: "error", message: `not sent: ${error.message}` };
+    if (error instanceof DomainError) return notSent(entry, error.message, { stage: "credential" });
     throw error;
   }
 
-  // The previous attempt may have reached the provider: ask before sending anything.
-  let attemptKey = entry.attempt;
+  // An earlier submit may have reached the provider: ask before sending anything.
+  let key = entry.attempt;
   if (entry.action === "query") {
     let known: DocumentOutcome | null;
     try {
@@ -147,42 +158,57 @@ async function decide(ctx: TransmitContext, orgId: string, entry: Claimed): Prom
       throw error;
     }
     if (known && known.status !== "rejected") return outcomeFromProvider(known);
-    // Never received: resend under the earlier attempt's key, so a late arrival deduplicates.
-    if (!known) attemptKey = Math.max(1, entry.attempt - 1);
+    // Never received: resend under the key of the submit that may still arrive, so the provider
+    // deduplicates it. Definitely rejected: a new attempt, under a new key.
+    key = known ? entry.attempt : (entry.submitted_attempt ?? entry.attempt);
   }
-  return submit(ctx, adapter, prepared.request, attemptKey);
+  return submit(ctx, entry, adapter, prepared.request, key, progress);
 }
 
 async function submit(
   ctx: TransmitContext,
+  entry: Claimed,
   adapter: TaxAdapter,
   request: SubmitDocumentRequest,
-  attempt: number,
+  key: number,
+  progress: Progress,
 ): Promise<RecordedOutcome> {
   const sleep = ctx.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   for (let retry = 0; ; retry++) {
     try {
-      return outcomeFromProvider(await adapter.submit(request, { attempt }));
+      progress.submittedWith = key;
+      return {
+        ...outcomeFromProvider(await adapter.submit(request, { attempt: key })),
+        submitted_attempt: key,
+      };
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
+      if (error.maybeProcessed) {
+        return unknownOutcome(
+          `${error.message} The outcome is unknown; it will be confirmed before any resend`,
+          key,
+        );
+      }
+      // Refused without processing (rate limited, credential, request): as if never sent.
+      progress.submittedWith = null;
       const wait =
         error instanceof ProviderRateLimitedError ? error.retryAfterSeconds : Number.POSITIVE_INFINITY;
       if (wait <= MAX_INLINE_RETRY_SECONDS && retry < MAX_RATE_LIMIT_RETRIES) {
         await sleep(wait * 1000);
         continue;
       }
-      if (error.maybeProcessed) {
-        return unknownOutcome(
-          `${error.message} The outcome is unknown; it will be confirmed before any resend`,
-        );
-      }
-      return {
-        status: "error",
-        message: `not accepted by the provider: ${error.message}`,
-        detail: { kind: error.kind },
-      };
+      return notSent(entry, `the provider refused it: ${error.message}`, { kind: error.kind });
     }
   }
+}
+
+/**
+ * Nothing reached the provider in this attempt. A draft that was never submitted goes back to
+ * `pendiente`, editable, with the reason; one submitted before stays `error`.
+ */
+function notSent(entry: Claimed, why: string, detail: Record<string, unknown> = {}): RecordedOutcome {
+  const status = entry.submitted_attempt === null ? "pendiente" : "error";
+  return { status, message: `not sent: ${why}`, detail: { ...detail, outcome: "not_sent" } };
 }
 
 /** What a provider's answer about a document means for the invoice. */
@@ -217,6 +243,11 @@ function result(entry: {
   return { invoice_id: entry.invoice_id, status: entry.status, message: entry.message };
 }
 
-function unknownOutcome(message: string): RecordedOutcome {
-  return { status: "en_proceso", message, detail: { outcome: "unknown" } };
+function unknownOutcome(message: string, submittedWith?: number): RecordedOutcome {
+  return {
+    status: "en_proceso",
+    message,
+    ...(submittedWith === undefined ? {} : { submitted_attempt: submittedWith }),
+    detail: { outcome: "unknown" },
+  };
 }
