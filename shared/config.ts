@@ -118,6 +118,10 @@ export function loadConfig(env: Env): Config {
     problems.push("one of SUPABASE_JWKS, SUPABASE_JWKS_URL, SUPABASE_URL or SUPABASE_JWT_SECRET is required");
   }
   const issuer = e.JWT_ISSUER ?? (e.SUPABASE_URL ? `${trimSlash(e.SUPABASE_URL)}/auth/v1` : undefined);
+  // Public keys may be shared across projects or issuers: never verify by them without an issuer check.
+  if ((e.SUPABASE_JWKS || e.SUPABASE_JWKS_URL) && !issuer) {
+    problems.push("JWT_ISSUER (or SUPABASE_URL) is required when SUPABASE_JWKS or SUPABASE_JWKS_URL is set");
+  }
 
   const serviceKey = e.SUPABASE_SECRET_KEYS[0] ?? e.SUPABASE_SERVICE_ROLE_KEY;
   let db: Config["db"] | undefined;

@@ -27,7 +27,13 @@ export function createStorageDownloadHandler(options: {
       return answer(404, "not_found", "Not found");
     }
     const [, bucket, rawPath = ""] = match;
-    const path = decodeURIComponent(rawPath);
+    let path: string;
+    try {
+      path = decodeURIComponent(rawPath);
+    } catch {
+      // A `%` not followed by two hex digits, or escapes that are not UTF-8: no object has that name.
+      return answer(400, "InvalidKey", "invalid object key");
+    }
     const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
     let claims: VerifiedClaims;
     try {

@@ -2,6 +2,11 @@
  * Verifies the caller's Supabase session token with jose: asymmetric keys (ES256, RS256) from the
  * project's JWKS, or — for projects that still sign with the legacy shared secret — HS256. Issuer
  * and audience are checked, and only these algorithms are accepted.
+ *
+ * A token that is bad (signature, issuer, audience, expiry, no key with its `kid`) is an
+ * InvalidTokenError (401). Failing to obtain the keys (the JWKS endpoint answers non-200 or garbage,
+ * or times out) says nothing about the token: that is a KeysUnavailableError, which the pipeline
+ * answers 503, so an Auth outage does not sign everyone out.
  */
 import {
   createLocalJWKSet,
@@ -25,15 +30,25 @@ export class InvalidTokenError extends Error {
   override name = "InvalidTokenError";
 }
 
+/** The signing keys could not be fetched: the token may well be valid (not an InvalidTokenError). */
+export class KeysUnavailableError extends Error {
+  override name = "KeysUnavailableError";
+}
+
+export interface TokenVerifierOptions {
+  /** Budget for one fetch of `jwksUrl`; jose's default is 5 s. */
+  jwksTimeoutMs?: number;
+}
+
 const ASYMMETRIC = ["ES256", "RS256"];
 /** Verified tokens kept, until they expire, so a client's next calls skip the signature check. */
 const CACHE_SIZE = 1000;
 
-export function createTokenVerifier(jwt: Config["jwt"]): TokenVerifier {
+export function createTokenVerifier(jwt: Config["jwt"], options: TokenVerifierOptions = {}): TokenVerifier {
   const jwks: JWTVerifyGetKey | undefined = jwt.jwks
     ? createLocalJWKSet(jwt.jwks as JSONWebKeySet)
     : jwt.jwksUrl
-      ? createRemoteJWKSet(new URL(jwt.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 })
+      ? remoteKeys(new URL(jwt.jwksUrl), options)
       : undefined;
   const secret = jwt.hs256Secret ? new TextEncoder().encode(jwt.hs256Secret) : undefined;
   const checks = {
@@ -69,12 +84,42 @@ export function createTokenVerifier(jwt: Config["jwt"]): TokenVerifier {
       if (payload.role !== undefined && payload.role !== "authenticated") fail("token is not a user session");
       return payload as VerifiedClaims;
     } catch (error) {
-      if (error instanceof InvalidTokenError) throw error;
+      if (error instanceof InvalidTokenError || error instanceof KeysUnavailableError) throw error;
       if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError("token expired");
       if (error instanceof joseErrors.JOSEError) throw new InvalidTokenError(`invalid token: ${error.code}`);
       throw error;
     }
   }
+}
+
+/**
+ * The project's JWKS fetched (and cached) by jose, with fetch failures told apart from bad tokens:
+ * jose raises JWKSTimeout, JWKSInvalid (a body that is not a key set) or a plain JOSEError ("Expected
+ * 200 OK…", "Failed to parse…") for those; a network failure is a TypeError and stays what it is.
+ * JWKSNoMatchingKey (after a refetch) and the rest still mean the token is bad.
+ */
+function remoteKeys(url: URL, options: TokenVerifierOptions): JWTVerifyGetKey {
+  const remote = createRemoteJWKSet(url, {
+    cooldownDuration: 30_000,
+    cacheMaxAge: 600_000,
+    ...(options.jwksTimeoutMs !== undefined ? { timeoutDuration: options.jwksTimeoutMs } : {}),
+  });
+  return async (header, token) => {
+    try {
+      return await remote(header, token);
+    } catch (error) {
+      if (
+        error instanceof joseErrors.JWKSTimeout ||
+        error instanceof joseErrors.JWKSInvalid ||
+        (error instanceof joseErrors.JOSEError && error.code === "ERR_JOSE_GENERIC")
+      ) {
+        throw new KeysUnavailableError(`could not obtain the signing keys: ${error.message}`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  };
 }
 
 function headerAlg(token: string): string {

@@ -4,9 +4,14 @@
  * allowed; loopback, private, link-local and unique-local targets (and plain http) only when local
  * development explicitly allows them.
  *
+ * Host names are compared without their trailing dots (`localhost.` is `localhost`); IPv4 literals
+ * arrive as dotted quads (WHATWG URL normalises decimal, octal and hex forms); IPv6 literals are
+ * decided by range, and an IPv4 embedded in one (IPv4-compatible, IPv4-mapped, NAT64, 6to4) is
+ * judged by the IPv4 rules.
+ *
  * Limits: this checks the URL as written (host names like `localhost`, IP literals in any common
- * notation). A public name that resolves to a private address is not caught here; production
- * egress should also be restricted at the network level.
+ * notation). A public name that resolves to a private address (DNS rebinding included) is not
+ * caught here; production egress should also be restricted at the network level.
  */
 
 export class UnsafeProviderUrlError extends Error {
@@ -35,35 +40,96 @@ export function assertProviderUrl(raw: string, options: { allowPrivate: boolean 
   return url;
 }
 
-const PRIVATE_NAMES = /(^|\.)(localhost|local|internal|localdomain|home\.arpa)$/i;
+/**
+ * Names that never belong to a public provider: RFC 6761 special-use (`localhost`, `local`,
+ * `home.arpa`) and the private-use TLDs of RFC 6762 appendix G, plus `internal` (cloud metadata).
+ */
+const PRIVATE_NAMES =
+  /(^|\.)(localhost|localdomain|local|internal|intranet|private|corp|home|lan|home\.arpa)$/i;
 
 function isPrivateHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  if (PRIVATE_NAMES.test(host) || (!host.includes(".") && !host.includes(":"))) return true;
-  if (host.includes(":")) return isPrivateIPv6(host);
-  // WHATWG URL parsing already normalised decimal/octal/hex IPv4 forms to dotted quads.
-  const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(host);
+  if (hostname.startsWith("[")) {
+    const groups = parseIPv6(hostname.slice(1, -1));
+    return groups ? isPrivateIPv6(groups) : true;
+  }
+  // `localhost.` is `localhost`: a trailing dot only makes a name fully qualified.
+  const host = hostname.toLowerCase().replace(/\.+$/, "");
+  // A single label (`metadata`, `intranet`, or nothing at all) resolves through the search domains.
+  if (!host.includes(".") || PRIVATE_NAMES.test(host)) return true;
+  // WHATWG URL parsing already normalised decimal/octal/hex and trailing-dot IPv4 forms to dotted quads.
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
   return v4 ? isPrivateIPv4(v4.slice(1).map(Number)) : false;
 }
 
-function isPrivateIPv4([a = 0, b = 0]: number[]): boolean {
+function isPrivateIPv4([a = 0, b = 0, c = 0, d = 0]: number[]): boolean {
   return (
-    a === 0 ||
+    a === 0 || // "this network"
     a === 10 ||
-    a === 127 ||
+    a === 127 || // loopback
     (a === 100 && b >= 64 && b <= 127) || // carrier-grade NAT
     (a === 169 && b === 254) || // link-local, cloud metadata
     (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 0 && c === 0) || // IETF protocol assignments
+    (a === 192 && b === 0 && c === 2) || // documentation (TEST-NET-1)
+    (a === 192 && b === 88 && c === 99) || // 6to4 relay anycast (deprecated)
     (a === 192 && b === 168) ||
-    (a === 198 && (b === 18 || b === 19)) ||
-    a >= 224
+    (a === 198 && (b === 18 || b === 19)) || // benchmarking
+    (a === 198 && b === 51 && c === 100) || // documentation (TEST-NET-2)
+    (a === 203 && b === 0 && c === 113) || // documentation (TEST-NET-3)
+    (a >= 224 && a <= 239) || // multicast
+    a >= 240 || // reserved 240/4
+    (a === 255 && b === 255 && c === 255 && d === 255) // broadcast (inside 240/4, named for clarity)
   );
 }
 
-function isPrivateIPv6(host: string): boolean {
-  if (host === "::" || host === "::1") return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
-  if (mapped?.[1]) return isPrivateIPv4(mapped[1].split(".").map(Number));
-  if (/^::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}$/.test(host)) return true; // mapped, hex form: refuse
-  return /^(fc|fd|fe8|fe9|fea|feb)/.test(host);
+/**
+ * Decided by range on the eight 16-bit groups. Only global unicast (2000::/3) is public, minus its
+ * special-purpose blocks; an IPv4 carried inside an IPv6 address is judged by the IPv4 rules.
+ */
+function isPrivateIPv6(g: number[]): boolean {
+  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
+  const tail = (hi: number, lo: number) => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff];
+  const zeroPrefix = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0;
+  // ::/96 IPv4-compatible (also :: and ::1, which map to 0.0.0.0/8), ::ffff:0:0/96 IPv4-mapped,
+  // ::ffff:0:0:0/96 IPv4-translated.
+  if (zeroPrefix && g4 === 0 && (g5 === 0 || g5 === 0xffff)) return isPrivateIPv4(tail(g6, g7));
+  if (zeroPrefix && g4 === 0xffff && g5 === 0) return isPrivateIPv4(tail(g6, g7));
+  // 64:ff9b::/96 well-known NAT64 prefix.
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
+    return isPrivateIPv4(tail(g6, g7));
+  }
+  // 64:ff9b:1::/48 local-use NAT64 (RFC 8215): a site's own translator, never a public target.
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return true;
+  // 2002::/16 6to4: the IPv4 of the tunnel end is in the next 32 bits.
+  if (g0 === 0x2002) return isPrivateIPv4(tail(g1, g2));
+  // Everything outside 2000::/3: unspecified/compatible leftovers, discard-only 100::/64,
+  // unique-local fc00::/7, link-local fe80::/10, site-local fec0::/10, multicast ff00::/8, …
+  if ((g0 & 0xe000) !== 0x2000) return true;
+  return (
+    (g0 === 0x2001 && g1 < 0x200) || // 2001::/23 IETF protocol assignments: Teredo 2001::/32, benchmarking, ORCHID
+    (g0 === 0x2001 && g1 === 0xdb8) || // 2001:db8::/32 documentation
+    (g0 === 0x3fff && g1 < 0x1000) // 3fff::/20 documentation
+  );
+}
+
+/** The eight groups of an IPv6 literal (with `::` and an optional dotted IPv4 tail), or undefined. */
+function parseIPv6(text: string): number[] | undefined {
+  let body = text.toLowerCase();
+  const dotted = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(body);
+  if (dotted) {
+    const octets = dotted.slice(2).map(Number) as [number, number, number, number];
+    if (octets.some((o) => o > 255)) return undefined;
+    const hex = (hi: number, lo: number) => ((hi << 8) | lo).toString(16);
+    body = `${dotted[1]}${hex(octets[0], octets[1])}:${hex(octets[2], octets[3])}`;
+  }
+  const halves = body.split("::");
+  if (halves.length > 2) return undefined;
+  const part = (s: string | undefined) => (s ? s.split(":") : []);
+  const head = part(halves[0]);
+  const rest = part(halves[1]);
+  const missing = 8 - head.length - rest.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
+  const all = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill("0"), ...rest];
+  if (!all.every((h) => /^[0-9a-f]{1,4}$/.test(h))) return undefined;
+  return all.map((h) => Number.parseInt(h, 16));
 }

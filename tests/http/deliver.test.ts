@@ -123,6 +123,54 @@ describe("POST /deliver", () => {
     expect((await malformed.json()).error.details[0].field).toBe("to");
   });
 
+  it("sends a one-line subject when the company's name holds line breaks or control characters", async () => {
+    const other = await createTenant(db);
+    await saveCredential(t.deps, other, { url: `${PROVIDERS}/adapter-tax` });
+    await saveCredential(t.deps, other, { url: `${PROVIDERS}/deliver`, service: "deliver" });
+    await db.superuser("update companies set trade_name = $1 where id = $2", [
+      "Prueba\r\nBcc: espia@evil.test\t\u0007 S.A.S.",
+      other.company.id,
+    ]);
+    const invoice = await createInvoice(db, other.org, other.company, { status: "transmitida" });
+    const response = await t.post(
+      "/deliver",
+      { org_id: other.org.id, invoice_id: invoice.id },
+      await t.token(other.operador),
+    );
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.status).toBe("enviada");
+    expect(mail.messages[0]?.subject).toBe(
+      `Factura electrónica ${invoice.number} de Prueba Bcc: espia@evil.test S.A.S.`,
+    );
+    const [record] = await db.superuser("select status from deliveries where id = $1", [body.delivery_id]);
+    expect(record).toEqual({ status: "enviada" });
+  });
+
+  it("answers 422 for a message the protocol refuses, with the delivery recorded as failed", async () => {
+    const invoice = await transmitted();
+    await db.superuser("alter table invoices disable trigger invoices_freeze_sent");
+    await db.superuser(
+      "update invoices set buyer_email = 'cliente@test.example\nBcc: x@evil.test' where id = $1",
+      [invoice.id],
+    );
+    await db.superuser("alter table invoices enable trigger invoices_freeze_sent");
+    const response = await deliver(invoice);
+    expect(response.status).toBe(422);
+    const { error } = await response.json();
+    expect(error.code).toBe("business_rule");
+    expect(error.message).toMatch(/could not be sent/);
+    expect(error.message).toMatch(/\bto\b/);
+    expect(mail.received).toHaveLength(0);
+    const rows = await db.superuser<{ status: string; message: string }>(
+      "select status, message from deliveries where invoice_id = $1",
+      [invoice.id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.status).toBe("error");
+    expect(rows[0]?.message).toMatch(/to/);
+  });
+
   it("answers 422 when the company has no deliver credential", async () => {
     const other = await createTenant(db);
     await saveCredential(t.deps, other, { url: `${PROVIDERS}/adapter-tax` });

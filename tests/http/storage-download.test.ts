@@ -56,3 +56,59 @@ describe("local Storage downloads", () => {
     expect((await downloadAs(null, "not-a-token")).data).toBeNull();
   });
 });
+
+describe("local Storage downloads, status by status", () => {
+  const objectUrl = (objectPath: string) => `${TEST_URL}/storage/v1/object/${DOCUMENTS_BUCKET}/${objectPath}`;
+  async function get(url: string, token?: string, method = "GET") {
+    const handler = createStorageDownloadHandler({
+      client: db.client,
+      store: t.documents,
+      verifyToken: t.deps.verifyToken,
+    });
+    return handler(new Request(url, { method, headers: token ? { authorization: `Bearer ${token}` } : {} }));
+  }
+
+  it("200 with the PDF for a member, also under /object/authenticated/", async () => {
+    const token = await t.token(a.lector);
+    const response = await get(objectUrl(path), token);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/pdf");
+    expect(new Uint8Array(await response.arrayBuffer())).toEqual(PDF);
+    const viaAuthenticated = `${TEST_URL}/storage/v1/object/authenticated/${DOCUMENTS_BUCKET}/${path}`;
+    expect((await get(viaAuthenticated, token)).status).toBe(200);
+    const head = await get(objectUrl(path), token, "HEAD");
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(String(PDF.byteLength));
+  });
+
+  it("404 for a member of another organization and for an object that does not exist", async () => {
+    expect((await get(objectUrl(path), await t.token(b.admin))).status).toBe(404);
+    const missing = documentPath(a.org.id, "invoices", crypto.randomUUID(), "factura-SETP2.pdf");
+    const response = await get(objectUrl(missing), await t.token(a.lector));
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ statusCode: "404", error: "not_found" });
+  });
+
+  it("400 without a token, with a token that is not one, and with the publishable key as token", async () => {
+    for (const token of [undefined, "not-a-token", TEST_API_KEY]) {
+      const response = await get(objectUrl(path), token);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ statusCode: "400", error: "InvalidJWT" });
+    }
+  });
+
+  it("400, not a crash, for a path with a malformed percent escape", async () => {
+    const token = await t.token(a.lector);
+    for (const bad of [`${a.org.id}/invoices/%E0%A4%A.pdf`, `${a.org.id}/%`, `${a.org.id}/%zz.pdf`]) {
+      const response = await get(objectUrl(bad), token);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ statusCode: "400", error: "InvalidKey" });
+    }
+  });
+
+  it("404 for another bucket and for methods other than GET and HEAD", async () => {
+    const token = await t.token(a.lector);
+    expect((await get(`${TEST_URL}/storage/v1/object/otro-bucket/${path}`, token)).status).toBe(404);
+    expect((await get(objectUrl(path), token, "DELETE")).status).toBe(404);
+  });
+});

@@ -120,7 +120,7 @@ describe("send", () => {
     });
   });
 
-  it("reports a timeout and a 5xx as maybe sent, a 409 as refused", async () => {
+  it("reports a timeout, a 5xx and an idempotency conflict as maybe sent", async () => {
     server.use(
       http.post(`${BASE}/messages`, async () => {
         await delay(2_000);
@@ -151,7 +151,7 @@ describe("send", () => {
     expect(conflict).toMatchObject({
       kind: "rejected",
       providerCode: "idempotency_conflict",
-      maybeProcessed: false,
+      maybeProcessed: true,
     });
     expect(conflict.message).not.toContain(API_KEY);
   });

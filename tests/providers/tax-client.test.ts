@@ -152,6 +152,17 @@ describe("submit", () => {
   });
 
   it("reports another 4xx as a refused request with the provider's code", async () => {
+    server.use(http.post(`${BASE}/documents`, () => providerError(422, "validation_failed", "bad field")));
+    const error = await failure(() => client.submit(makeDocument()));
+    expect(error).toBeInstanceOf(ProviderRejectedError);
+    expect(error).toMatchObject({
+      kind: "rejected",
+      providerCode: "validation_failed",
+      maybeProcessed: false,
+    });
+  });
+
+  it("reports an idempotency conflict as possibly processed: the key already went through", async () => {
     server.use(
       http.post(`${BASE}/documents`, () => providerError(409, "idempotency_conflict", "key reused")),
     );
@@ -160,7 +171,7 @@ describe("submit", () => {
     expect(error).toMatchObject({
       kind: "rejected",
       providerCode: "idempotency_conflict",
-      maybeProcessed: false,
+      maybeProcessed: true,
     });
   });
 

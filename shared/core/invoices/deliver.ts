@@ -8,6 +8,7 @@ import { BusinessRuleError, InvalidStateError } from "../../errors.ts";
 import { type DeliveryOutcome, deliveryIdempotencyKey } from "../../providers/deliver.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
 import { ProviderError } from "../../providers/errors.ts";
+import { ProviderRequestError } from "../../providers/transport.ts";
 import type { DocumentStore } from "../../storage/port.ts";
 import { ensureInvoicePdf } from "./representation.ts";
 
@@ -74,24 +75,44 @@ export async function deliverInvoice({
     p_recipient: to,
     p_actor_id: ctx.actorId,
   });
-  const issuer = String(document.company.trade_name ?? document.company.legal_name);
+  // Company names are free text: a CR/LF in a subject would be a header injection, so it is one line.
+  const issuer = oneLine(document.company.trade_name) || oneLine(document.company.legal_name);
   let outcome: DeliveryOutcome | ProviderError;
   try {
     outcome = await channel.send(
       {
         reference: delivery_id,
         to: [to],
-        subject: `Factura electrónica ${document.number} de ${issuer}`,
+        subject: oneLine(`Factura electrónica ${document.number} de ${issuer}`),
         text:
           `Adjuntamos la factura electrónica ${document.number} de ${issuer}, validada por la DIAN ` +
           `(CUFE ${fiscal.authority_code}).`,
-        attachments: [{ filename: rendered.result.filename, content_type: "application/pdf", content: pdf }],
+        attachments: [
+          { filename: `factura-${document.number}.pdf`, content_type: "application/pdf", content: pdf },
+        ],
       },
       { idempotencyKey: deliveryIdempotencyKey(delivery_id) },
     );
   } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
-    outcome = error;
+    if (error instanceof ProviderError) {
+      outcome = error;
+    } else if (error instanceof ProviderRequestError) {
+      // Refused before sending (nothing reached the provider): the stored data breaks the protocol,
+      // e.g. a buyer address that is not one. The delivery is closed as failed, the caller told why.
+      const problems = error.details.map((d) => `${d.field}: ${d.message}`).join("; ");
+      const message = `The e-mail could not be sent: the message is not valid (${problems}).`;
+      await recordFailure(ctx, input.org_id, delivery_id, message);
+      throw new BusinessRuleError(message, { cause: error });
+    } else {
+      // Never leave the delivery `pendiente` behind an unexpected failure.
+      await recordFailure(
+        ctx,
+        input.org_id,
+        delivery_id,
+        "The e-mail could not be sent: internal error.",
+      ).catch(() => {});
+      throw error;
+    }
   }
   const sent = !(outcome instanceof ProviderError) && outcome.status === "sent";
   const recorded = await ctx.serviceDb.call("einv_delivery_record", {
@@ -110,4 +131,19 @@ export async function deliverInvoice({
     status: recorded.status,
     message: recorded.message,
   };
+}
+
+async function recordFailure(ctx: DeliverContext, orgId: string, deliveryId: string, message: string) {
+  await ctx.serviceDb.call("einv_delivery_record", {
+    p_org_id: orgId,
+    p_delivery_id: deliveryId,
+    p_status: "error",
+    p_message: message,
+    p_provider_reference: null,
+  });
+}
+
+/** One line of text: control characters (CR, LF, tab, …), line separators and runs of spaces become one space. */
+function oneLine(value: unknown): string {
+  return typeof value === "string" ? value.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, " ").trim() : "";
 }

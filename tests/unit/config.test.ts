@@ -1,0 +1,40 @@
+/**
+ * Configuration: token verification by public keys must also check the issuer, so a deployment
+ * that cannot tell which issuer to expect fails at start instead of silently skipping the check.
+ */
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../shared/config.ts";
+
+const JWKS = JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "x", y: "y", kid: "k" }] });
+const base = {
+  SUPABASE_PUBLISHABLE_KEYS: "sb_publishable_test",
+  EINV_DB_TRANSPORT: "embedded",
+  EINV_CREDENTIALS_KEY: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+};
+
+describe("loadConfig: the token issuer", () => {
+  it.each([
+    ["SUPABASE_JWKS", { SUPABASE_JWKS: JWKS }],
+    ["SUPABASE_JWKS_URL", { SUPABASE_JWKS_URL: "https://ref.supabase.co/auth/v1/.well-known/jwks.json" }],
+    ["SUPABASE_JWKS with an empty JWT_ISSUER", { SUPABASE_JWKS: JWKS, JWT_ISSUER: "" }],
+  ])("fails at start when %s is set but no issuer can be derived", (_what, env) => {
+    const load = () => loadConfig({ ...base, ...env });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(/JWT_ISSUER/);
+  });
+
+  it("takes JWT_ISSUER when given", () => {
+    const config = loadConfig({ ...base, SUPABASE_JWKS: JWKS, JWT_ISSUER: "https://auth.example/auth/v1" });
+    expect(config.jwt.issuer).toBe("https://auth.example/auth/v1");
+  });
+
+  it("derives the issuer from SUPABASE_URL", () => {
+    const config = loadConfig({ ...base, SUPABASE_URL: "https://ref.supabase.co/", SUPABASE_JWKS: JWKS });
+    expect(config.jwt).toMatchObject({ issuer: "https://ref.supabase.co/auth/v1", jwks: JSON.parse(JWKS) });
+    const fetched = loadConfig({ ...base, SUPABASE_URL: "https://ref.supabase.co" });
+    expect(fetched.jwt).toMatchObject({
+      issuer: "https://ref.supabase.co/auth/v1",
+      jwksUrl: "https://ref.supabase.co/auth/v1/.well-known/jwks.json",
+    });
+  });
+});
