@@ -187,26 +187,35 @@ $$;
 create trigger invoices_freeze_sent before update or delete on public.invoices
   for each row execute function einv_private.freeze_sent_invoice();
 
+-- The parent's status is read `for share`, so that a line edit and a transmission claim (which locks
+-- the invoice `for update`) serialise: an edit in flight holds the claim back until it commits, and
+-- an edit that comes after a claim waits for it and then reads the committed status (`en_proceso`)
+-- and fails. Without the lock, an edit could land after the claim had read the lines it sends.
+-- Security definer: locking a row needs UPDATE privilege and would apply the invoices' update
+-- policies (which hide sent invoices); the owner reads every parent, whoever edits the line.
+-- When a line moves between invoices both parents are locked in one statement in id order, the
+-- order the claim locks them in. (A single statement editing lines of several invoices still locks
+-- their parents row by row; against a claim of the same invoices PostgreSQL may then detect a
+-- deadlock and cancel one side with 40P01, which leaves nothing inconsistent.)
 create function einv_private.freeze_sent_invoice_lines() returns trigger
-language plpgsql set search_path = '' as $$
+language plpgsql security definer set search_path = '' as $$
 declare
+  _parents uuid[] := case
+    when tg_op = 'INSERT' then array[new.invoice_id]
+    when tg_op = 'DELETE' then array[old.invoice_id]
+    else array[old.invoice_id, new.invoice_id]
+  end;
   _status text;
 begin
-  select i.status into _status
-    from public.invoices i
-   where i.id = case when tg_op = 'DELETE' then old.invoice_id else new.invoice_id end;
   -- a cascade from deleting the invoice itself finds no parent row: let it through
-  if _status is not null and _status <> 'pendiente' then
-    raise exception 'the lines of a % invoice can no longer change', _status
-      using errcode = 'P0001', hint = 'invalid_state';
-  end if;
-  if tg_op = 'UPDATE' and old.invoice_id is distinct from new.invoice_id then
-    select i.status into _status from public.invoices i where i.id = old.invoice_id;
+  for _status in
+    select i.status from public.invoices i where i.id = any (_parents) order by i.id for share of i
+  loop
     if _status <> 'pendiente' then
       raise exception 'the lines of a % invoice can no longer change', _status
         using errcode = 'P0001', hint = 'invalid_state';
     end if;
-  end if;
+  end loop;
   return case when tg_op = 'DELETE' then old else new end;
 end
 $$;

@@ -4,8 +4,9 @@
 -- Supabase grants every API role everything on new `public` objects, so this file starts by taking
 -- it all back and then grants exactly what each role needs:
 --   anon           nothing.
---   authenticated  reads its organizations' rows; admin and operador write invoice drafts (draft
---                  columns only, while `pendiente`); admin edits its companies.
+--   authenticated  reads its organizations' rows (but not a company's technical key); admin and
+--                  operador write invoice drafts (draft columns only, while `pendiente`); admin
+--                  edits its companies.
 --   service_role   reads; writes only through the database API functions (next migration).
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
 
@@ -39,7 +40,14 @@ create policy "members read their organization's memberships" on public.membersh
 
 -- ─── companies ───────────────────────────────────────────────────────────────────────────────────
 alter table public.companies enable row level security;
-grant select on public.companies to authenticated, service_role;
+-- Every column but `technical_key`, the DIAN technical key: a secret of the issuer that only the
+-- service reads (admins may still set it through the insert and update grants below, without
+-- reading it back). Column grants: a column added later stays hidden until a migration grants it.
+grant select on public.companies to service_role;
+grant select (id, org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime,
+  fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code,
+  email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to,
+  resolution_valid_until, active_environment, created_at, updated_at) on public.companies to authenticated;
 grant insert (id, org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime,
   fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code,
   email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to,

@@ -18,9 +18,11 @@ alter table public.invoices
   add column issuer_snapshot jsonb;
 
 -- ─── the document as the provider needs it: invoice, lines and issuer ────────────────────────────
+-- The issuer as members may see it: the company row without its DIAN technical key.
 create function einv_private.issuer_of(p_company_id uuid) returns jsonb
 language sql stable security definer set search_path = '' as $$
-  select to_jsonb(c) - array['created_at', 'updated_at'] from public.companies c where c.id = p_company_id
+  select to_jsonb(c) - array['created_at', 'updated_at', 'technical_key']
+    from public.companies c where c.id = p_company_id
 $$;
 
 create function einv_private.invoice_document(p_invoice_id uuid) returns jsonb
@@ -31,7 +33,10 @@ language sql stable security definer set search_path = '' as $$
          || jsonb_build_object(
               'lines', coalesce((select jsonb_agg(to_jsonb(l) - array['org_id', 'created_at'] order by l.position)
                                    from public.invoice_lines l where l.invoice_id = i.id), '[]'::jsonb),
-              'company', coalesce(i.issuer_snapshot, einv_private.issuer_of(i.company_id)))
+              -- the technical key is read live: it is not kept in the snapshot members can read
+              'company', coalesce(i.issuer_snapshot, einv_private.issuer_of(i.company_id))
+                         || jsonb_build_object('technical_key',
+                              (select c.technical_key from public.companies c where c.id = i.company_id)))
     from public.invoices i
    where i.id = p_invoice_id
 $$;

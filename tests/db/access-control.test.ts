@@ -42,10 +42,23 @@ const TABLES = {
   invoices: "org_id",
   invoice_lines: "org_id",
   events: "org_id",
+  representations: "org_id",
+  deliveries: "org_id",
 } as const;
 const TABLE_NAMES = Object.keys(TABLES) as (keyof typeof TABLES)[];
-/** How many rows of each table one tenant with one invoice (2 lines, 1 event) has. */
-const OWN_ROWS = { organizations: 1, memberships: 3, companies: 1, invoices: 1, invoice_lines: 2, events: 1 };
+/** How many rows of each table one tenant with one invoice (2 lines, 1 event, 1 PDF, 1 delivery) has. */
+const OWN_ROWS = {
+  organizations: 1,
+  memberships: 3,
+  companies: 1,
+  invoices: 1,
+  invoice_lines: 2,
+  events: 1,
+  representations: 1,
+  deliveries: 1,
+};
+/** Written only by the service, through the database API functions: members only read them. */
+const SERVICE_RECORDS = ["representations", "deliveries"] as const;
 
 const FISCAL_COLUMNS: [column: string, value: string][] = [
   ["status", "'transmitida'"],
@@ -85,17 +98,30 @@ const draftInsert = (org: string, company: string, column = "", value = "") =>
 const lineInsert = (invoice: string, org: string) =>
   `insert into public.invoice_lines (invoice_id, org_id, position, description, quantity, unit_price,
      line_extension) values ('${invoice}', '${org}', 3, 'Nueva línea', 1, 1000, 1000) returning id`;
-const companyInsert = (org: string) =>
+const companyInsert = (org: string, technicalKey?: string) =>
   `insert into public.companies (org_id, nit, check_digit, legal_name, address, city_code, city_name,
-     department_code, department_name)
-   values ('${org}', '${randomDigits(9)}', '5', 'Nueva S.A.S.', 'Calle 1', '11001', 'Bogotá', '11', 'Bogotá')
+     department_code, department_name${technicalKey === undefined ? "" : ", technical_key"})
+   values ('${org}', '${randomDigits(9)}', '5', 'Nueva S.A.S.', 'Calle 1', '11001', 'Bogotá', '11', 'Bogotá'${
+     technicalKey === undefined ? "" : `, '${technicalKey}'`
+   })
    returning id`;
 
-/** A tenant with one `pendiente` invoice (2 lines) and one event. */
+/** A tenant with one invoice (2 lines), one event, its PDF representation and one delivery. */
 async function tenantWithDocuments(): Promise<Tenant & { invoice: Invoice }> {
   const tenant = await createTenant(db);
   const invoice = await createInvoice(db, tenant.org, tenant.company);
   await createEvent(db, invoice);
+  await superuser(
+    `insert into public.representations (org_id, document_type, document_id, path, filename, fingerprint,
+       stamped, renderer, generated_at)
+     values ($1, 'invoice', $2, $3, 'factura.pdf', 'f1', false, 'builtin', now())`,
+    [tenant.org.id, invoice.id, `${tenant.org.id}/invoices/${invoice.id}/factura.pdf`],
+  );
+  await superuser("insert into public.deliveries (org_id, invoice_id, recipient) values ($1, $2, $3)", [
+    tenant.org.id,
+    invoice.id,
+    "cliente@test.example",
+  ]);
   return { ...tenant, invoice };
 }
 
@@ -306,6 +332,124 @@ describe("companies", () => {
     await fails(DENIED, as(stranger, companyInsert(victim.org.id)));
     expect(await as(stranger, rename, [victim.company.id])).toEqual([]);
     await fails(DENIED, as(stranger, "update public.companies set org_id = $1", [victim.org.id]));
+  });
+});
+
+describe("the technical key", () => {
+  const KEY = "technical_key";
+  const companyColumns = async (): Promise<string[]> =>
+    (
+      await superuser(
+        `select attname from pg_attribute
+          where attrelid = 'public.companies'::regclass and attnum > 0 and not attisdropped order by attnum`,
+      )
+    ).map((row) => String(row.attname));
+
+  it.each(MEMBER_ROLES)("a %s cannot read it, alone or through select *", async (role) => {
+    const tenant = await createTenant(db);
+    const me = tenant[role].claims;
+    for (const sql of [
+      `select ${KEY} from public.companies where id = $1`,
+      "select * from public.companies where id = $1",
+      `select 1 from public.companies where id = $1 and ${KEY} is not null`,
+    ]) {
+      await fails(DENIED, as(me, sql, [tenant.company.id]), sql);
+    }
+  });
+
+  it.each(MEMBER_ROLES)("a %s reads every other column of its companies", async (role) => {
+    const tenant = await createTenant(db);
+    const others = (await companyColumns()).filter((column) => column !== KEY);
+    const sql = `select ${others.join(", ")} from public.companies where id = $1`;
+    const [row] = await as(tenant[role].claims, sql, [tenant.company.id]);
+    expect(Object.keys(row ?? {})).toEqual(others);
+    expect(row).toMatchObject({ id: tenant.company.id, nit: tenant.company.nit });
+  });
+
+  it("an admin sets it on a new or existing company without reading it back", async () => {
+    const { org, company, admin } = await createTenant(db);
+    const set = `update public.companies set ${KEY} = 'nueva-clave' where id = $1 returning id`;
+    expect(await as(admin.claims, set, [company.id])).toEqual([{ id: company.id }]);
+    const [created] = await as<{ id: string }>(admin.claims, companyInsert(org.id, "otra-clave"));
+    const keys = await superuser(
+      `select id, ${KEY} from public.companies where id in ($1, $2) order by ${KEY}`,
+      [company.id, created?.id ?? null],
+    );
+    expect(keys).toEqual([
+      { id: company.id, [KEY]: "nueva-clave" },
+      { id: created?.id, [KEY]: "otra-clave" },
+    ]);
+    // reading it back, as `returning *` would, is denied
+    await fails(
+      DENIED,
+      as(admin.claims, `update public.companies set ${KEY} = 'x' where id = $1 returning *`, [company.id]),
+    );
+  });
+
+  it.each(MEMBER_ROLES)("a %s cannot read it from a sent invoice's frozen issuer either", async (role) => {
+    const tenant = await createTenant(db);
+    const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
+    const [row] = await as<{ issuer: Record<string, unknown> }>(
+      tenant[role].claims,
+      "select issuer_snapshot as issuer from public.invoices where id = $1",
+      [invoice.id],
+    );
+    expect(row?.issuer).toMatchObject({ nit: tenant.company.nit });
+    expect(row?.issuer).not.toHaveProperty(KEY);
+  });
+
+  it("the service reads it", async () => {
+    const { company } = await createTenant(db);
+    const rows = await service(`select ${KEY} from public.companies where id = $1`, [company.id]);
+    expect(rows).toEqual([{ [KEY]: "fc8eac422eba16e22ffd8c6f94b3f40a6e38162c" }]);
+  });
+});
+
+describe("representations and deliveries", () => {
+  const writes = (org: string, invoice: string): [table: string, sql: string][] => [
+    [
+      "representations",
+      `insert into public.representations (org_id, document_type, document_id, path, filename, fingerprint,
+         stamped, renderer, generated_at)
+       values ('${org}', 'invoice', '${randomUUID()}', '${org}/x.pdf', 'x.pdf', 'f', true, 'builtin', now())`,
+    ],
+    [
+      "representations",
+      `update public.representations set stamped = true, path = 'x' where org_id = '${org}'`,
+    ],
+    ["representations", `delete from public.representations where org_id = '${org}'`],
+    [
+      "deliveries",
+      `insert into public.deliveries (org_id, invoice_id, recipient) values ('${org}', '${invoice}', 'x@test.example')`,
+    ],
+    ["deliveries", `update public.deliveries set status = 'enviada' where org_id = '${org}'`],
+    ["deliveries", `delete from public.deliveries where org_id = '${org}'`],
+  ];
+  const snapshot = (org: string) =>
+    superuser(
+      `select (select jsonb_agg(to_jsonb(r) order by r.id) from public.representations r where r.org_id = $1) as r,
+              (select jsonb_agg(to_jsonb(d) order by d.id) from public.deliveries d where d.org_id = $1) as d`,
+      [org],
+    );
+
+  it.each(MEMBER_ROLES)("a %s can neither create, change nor delete them", async (role) => {
+    const tenant = await tenantWithDocuments();
+    const before = await snapshot(tenant.org.id);
+    for (const [table, sql] of writes(tenant.org.id, tenant.invoice.id)) {
+      expect(SERVICE_RECORDS).toContain(table);
+      await fails(DENIED, as(tenant[role].claims, sql), sql);
+    }
+    expect(await snapshot(tenant.org.id)).toEqual(before);
+  });
+
+  it("neither anon nor the service writes them directly", async () => {
+    const tenant = await tenantWithDocuments();
+    const before = await snapshot(tenant.org.id);
+    for (const [, sql] of writes(tenant.org.id, tenant.invoice.id)) {
+      await fails(DENIED, anon(sql), sql);
+      await fails(DENIED, service(sql), sql);
+    }
+    expect(await snapshot(tenant.org.id)).toEqual(before);
   });
 });
 
