@@ -12,7 +12,7 @@ import { applySchema } from "../scripts/db/schema.ts";
 import { connectPostgres, fromPGlite, type SqlClient } from "../shared/db/sql-client.ts";
 import type { FetchLike } from "../shared/providers/tax-client.ts";
 import { measureRenderTiming } from "../tests/pdf/render-timing.ts";
-import { createTestApp, type TestApp } from "../tests/support/app.ts";
+import { createTestApp, TEST_API_KEY, TEST_CREDENTIALS_KEY, type TestApp } from "../tests/support/app.ts";
 import { saveCredential } from "../tests/support/credentials.ts";
 import type { TestDatabase } from "../tests/support/database.ts";
 import { createInvoice, createTenant, type Tenant } from "../tests/support/factories.ts";
@@ -21,6 +21,7 @@ import {
   startPostgresServer,
   TEMPLATE_DATABASE,
 } from "../tests/support/postgres-server.ts";
+import { measureColdStart } from "./cold-start.ts";
 
 const BATCH = 50;
 const LATENCY_MS = 200;
@@ -162,6 +163,17 @@ async function main(): Promise<number> {
       if (i >= CACHED.warmup) cached.push(ms);
     }
 
+    // 4. cold start of the function entry against a bare Hono app (fresh processes)
+    const cold = await measureColdStart({
+      SUPABASE_URL: "http://127.0.0.1:9",
+      SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: TEST_API_KEY }),
+      SUPABASE_SECRET_KEYS: JSON.stringify({ default: "sb_secret_bench_unused" }),
+      EINV_DB_TRANSPORT: "postgres",
+      DATABASE_URL: "postgres://127.0.0.1:9/unused", // connected lazily: a preflight never needs it
+      EINV_CREDENTIALS_KEY: TEST_CREDENTIALS_KEY,
+      EINV_LOG_LEVEL: "silent",
+    });
+
     // report
     const ideal = (c: number) => Math.ceil(BATCH / c) * LATENCY_MS;
     const medianC10 = median(c10.map((r) => r.ms));
@@ -176,6 +188,13 @@ async function main(): Promise<number> {
           : infoRow(`render ${r.lines}-line stamped PDF (median of ${r.runs})`, r.medianMs),
       ),
       limitRow(`cached /representation p50 (${CACHED.calls} calls)`, pct(cached, 0.5), CACHED.p50),
+      {
+        what: "cold start, function vs bare Hono (median of 5)",
+        measured: `${cold.functionMs.toFixed(0)} ms`,
+        target: `≤ 1.3 × ${cold.bareMs.toFixed(0)} ms`,
+        ratio: (cold.functionMs / cold.bareMs).toFixed(3),
+        verdict: cold.functionMs <= 1.3 * cold.bareMs ? "PASS" : "MISS <<<",
+      },
     ];
     const refused = [...c10, c1].reduce((n, r) => n + r.refused, 0);
     printTable(label, rows, [

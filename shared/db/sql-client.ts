@@ -2,6 +2,7 @@
  * A minimal SQL client the `postgres` transport runs on: one transaction at a time, positional
  * parameters, rows back. Implemented over postgres.js (a PostgreSQL URL) and PGlite (embedded).
  */
+import type postgres from "postgres";
 
 /**
  * A parameter, typed by the statement's context and serialised by the driver: a JSON object or
@@ -26,29 +27,37 @@ export interface SqlClient {
   close(): Promise<void>;
 }
 
-/** postgres.js over a PostgreSQL URL (also the Supabase transaction pooler: no prepared statements). */
+/**
+ * postgres.js over a PostgreSQL URL (also the Supabase transaction pooler: no prepared statements).
+ * The driver is imported on first use, so it costs nothing at a function's cold start.
+ */
 export async function connectPostgres(url: string, options: { max?: number } = {}): Promise<SqlClient> {
-  const { default: postgres } = await import("postgres");
-  const sql = postgres(url, {
-    max: options.max ?? 10,
-    prepare: false,
-    onnotice: () => {},
-    connection: { application_name: "einvoicing" },
-  });
+  let pending: Promise<postgres.Sql> | undefined;
+  const sql = () =>
+    (pending ??= import("postgres").then(({ default: postgres }) =>
+      postgres(url, {
+        max: options.max ?? 10,
+        prepare: false,
+        onnotice: () => {},
+        connection: { application_name: "einvoicing" },
+      }),
+    ));
   return {
     exec: async (script) => {
-      await sql.unsafe(script).simple();
+      await (await sql()).unsafe(script).simple();
     },
     script: async (statements) => {
-      const results = (await sql.unsafe(statements).simple()) as unknown[];
+      const results = (await (await sql()).unsafe(statements).simple()) as unknown[];
       // one statement: its rows; several: one array of rows per statement
       return (Array.isArray(results[0]) ? results.at(-1) : results) as never;
     },
-    transaction: (work) =>
-      sql.begin((tx) =>
+    transaction: async (work) =>
+      (await sql()).begin((tx) =>
         work({ query: async (text, params = []) => (await tx.unsafe(text, params as never[])) as never }),
       ) as never,
-    close: () => sql.end({ timeout: 5 }),
+    close: async () => {
+      if (pending) await (await pending).end({ timeout: 5 });
+    },
   };
 }
 

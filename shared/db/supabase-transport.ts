@@ -1,4 +1,4 @@
-import { createClient, type SupabaseClient } from "@supabase/supabase-js";
+import type { SupabaseClient } from "@supabase/supabase-js";
 import { toDomainError } from "./errors.ts";
 import { assertApiName, type Caller, type Db, type DbScope } from "./port.ts";
 
@@ -14,33 +14,52 @@ export interface SupabaseDbOptions {
 /**
  * The `supabase` transport: database API functions through PostgREST `rpc` with supabase-js.
  * User-scoped calls forward the caller's own token, so PostgREST verifies it again and RLS applies.
+ * supabase-js is imported on first use, so it costs nothing at a function's cold start.
  */
 export function createSupabaseDb(options: SupabaseDbOptions): Db {
   const clientOptions = (headers: Record<string, string>) => ({
     auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
     global: { headers, ...(options.fetch ? { fetch: options.fetch } : {}) },
   });
-  const service = createClient(options.url, options.serviceKey, clientOptions({}));
+  const supabase = lazySupabase();
+  let service: Promise<SupabaseClient> | undefined;
 
-  const scope = (client: SupabaseClient): DbScope => ({
+  const scope = (client: () => Promise<SupabaseClient>): DbScope => ({
     call: async (fn, args) => {
       assertApiName(fn, args);
-      const { data, error } = await client.rpc(fn, args);
+      const { data, error } = await (await client()).rpc(fn, args);
       if (error) throw toDomainError(error);
       return (data ?? null) as never;
     },
   });
 
   return {
-    asUser: (caller: Caller) =>
+    asUser: (caller: Caller) => {
+      let user: Promise<SupabaseClient> | undefined;
+      return scope(
+        () =>
+          (user ??= supabase().then((create) =>
+            create(
+              options.url,
+              options.publishableKey,
+              clientOptions({ Authorization: `Bearer ${caller.accessToken}` }),
+            ),
+          )),
+      );
+    },
+    asService: () =>
       scope(
-        createClient(
-          options.url,
-          options.publishableKey,
-          clientOptions({ Authorization: `Bearer ${caller.accessToken}` }),
-        ),
+        () =>
+          (service ??= supabase().then((create) =>
+            create(options.url, options.serviceKey, clientOptions({})),
+          )),
       ),
-    asService: () => scope(service),
     close: async () => {},
   };
+}
+
+/** `createClient`, imported once, on first use. */
+export function lazySupabase(): () => Promise<typeof import("@supabase/supabase-js")["createClient"]> {
+  let pending: Promise<typeof import("@supabase/supabase-js")["createClient"]> | undefined;
+  return () => (pending ??= import("@supabase/supabase-js").then((module) => module.createClient));
 }
