@@ -200,6 +200,40 @@ export function refuse(c: Ctx, fault: "error" | "rate_limited", log?: ReceivedLo
   return c.json(errorBody("unavailable", "The service is not answering; try again later."), 503);
 }
 
+/**
+ * The intake every idempotent POST shares (a submit, a message): log the reference, let a fault
+ * refuse it, then require a body that fits `schema` and a well-formed Idempotency-Key. Returns the
+ * answer to send, or the request to process.
+ */
+export async function readIdempotentPost<T>(
+  c: Ctx,
+  faults: Faults,
+  operation: FaultTarget,
+  schema: z.ZodType<T>,
+): Promise<
+  | { response: Response }
+  | { response?: undefined; request: T; key: string; log: ReceivedLogEntry; fault: FaultKind | undefined }
+> {
+  const log = c.get("log") as ReceivedLogEntry;
+  const json: unknown = await c.req.json().catch(() => undefined);
+  const reference = (json as { reference?: unknown } | undefined)?.reference;
+  log.reference = typeof reference === "string" ? reference : null;
+  const fault = faults.draw(operation, log.reference ?? undefined);
+  log.injected = fault;
+  if (fault === "error" || fault === "rate_limited") return { response: refuse(c, fault, log) };
+
+  log.result = "invalid";
+  if (json === undefined)
+    return { response: c.json(errorBody("invalid_json", "The body is not JSON."), 400) };
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    return { response: c.json(errorBody("validation_failed", z.prettifyError(parsed.error)), 400) };
+  }
+  const key = log.idempotency_key;
+  if (!validIdempotencyKey(key)) return { response: missingIdempotencyKey(c) };
+  return { request: parsed.data, key, log, fault };
+}
+
 /** The answer when the Idempotency-Key is missing or malformed. */
 export function missingIdempotencyKey(c: Ctx): Response {
   const message = `Send an ${IDEMPOTENCY_HEADER} header of 8 to 255 visible characters.`;

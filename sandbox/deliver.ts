@@ -1,23 +1,13 @@
-/**
- * The sandbox deliver provider (docs/sandbox.md#deliver): POST /messages "sends" an e-mail by
- * keeping it in a log and, with `outboxDir`, writing it to disk (./outbox.ts). It deduplicates by
- * Idempotency-Key like a real provider, never sends a reference twice, and bounces every message to
- * a recipient at `rebota.test`. Keys, limits, latency and faults are shared with the other sandboxes
- * (./common.ts); `failNext` rules apply to sends unless they say `on`.
- */
-import { z } from "zod";
 import { type DeliveryOutcome, fromBase64, SendMessageRequest } from "../shared/providers/deliver.ts";
 import { REPLAYED_HEADER } from "../shared/providers/protocol.ts";
 import {
   createSandboxBase,
   errorBody,
   fingerprint,
-  missingIdempotencyKey,
   type ReceivedLogEntry,
-  refuse,
+  readIdempotentPost,
   type SandboxOptions,
   type SandboxService,
-  validIdempotencyKey,
 } from "./common.ts";
 import { writeOutbox } from "./outbox.ts";
 
@@ -72,21 +62,9 @@ export function createSandboxDeliver(options: SandboxDeliverOptions = {}): Sandb
   const { app, faults, withFault, now } = base;
 
   app.post("/messages", async (c) => {
-    const log = c.get("log") as ReceivedLogEntry;
-    const json: unknown = await c.req.json().catch(() => undefined);
-    const reference = (json as { reference?: unknown } | undefined)?.reference;
-    log.reference = typeof reference === "string" ? reference : null;
-    const fault = faults.draw("send", log.reference ?? undefined);
-    log.injected = fault;
-    if (fault === "error" || fault === "rate_limited") return refuse(c, fault, log);
-
-    log.result = "invalid";
-    if (json === undefined) return c.json(errorBody("invalid_json", "The body is not JSON."), 400);
-    const parsed = SendMessageRequest.safeParse(json);
-    if (!parsed.success) return c.json(errorBody("validation_failed", z.prettifyError(parsed.error)), 400);
-    const key = log.idempotency_key;
-    if (!validIdempotencyKey(key)) return missingIdempotencyKey(c);
-    const request = parsed.data;
+    const intake = await readIdempotentPost(c, faults, "send", SendMessageRequest);
+    if (intake.response) return intake.response;
+    const { request, key, log, fault } = intake;
 
     const print = await fingerprint(request);
     const previous = byKey.get(key);

@@ -1,11 +1,3 @@
-/**
- * The sandbox adapter-tax provider (docs/sandbox.md): the provider protocol as a Hono fetch handler,
- * usable in-process (tests, the local server) or behind sandbox/server.ts. Its authority judges
- * documents by ./rules.ts and keeps its books in ./ledger.ts; ./faults.ts makes it slow, busy, hung,
- * failing or garbled on demand, and ./common.ts holds what it shares with the docsgen and deliver
- * sandboxes (keys, limits, control endpoints). Nothing here is meant for production.
- */
-import { z } from "zod";
 import {
   type DocumentOutcome,
   REPLAYED_HEADER,
@@ -14,12 +6,11 @@ import {
 import {
   createSandboxBase,
   errorBody,
-  missingIdempotencyKey,
   type ReceivedLogEntry,
+  readIdempotentPost,
   refuse,
   type SandboxOptions,
   type SandboxService,
-  validIdempotencyKey,
 } from "./common.ts";
 import { createLedger, type SubmissionLogEntry } from "./ledger.ts";
 
@@ -52,22 +43,11 @@ export function createSandboxProvider(options: SandboxOptions = {}): SandboxProv
   const { app, faults, withFault } = base;
 
   app.post("/documents", async (c) => {
-    const log = c.get("log") as ReceivedLogEntry;
-    const json: unknown = await c.req.json().catch(() => undefined);
-    const reference = (json as { reference?: unknown } | undefined)?.reference;
-    log.reference = typeof reference === "string" ? reference : null;
-    const fault = faults.draw("submit", log.reference ?? undefined);
-    log.injected = fault;
-    if (fault === "error" || fault === "rate_limited") return refuse(c, fault, log);
+    const intake = await readIdempotentPost(c, faults, "submit", SubmitDocumentRequest);
+    if (intake.response) return intake.response;
+    const { request, key, log, fault } = intake;
 
-    log.result = "invalid";
-    if (json === undefined) return c.json(errorBody("invalid_json", "The body is not JSON."), 400);
-    const parsed = SubmitDocumentRequest.safeParse(json);
-    if (!parsed.success) return c.json(errorBody("validation_failed", z.prettifyError(parsed.error)), 400);
-    const key = log.idempotency_key;
-    if (!validIdempotencyKey(key)) return missingIdempotencyKey(c);
-
-    const result = await ledger.submit(parsed.data, key, faults.knobs.pendingPolls);
+    const result = await ledger.submit(request, key, faults.knobs.pendingPolls);
     log.result = result.kind;
     if (result.kind === "conflict") {
       const message = "This idempotency key was already used with a different document.";
