@@ -5,9 +5,9 @@
  * Needs the Debian packages poppler-utils and zbar-tools. Without them the suite is skipped with a
  * message, except on CI (`CI` set), where a missing tool fails it.
  *
- * `EINV_WRITE_DOCS_IMAGES=1` also writes docs/images/invoice-stamped.png and invoice-unstamped.png.
+ * The README's pictures come from `npm run docs:images` (scripts/docs/invoice-images.ts).
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -88,17 +88,5 @@ describe.skipIf(skip)("QR round trip through pdftoppm and zbarimg", () => {
       1,
     );
     expect(decodeQr(png)).toMatchObject({ status: 4, text: "" });
-  });
-
-  it.runIf(process.env.EINV_WRITE_DOCS_IMAGES === "1")("writes the README's images", async () => {
-    const out = join(import.meta.dirname, "../../docs/images");
-    mkdirSync(out, { recursive: true });
-    for (const [name, fiscal] of [
-      ["invoice-stamped", acceptedFiscal()],
-      ["invoice-unstamped", pendingFiscal()],
-    ] as const) {
-      const png = await toPng(name, await renderInvoicePdf(toInvoicePdfModel(demoInvoice(), fiscal)), 1, 110);
-      copyFileSync(png, join(out, `${name}.png`));
-    }
   });
 });
