@@ -95,19 +95,25 @@ begin
       values (p_org_id, 'invoice', _inv.id, 'transmit_claimed', p_actor_id,
               jsonb_build_object('attempt', _inv.attempt_count, 'action', _action, 'environment', _inv.environment));
 
+      -- the document is attached below, once, so this map of entries stays small while it grows
       _entry := jsonb_build_object('invoice_id', _inv.id, 'action', _action, 'status', _inv.status,
         'message', _inv.last_message, 'attempt', _inv.attempt_count,
         'submitted_attempt', _inv.submitted_attempt, 'environment', _inv.environment,
-        'company_id', _inv.company_id, 'document', einv_private.invoice_document(_inv.id));
+        'company_id', _inv.company_id);
     end if;
     _entries := _entries || jsonb_build_object(_inv.id::text, _entry);
   end loop;
 
   return (
-    select jsonb_agg(coalesce(_entries -> t.id::text,
-             jsonb_build_object('invoice_id', t.id, 'action', 'skip', 'status', 'error',
-                                'message', 'invoice not found')) order by t.ord)
+    select jsonb_agg(
+             case
+               when e.entry is null then jsonb_build_object('invoice_id', t.id, 'action', 'skip',
+                                                            'status', 'error', 'message', 'invoice not found')
+               when e.entry ->> 'action' = 'skip' then e.entry
+               else e.entry || jsonb_build_object('document', einv_private.invoice_document(t.id))
+             end order by t.ord)
       from unnest(_ids) with ordinality as t (id, ord)
+      cross join lateral (select _entries -> t.id::text as entry) e
   );
 end
 $$;
