@@ -41,8 +41,12 @@ export interface TokenVerifierOptions {
 }
 
 const ASYMMETRIC = ["ES256", "RS256"];
-/** Verified tokens kept, until they expire, so a client's next calls skip the signature check. */
+/**
+ * Verified tokens kept so a client's next calls skip the signature check: at most this many, each
+ * until it expires or for REMEMBER_MS, whichever comes first (so a rotated key stops counting soon).
+ */
 const CACHE_SIZE = 1000;
+const REMEMBER_MS = 5 * 60_000;
 
 export function createTokenVerifier(jwt: Config["jwt"], options: TokenVerifierOptions = {}): TokenVerifier {
   const jwks: JWTVerifyGetKey | undefined = jwt.jwks
@@ -57,16 +61,18 @@ export function createTokenVerifier(jwt: Config["jwt"], options: TokenVerifierOp
     ...(jwt.issuer ? { issuer: jwt.issuer } : {}),
   };
   // An ES256 signature check costs about a millisecond; a web app repeats its token on every call.
-  const verified = new Map<string, VerifiedClaims>();
+  // Keyed by the token's SHA-256, so the map holds no bearer tokens.
+  const verified = new Map<string, { claims: VerifiedClaims; until: number }>();
 
   return {
     async verify(token) {
-      const known = verified.get(token);
-      if (known && (known.exp ?? 0) * 1000 > Date.now()) return known;
-      verified.delete(token);
+      const id = await digest(token);
+      const known = verified.get(id);
+      if (known && known.until > Date.now()) return known.claims;
+      verified.delete(id);
       const claims = await verifyOnce(token);
       if (verified.size >= CACHE_SIZE) verified.delete(verified.keys().next().value as string);
-      verified.set(token, claims);
+      verified.set(id, { claims, until: Math.min((claims.exp ?? 0) * 1000, Date.now() + REMEMBER_MS) });
       return claims;
     },
   };
@@ -120,6 +126,11 @@ function remoteKeys(url: URL, options: TokenVerifierOptions): JWTVerifyGetKey {
       throw error;
     }
   };
+}
+
+async function digest(text: string): Promise<string> {
+  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function headerAlg(token: string): string {

@@ -187,7 +187,7 @@ $$;
 create trigger invoices_freeze_sent before update or delete on public.invoices
   for each row execute function einv_private.freeze_sent_invoice();
 
--- The parent's status is read `for share`, so that a line edit and a transmission claim (which locks
+-- The parent's status is read `for key share`, so that a line edit and a transmission claim (which locks
 -- the invoice `for update`) serialise: an edit in flight holds the claim back until it commits, and
 -- an edit that comes after a claim waits for it and then reads the committed status (`en_proceso`)
 -- and fails. Without the lock, an edit could land after the claim had read the lines it sends.
@@ -209,7 +209,7 @@ declare
 begin
   -- a cascade from deleting the invoice itself finds no parent row: let it through
   for _status in
-    select i.status from public.invoices i where i.id = any (_parents) order by i.id for share of i
+    select i.status from public.invoices i where i.id = any (_parents) order by i.id for key share of i
   loop
     if _status <> 'pendiente' then
       raise exception 'the lines of a % invoice can no longer change', _status

@@ -54,6 +54,7 @@ declare
   _action text;
   _entries jsonb := '{}'::jsonb;
   _entry jsonb;
+  _prior_submitted integer;
 begin
   for _inv in
     select * from public.invoices
@@ -77,9 +78,13 @@ begin
           else 'transmission in progress; use /refresh to ask the authority, or reissue: true once it is idle'
         end);
     else
+      _prior_submitted := _inv.submitted_attempt;
       update public.invoices i
          set status = 'en_proceso',
              attempt_count = i.attempt_count + 1,
+             -- a send records its intent before anything leaves: if this call dies before recording an
+             -- outcome, the next reissue queries the provider and reuses this attempt's key
+             submitted_attempt = coalesce(i.submitted_attempt, i.attempt_count + 1),
              claimed_at = now(),
              lease_until = now() + make_interval(secs => p_lease_seconds),
              -- a document that may be at the provider keeps its environment and issuer
@@ -98,7 +103,7 @@ begin
       -- the document is attached below, once, so this map of entries stays small while it grows
       _entry := jsonb_build_object('invoice_id', _inv.id, 'action', _action, 'status', _inv.status,
         'message', _inv.last_message, 'attempt', _inv.attempt_count,
-        'submitted_attempt', _inv.submitted_attempt, 'environment', _inv.environment,
+        'submitted_attempt', _prior_submitted, 'environment', _inv.environment,
         'company_id', _inv.company_id);
     end if;
     _entries := _entries || jsonb_build_object(_inv.id::text, _entry);
@@ -138,8 +143,11 @@ begin
 
   update public.invoices i
      set status = _status,
-         submitted_attempt = coalesce((p_outcome ->> 'submitted_attempt')::integer, i.submitted_attempt),
-         issuer_snapshot = case when _status = 'pendiente' then null else i.issuer_snapshot end,
+         -- released without sending: the claim's intent is withdrawn
+         submitted_attempt = case when _status = 'pendiente' then null
+                                  else coalesce((p_outcome ->> 'submitted_attempt')::integer, i.submitted_attempt) end,
+         -- after a rejection (or a release) the next submit is a new request: it takes the company anew
+         issuer_snapshot = case when _status in ('pendiente', 'error') then null else i.issuer_snapshot end,
          environment = case when _status = 'pendiente' then null else i.environment end,
          authority_code = coalesce(p_outcome ->> 'authority_code', i.authority_code),
          qr_text = coalesce(p_outcome ->> 'qr_text', i.qr_text),
@@ -152,8 +160,9 @@ begin
          lease_until = null
    where i.id = p_invoice_id and i.org_id = p_org_id
      and i.status = 'en_proceso' and i.attempt_count = p_attempt
-     -- only a draft that never reached the provider goes back to pendiente
-     and (_status <> 'pendiente' or (i.submitted_attempt is null and p_outcome ->> 'submitted_attempt' is null))
+     -- only a draft whose one intent to send is this claim's own (nothing earlier may be at the
+     -- provider) goes back to pendiente
+     and (_status <> 'pendiente' or i.submitted_attempt = p_attempt)
   returning * into _inv;
 
   if not found then

@@ -264,3 +264,35 @@ describe("stored provider keys", () => {
     expect(JSON.stringify(body) + t.logs.join("\n")).not.toContain(SANDBOX_KEY);
   });
 });
+
+describe("a transmission that dies midway", () => {
+  it("leaves its intent behind: after the lease, a reissue asks first and reuses the key", async () => {
+    const [orphan] = await invoices(1);
+    const id = (orphan as Invoice).id;
+    // a call claimed the invoice and died before recording anything (maybe after sending)
+    await db.superuser(
+      `select public.einv_transmit_claim(p_org_id => $1, p_invoice_ids => $2::text::jsonb, p_reissue => false,
+         p_actor_id => null, p_lease_seconds => 60)`,
+      [tenant.org.id, JSON.stringify([id])],
+    );
+    expect((await transmit([id], { reissue: true }))[0]?.status).toBe("en_proceso"); // still leased
+    await db.superuser("update invoices set lease_until = now() - interval '1 second' where id = $1", [id]);
+    expect((await transmit([id], { reissue: true }))[0]?.status).toBe("transmitida");
+    expect(sandbox.received.map((r) => r.idempotency_key)).toEqual([`doc-${id}-submit-1`]);
+  });
+
+  it("keeps an invoice that may be at the provider en_proceso when the provider cannot be asked", async () => {
+    const bare = await createTenant(db);
+    const invoice = await createInvoice(db, bare.org, bare.company, { status: "en_proceso" });
+    const response = await t.post(
+      "/transmit",
+      { org_id: bare.org.id, invoice_ids: [invoice.id], reissue: true },
+      await t.token(bare.admin),
+    );
+    const [entry] = (await response.json()).results;
+    expect(entry).toMatchObject({
+      status: "en_proceso",
+      message: expect.stringMatching(/could not ask the provider/),
+    });
+  });
+});

@@ -11,6 +11,7 @@ import { ProviderError } from "../../providers/errors.ts";
 import { ProviderRequestError } from "../../providers/transport.ts";
 import type { DocumentStore } from "../../storage/port.ts";
 import { ensureInvoicePdf } from "./representation.ts";
+import { storable } from "./transmit.ts";
 
 export interface DeliverInput {
   org_id: string;
@@ -119,7 +120,7 @@ export async function deliverInvoice({
     p_org_id: input.org_id,
     p_delivery_id: delivery_id,
     p_status: sent ? "enviada" : "error",
-    p_message: outcome.message,
+    p_message: storable(outcome.message),
     p_provider_reference: outcome instanceof ProviderError ? null : outcome.provider_reference,
   });
   // The delivery is recorded as failed; the caller still learns that the provider failed (502/504).

@@ -7,7 +7,7 @@ import type { DbScope, RecordedOutcome } from "../../db/port.ts";
 import { InvalidStateError } from "../../errors.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
 import type { DocumentOutcome } from "../../providers/protocol.ts";
-import { outcomeFromProvider } from "./transmit.ts";
+import { outcomeFromProvider, storable } from "./transmit.ts";
 
 export interface RefreshInput {
   org_id: string;
@@ -53,7 +53,7 @@ export async function refreshInvoice({
     p_invoice_id: input.invoice_id,
     p_expected_status: status,
     p_expected_attempt: invoice.fiscal.attempt_count,
-    p_outcome: { ...toOutcome(known, status), ...(ctx.actorId ? { actor_id: ctx.actorId } : {}) },
+    p_outcome: storable({ ...toOutcome(known, status), ...(ctx.actorId ? { actor_id: ctx.actorId } : {}) }),
   });
   const { invoice_id, message, authority_code, checked_at } = recorded;
   return { invoice_id, status: recorded.status, message, authority_code, checked_at };

@@ -65,8 +65,11 @@ export async function ensureInvoicePdf({
   const generator = await ctx.providers.documentGenerator(input.org_id, document.company_id, environment);
   const renderer = generator ? "docsgen" : "builtin";
   const { INVOICE_TEMPLATE_VERSION, toInvoicePdfModel } = await import("../../pdf/model.ts");
+  // Everything the PDF shows, and nothing secret: the technical key is not printed, so it is left out.
+  const { technical_key: _secret, ...shownIssuer } = document.company;
+  const shown = { ...document, company: shownIssuer };
   const fingerprint = await sha256(
-    JSON.stringify([SERVICE_TEMPLATE, INVOICE_TEMPLATE_VERSION, renderer, document, pdfFiscal(invoice)]),
+    JSON.stringify([SERVICE_TEMPLATE, INVOICE_TEMPLATE_VERSION, renderer, shown, pdfFiscal(invoice)]),
   );
 
   const stored = invoice.representation;

@@ -108,7 +108,7 @@ async function processClaim(
       p_org_id: orgId,
       p_invoice_id: entry.invoice_id,
       p_attempt: entry.attempt,
-      p_outcome: outcome,
+      p_outcome: storable(outcome),
     });
     // A draft released without sending is still an `error` entry for this call.
     return result({ ...recorded, status: recorded.status === "pendiente" ? "error" : recorded.status });
@@ -133,19 +133,20 @@ async function decide(
   entry: Claimed,
   progress: Progress,
 ): Promise<RecordedOutcome> {
-  const prepared = prepareInvoice(entry.document, entry.environment);
-  if (!prepared.ok) return notSent(entry, prepared.problems.join("; "), { stage: "checks" });
+  // An invoice that may be at the provider is never judged locally first: it is asked about.
+  const mayBeThere = entry.action === "query";
   let adapter: TaxAdapter;
   try {
     adapter = await ctx.providers.taxAdapter(orgId, entry.company_id, entry.environment);
   } catch (error) {
-    if (error instanceof DomainError) return notSent(entry, error.message, { stage: "credential" });
-    throw error;
+    if (!(error instanceof DomainError)) throw error;
+    return mayBeThere
+      ? unknownOutcome(`could not ask the provider about the earlier attempt: ${error.message}`)
+      : notSent(entry, error.message, { stage: "credential" });
   }
 
-  // An earlier submit may have reached the provider: ask before sending anything.
   let key = entry.attempt;
-  if (entry.action === "query") {
+  if (mayBeThere) {
     let known: DocumentOutcome | null;
     try {
       known = await adapter.query(entry.invoice_id);
@@ -162,6 +163,8 @@ async function decide(
     // deduplicates it. Definitely rejected: a new attempt, under a new key.
     key = known ? entry.attempt : (entry.submitted_attempt ?? entry.attempt);
   }
+  const prepared = prepareInvoice(entry.document, entry.environment);
+  if (!prepared.ok) return notSent(entry, prepared.problems.join("; "), { stage: "checks" });
   return submit(ctx, entry, adapter, prepared.request, key, progress);
 }
 
@@ -232,6 +235,19 @@ export function outcomeFromProvider(outcome: DocumentOutcome): RecordedOutcome {
     case "pending":
       return { ...base, status: "en_proceso", message: outcome.message };
   }
+}
+
+/**
+ * Provider text is stored as it came, but PostgreSQL text and jsonb cannot hold NUL: a message with
+ * one would make the outcome impossible to record.
+ */
+export function storable<T>(value: T): T {
+  if (typeof value === "string") return value.replaceAll("\0", "") as T;
+  if (Array.isArray(value)) return value.map(storable) as T;
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [storable(k), storable(v)])) as T;
+  }
+  return value;
 }
 
 /** The public shape of an entry, fields in a fixed order. */
