@@ -3,8 +3,7 @@
  * handler fails the test).
  */
 import { delay, HttpResponse, http } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type DeliveryMessage,
   type DeliveryOutcome,
@@ -18,14 +17,12 @@ import {
 import { createDeliveryClient } from "../../shared/providers/deliver-client.ts";
 import { ProviderError } from "../../shared/providers/errors.ts";
 import { ProviderRequestError } from "../../shared/providers/transport.ts";
+import { useNetworkEdge } from "../support/msw.ts";
 import { makeMessage } from "./fixtures.ts";
 
 const BASE = "https://mail.example.test/api";
 const API_KEY = "dl_live_Hush_Hush_Key_31337";
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useNetworkEdge();
 
 const client = createDeliveryClient({ baseUrl: BASE, apiKey: API_KEY, timeoutMs: 200 });
 const KEY = "delivery-test-key-0001";

@@ -3,8 +3,7 @@
  * handler fails the test).
  */
 import { delay, HttpResponse, http } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RenderRequest } from "../../shared/providers/docsgen.ts";
 import { pdfProblem } from "../../shared/providers/docsgen.ts";
 import { createDocsgenClient } from "../../shared/providers/docsgen-client.ts";
@@ -14,14 +13,12 @@ import {
   ProviderTimeoutError,
 } from "../../shared/providers/errors.ts";
 import { ProviderRequestError } from "../../shared/providers/transport.ts";
+import { useNetworkEdge } from "../support/msw.ts";
 import { accepted, fakePdf, makeDocument, makeRenderRequest } from "./fixtures.ts";
 
 const BASE = "https://docs.example.test/v2";
 const API_KEY = "dg_live_T0pS3cretRenderKey_77";
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useNetworkEdge();
 
 const client = createDocsgenClient({ baseUrl: BASE, apiKey: API_KEY, timeoutMs: 200 });
 const pdfResponse = (bytes: Uint8Array) =>

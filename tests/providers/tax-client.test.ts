@@ -3,8 +3,7 @@
  * without a handler fails the test).
  */
 import { delay, HttpResponse, http } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ProviderError,
   ProviderMalformedError,
@@ -17,14 +16,12 @@ import {
 } from "../../shared/providers/errors.ts";
 import type { DocumentOutcome } from "../../shared/providers/protocol.ts";
 import { createTaxClient, resolveUnknown } from "../../shared/providers/tax-client.ts";
+import { useNetworkEdge } from "../support/msw.ts";
 import { makeDocument } from "./fixtures.ts";
 
 const BASE = "https://tax.example.test/v1";
 const API_KEY = "sk_live_Sup3rS3cretKey_9f8e7d";
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useNetworkEdge();
 
 const client = createTaxClient({ baseUrl: BASE, apiKey: API_KEY, timeoutMs: 200 });
 const CUFE = "a".repeat(96);

@@ -3,18 +3,14 @@
  * of application/pdf with the service key, downloads, and a missing object as null.
  */
 import { HttpResponse, http } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSupabaseStore } from "../../shared/storage/supabase-store.ts";
+import { useNetworkEdge } from "../support/msw.ts";
 
 const URL_ = "https://ref.supabase.test";
 const KEY = "sb_secret_storage_test";
 const PATH = "11111111-1111-4111-8111-111111111111/invoices/abc/factura-1.pdf";
-const server = setupServer();
-
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useNetworkEdge();
 
 describe("createSupabaseStore", () => {
   it("upserts the PDF into the private bucket with the service key", async () => {
