@@ -3,27 +3,12 @@
  * `einvoicing` entry and for a bare Hono app, each started fresh several times (median). The first
  * request is a CORS preflight, which touches no database: what is measured is loading and wiring.
  */
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { freePort } from "../tests/support/deno.ts";
-
-const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const DENO = `${ROOT}node_modules/.bin/deno`;
+import { freePort, spawnDeno } from "../tests/support/deno.ts";
 
 async function startOnce(entry: string, env: Record<string, string>): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(DENO, ["run", "--allow-all", "--quiet", entry], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "/tmp",
-      DENO_NO_UPDATE_CHECK: "1",
-      ...env,
-      PORT: String(port),
-    },
-    stdio: "ignore",
-  });
+  const child = spawnDeno(entry, env, port, "ignore");
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`);

@@ -15,10 +15,9 @@ import {
   toBase64,
 } from "../../shared/providers/deliver.ts";
 import { createDeliveryClient } from "../../shared/providers/deliver-client.ts";
-import { ProviderError } from "../../shared/providers/errors.ts";
 import { ProviderRequestError } from "../../shared/providers/transport.ts";
 import { useNetworkEdge } from "../support/msw.ts";
-import { makeMessage } from "./fixtures.ts";
+import { failure, makeMessage } from "./fixtures.ts";
 
 const BASE = "https://mail.example.test/api";
 const API_KEY = "dl_live_Hush_Hush_Key_31337";
@@ -33,15 +32,6 @@ const outcomeFor = (reference: string, status: DeliveryOutcome["status"] = "sent
   status,
   message: status === "sent" ? "queued" : "mailbox does not exist",
 });
-
-async function failure(call: () => Promise<unknown>): Promise<ProviderError> {
-  const error = await call().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
 
 describe("send", () => {
   it("posts the message with the key, the Idempotency-Key and base64 attachments", async () => {

@@ -9,8 +9,7 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { BOUNCE_DOMAIN, createSandboxDeliver } from "../../sandbox/deliver.ts";
 import { deliveryIdempotencyKey } from "../../shared/providers/deliver.ts";
 import { createDeliveryClient } from "../../shared/providers/deliver-client.ts";
-import { ProviderError } from "../../shared/providers/errors.ts";
-import { fakePdf, makeMessage, SANDBOX_KEY } from "./fixtures.ts";
+import { failure, fakePdf, makeMessage, SANDBOX_KEY } from "./fixtures.ts";
 
 const sandbox = createSandboxDeliver();
 const clientWith = (apiKey = SANDBOX_KEY, timeoutMs = 500, fetch = sandbox.fetch) =>
@@ -18,15 +17,6 @@ const clientWith = (apiKey = SANDBOX_KEY, timeoutMs = 500, fetch = sandbox.fetch
 const client = clientWith();
 const keyOf = (reference: string) => ({ idempotencyKey: deliveryIdempotencyKey(reference) });
 beforeEach(() => sandbox.reset());
-
-async function failure(call: () => Promise<unknown>): Promise<ProviderError> {
-  const error = await call().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
 
 describe("sending", () => {
   it("sends, and logs recipients, subject, attachment names and sizes, reference, key and time", async () => {

@@ -7,14 +7,10 @@ import { describe, expect, it } from "vitest";
 import type { RenderRequest } from "../../shared/providers/docsgen.ts";
 import { pdfProblem } from "../../shared/providers/docsgen.ts";
 import { createDocsgenClient } from "../../shared/providers/docsgen-client.ts";
-import {
-  ProviderError,
-  ProviderMalformedError,
-  ProviderTimeoutError,
-} from "../../shared/providers/errors.ts";
+import { ProviderMalformedError, ProviderTimeoutError } from "../../shared/providers/errors.ts";
 import { ProviderRequestError } from "../../shared/providers/transport.ts";
 import { useNetworkEdge } from "../support/msw.ts";
-import { accepted, fakePdf, makeDocument, makeRenderRequest } from "./fixtures.ts";
+import { accepted, failure, fakePdf, makeDocument, makeRenderRequest } from "./fixtures.ts";
 
 const BASE = "https://docs.example.test/v2";
 const API_KEY = "dg_live_T0pS3cretRenderKey_77";
@@ -25,15 +21,6 @@ const pdfResponse = (bytes: Uint8Array) =>
   new HttpResponse(new Uint8Array(bytes), { status: 200, headers: { "content-type": "application/pdf" } });
 const errorResponse = (status: number, code: string, message: string) =>
   HttpResponse.json({ error: { code, message } }, { status });
-
-async function failure(call: () => Promise<unknown>): Promise<ProviderError> {
-  const error = await call().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
 
 describe("render", () => {
   it("posts the request with the bearer key, asks for a PDF, and returns its bytes", async () => {

@@ -7,23 +7,13 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { createSandboxDocsgen, DOCSGEN_SANDBOX_TITLE } from "../../sandbox/docsgen.ts";
 import type { RenderRequest } from "../../shared/providers/docsgen.ts";
 import { createDocsgenClient } from "../../shared/providers/docsgen-client.ts";
-import { ProviderError } from "../../shared/providers/errors.ts";
-import { accepted, makeRenderRequest, pdfText, SANDBOX_KEY } from "./fixtures.ts";
+import { accepted, failure, makeRenderRequest, pdfText, SANDBOX_KEY } from "./fixtures.ts";
 
 const sandbox = createSandboxDocsgen();
 const clientWith = (apiKey = SANDBOX_KEY, timeoutMs = 2_000) =>
   createDocsgenClient({ baseUrl: "http://sandbox.local", apiKey, timeoutMs, fetch: sandbox.fetch });
 const client = clientWith();
 beforeEach(() => sandbox.reset());
-
-async function failure(call: () => Promise<unknown>): Promise<ProviderError> {
-  const error = await call().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
 
 const creditNote = (r: RenderRequest) => {
   r.kind = "credit_note";

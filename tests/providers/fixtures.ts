@@ -4,8 +4,10 @@
  */
 import { randomInt, randomUUID } from "node:crypto";
 import { inflateSync } from "node:zlib";
+import { expect } from "vitest";
 import type { DeliveryMessage } from "../../shared/providers/deliver.ts";
 import type { RenderRequest } from "../../shared/providers/docsgen.ts";
+import { ProviderError } from "../../shared/providers/errors.ts";
 import type { SubmitDocumentRequest } from "../../shared/providers/protocol.ts";
 
 export const SANDBOX_KEY = "sk_sandbox_test_0001";
@@ -118,4 +120,14 @@ export function pdfText(pdf: Uint8Array): string {
     }
   }
   return texts.join("\n");
+}
+
+/** The ProviderError a call rejects with (fails the test when it resolves or throws anything else). */
+export async function failure(call: () => Promise<unknown>): Promise<ProviderError> {
+  const error = await call().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ProviderError);
+  return error as ProviderError;
 }

@@ -95,8 +95,15 @@ describe("over HTTP (sandbox/server.ts)", () => {
       kind: "timeout",
       service: "docsgen",
     });
+    // With one slot, a render succeeds only if the abandoned (still hung) one released its slot;
+    // the patient client leaves room for a first render that loads pdf-lib on a busy machine.
     running.docsgen.setKnobs({ concurrencyLimit: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await expect(slow.render(makeRenderRequest())).resolves.toBeInstanceOf(Uint8Array);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const patient = createDocsgenClient({
+      baseUrl: `${running.url}/docsgen`,
+      apiKey: SANDBOX_KEY,
+      timeoutMs: 5_000,
+    });
+    await expect(patient.render(makeRenderRequest())).resolves.toBeInstanceOf(Uint8Array);
   });
 });

@@ -6,25 +6,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSandboxProvider } from "../../sandbox/provider.ts";
 import { type RunningSandbox, startSandboxServer } from "../../sandbox/server.ts";
 import { computeCufe } from "../../shared/fiscal/co/cufe.ts";
-import { ProviderError } from "../../shared/providers/errors.ts";
 import type { SubmitDocumentRequest } from "../../shared/providers/protocol.ts";
 import { createTaxClient, resolveUnknown } from "../../shared/providers/tax-client.ts";
-import { makeDocument, SANDBOX_KEY } from "./fixtures.ts";
+import { failure, makeDocument, SANDBOX_KEY } from "./fixtures.ts";
 
 const sandbox = createSandboxProvider();
 const clientWith = (apiKey = SANDBOX_KEY, timeoutMs = 300) =>
   createTaxClient({ baseUrl: "http://sandbox.local", apiKey, timeoutMs, fetch: sandbox.fetch });
 const client = clientWith();
 beforeEach(() => sandbox.reset());
-
-async function failure(call: () => Promise<unknown>): Promise<ProviderError> {
-  const error = await call().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
 
 describe("accepting", () => {
   it("accepts a valid document with the DIAN CUFE and QR text, and logs one submission", async () => {

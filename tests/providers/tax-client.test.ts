@@ -5,7 +5,6 @@
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import {
-  ProviderError,
   ProviderMalformedError,
   ProviderRateLimitedError,
   ProviderRejectedError,
@@ -17,7 +16,7 @@ import {
 import type { DocumentOutcome } from "../../shared/providers/protocol.ts";
 import { createTaxClient, resolveUnknown } from "../../shared/providers/tax-client.ts";
 import { useNetworkEdge } from "../support/msw.ts";
-import { makeDocument } from "./fixtures.ts";
+import { failure, makeDocument } from "./fixtures.ts";
 
 const BASE = "https://tax.example.test/v1";
 const API_KEY = "sk_live_Sup3rS3cretKey_9f8e7d";
@@ -42,15 +41,6 @@ const providerError = (status: number, code: string, message: string, headers?: 
   HttpResponse.json({ error: { code, message } }, { status, headers });
 
 /** Runs `call` and returns what it threw. */
-async function failure(call: () => Promise<unknown>): Promise<ProviderError> {
-  const error = await call().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
-
 describe("submit", () => {
   it("posts the document with the bearer key, JSON and the idempotency key, and returns the outcome", async () => {
     const doc = makeDocument();

@@ -28,14 +28,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts `deno run` on `entry` with `env` and PORT set; resolves once `readyPath` answers. */
-export async function startDeno(
+/** Spawns `deno run` on `entry` with a clean environment: `env` and PORT only (plus PATH, HOME). */
+export function spawnDeno(
   entry: string,
   env: Record<string, string>,
-  options: { readyPath?: string; timeoutMs?: number } = {},
-): Promise<DenoProcess> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(DENO, ["run", "--allow-all", "--quiet", entry], {
+  port: number,
+  stdio: "ignore" | "pipe" = "pipe",
+): ChildProcess {
+  return spawn(DENO, ["run", "--allow-all", "--quiet", entry], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
@@ -44,8 +44,18 @@ export async function startDeno(
       ...env,
       PORT: String(port),
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: stdio === "pipe" ? ["ignore", "pipe", "pipe"] : "ignore",
   });
+}
+
+/** Starts `deno run` on `entry` with `env` and PORT set; resolves once `readyPath` answers. */
+export async function startDeno(
+  entry: string,
+  env: Record<string, string>,
+  options: { readyPath?: string; timeoutMs?: number } = {},
+): Promise<DenoProcess> {
+  const port = await freePort();
+  const child = spawnDeno(entry, env, port);
   let output = "";
   child.stdout?.on("data", (chunk) => (output += chunk));
   child.stderr?.on("data", (chunk) => (output += chunk));
