@@ -11,7 +11,7 @@ import { createSandboxProvider } from "../sandbox/provider.ts";
 import { applySchema } from "../scripts/db/schema.ts";
 import { connectPostgres, fromPGlite, type SqlClient } from "../shared/db/sql-client.ts";
 import type { FetchLike } from "../shared/providers/tax-client.ts";
-import { measureRenderTiming } from "../tests/pdf/render-timing.ts";
+import { measureRenderTiming, measureWorstCase } from "../tests/pdf/render-timing.ts";
 import { createTestApp, TEST_API_KEY, TEST_CREDENTIALS_KEY, type TestApp } from "../tests/support/app.ts";
 import { saveCredential } from "../tests/support/credentials.ts";
 import type { TestDatabase } from "../tests/support/database.ts";
@@ -28,7 +28,7 @@ const LATENCY_MS = 200;
 const MAX_RATIO = 1.15;
 const C10_RUNS = 3;
 const OVERHEAD = { warmup: 20, calls: 200, p50: 5, p99: 25 };
-const RENDER = { lines: [20, 200], runs: 20, budget20: 40 };
+const RENDER = { lines: [20, 200], runs: 20, budget20: 40, worstBudget: 300 };
 const CACHED = { warmup: 20, calls: 200, p50: 5 };
 
 /** A clone of the schema template on a fresh cluster (or PGlite), shaped as the test support expects. */
@@ -144,6 +144,7 @@ async function main(): Promise<number> {
     // 3. PDFs: render time of stamped invoices (sequential, warm), and a representation answered
     //    from the stored file (cached: true) as a whole request
     const renders = await measureRenderTiming({ lines: RENDER.lines, runs: RENDER.runs });
+    const worst = await measureWorstCase();
     const [cachedId] = await freshIds(1);
     const represent = async () => {
       const t0 = performance.now();
@@ -186,6 +187,16 @@ async function main(): Promise<number> {
         r.lines === 20
           ? limitRow(`render ${r.lines}-line stamped PDF (median of ${r.runs})`, r.medianMs, RENDER.budget20)
           : infoRow(`render ${r.lines}-line stamped PDF (median of ${r.runs})`, r.medianMs),
+      ),
+      limitRow(
+        `worst invoice the limits allow, refused at the render budget (median of ${worst.runs})`,
+        worst.refusedMedianMs,
+        RENDER.worstBudget,
+      ),
+      limitRow(
+        `render 1,000-line stamped PDF, the largest ordinary (median of ${worst.runs})`,
+        worst.largestMedianMs,
+        RENDER.worstBudget,
       ),
       limitRow(`cached /representation p50 (${CACHED.calls} calls)`, pct(cached, 0.5), CACHED.p50),
       {

@@ -3,7 +3,27 @@
  * block does not fit. Everything in PDF points (1/72 in), origin at the bottom-left corner.
  */
 import type { PDFDocument, PDFPage } from "pdf-lib";
+import { BusinessRuleError } from "../errors.ts";
 import type { PageSizeName } from "./model.ts";
+
+/**
+ * The render budget: no document is drawn past this many pages. Every page costs about a
+ * millisecond, and a render runs on the event loop that serves every tenant's requests, so the
+ * most a render can take must be bounded whatever the data. The database's length limits already
+ * keep ordinary invoices far below it (1,000 lines of one-line descriptions fill about 40 pages);
+ * only documents built to be huge reach it, and they get a clear 422 instead of a render.
+ */
+export const MAX_PAGES = 100;
+
+/** A document that would need more than `MAX_PAGES` pages: answered 422 `business_rule`. */
+export class RenderBudgetError extends BusinessRuleError {
+  constructor() {
+    super(
+      `The document is too large to render: its PDF would pass ${MAX_PAGES} pages. ` +
+        "Shorten its line descriptions or notes, or split it into several documents.",
+    );
+  }
+}
 
 const SIZES: Record<PageSizeName, [number, number]> = { letter: [612, 792], a4: [595.28, 841.89] };
 
@@ -63,6 +83,7 @@ export class Flow {
   }
 
   private addPage(): PDFPage {
+    if (this.pages.length >= MAX_PAGES) throw new RenderBudgetError();
     const page = this.doc.addPage([this.frame.width, this.frame.height]);
     this.pages.push(page);
     return page;

@@ -168,7 +168,12 @@ export function sanitize(text: string, encodable: ReadonlySet<number>): string {
   return out;
 }
 
-/** One paragraph into lines no wider than `maxWidth`. */
+/**
+ * One paragraph into lines no wider than `maxWidth`, in time about linear in its length: the line
+ * being built is measured only while it fits (so at most one column's worth of characters), and a
+ * word wider than the column is cut by `fittingPrefix`, never by stepping back one character at a
+ * time (which measured the whole prefix at every step: cubic in the word's length).
+ */
 export function wrapText(text: string, measure: (s: string) => number, maxWidth: number): string[] {
   const lines: string[] = [];
   let line = "";
@@ -179,15 +184,46 @@ export function wrapText(text: string, measure: (s: string) => number, maxWidth:
       continue;
     }
     if (line !== "") lines.push(line);
-    line = word;
     // a word wider than the column (a URL, a long code) is cut where it must be
-    while (measure(line) > maxWidth && line.length > 1) {
-      let cut = line.length - 1;
-      while (cut > 1 && measure(line.slice(0, cut)) > maxWidth) cut--;
-      lines.push(line.slice(0, cut));
-      line = line.slice(cut);
+    let start = 0;
+    for (;;) {
+      const end = fittingPrefix(word, start, measure, maxWidth);
+      if (end === word.length) break;
+      lines.push(word.slice(start, end));
+      start = end;
     }
+    line = word.slice(start);
   }
   lines.push(line);
   return lines;
+}
+
+/**
+ * The end of the longest piece of `word` from `start` that fits in `maxWidth` (at least one
+ * character, so that every step makes progress). Doubles the piece while it fits, then halves the
+ * gap: O(k log k) measured characters for a piece of k characters.
+ */
+function fittingPrefix(
+  word: string,
+  start: number,
+  measure: (s: string) => number,
+  maxWidth: number,
+): number {
+  const fits = (end: number) => measure(word.slice(start, end)) <= maxWidth;
+  let good = start + 1;
+  let bad = word.length + 1;
+  for (let span = 2; good < word.length; span *= 2) {
+    const probe = Math.min(word.length, start + span);
+    if (!fits(probe)) {
+      bad = probe;
+      break;
+    }
+    good = probe;
+  }
+  while (bad - good > 1) {
+    const mid = (good + bad) >>> 1;
+    if (fits(mid)) good = mid;
+    else bad = mid;
+  }
+  return good;
 }

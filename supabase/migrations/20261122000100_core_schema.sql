@@ -25,6 +25,10 @@ create table public.memberships (
 );
 create index memberships_user_id_idx on public.memberships (user_id);
 
+-- Every free-text column has a length limit, and an invoice at most 1,000 lines (positions 1–1000,
+-- unique per invoice): what a member writes is rendered into PDFs on the event loop that serves
+-- every tenant, so its size must be bounded here, where no client can get around it.
+
 -- ─── companies (the issuers) ─────────────────────────────────────────────────────────────────────
 create table public.companies (
   id uuid primary key default gen_random_uuid(),
@@ -33,26 +37,28 @@ create table public.companies (
   nit text not null check (nit ~ '^[0-9]{5,15}$'),
   check_digit text not null check (check_digit ~ '^[0-9]$'),
   legal_name text not null check (length(legal_name) between 1 and 450),
-  trade_name text,
+  trade_name text check (length(trade_name) <= 450),
   person_type text not null default '1' check (person_type in ('1', '2')), -- 1 jurídica, 2 natural
   tax_regime text not null default '48' check (tax_regime in ('48', '49')), -- 48 IVA, 49 no IVA
-  fiscal_responsibilities text[] not null default array['R-99-PN'],
-  address text not null,
+  fiscal_responsibilities text[] not null default array['R-99-PN']
+    check (cardinality(fiscal_responsibilities) <= 10
+           and length(array_to_string(fiscal_responsibilities, ';')) <= 200),
+  address text not null check (length(address) between 1 and 300),
   city_code text not null check (city_code ~ '^[0-9]{5}$'), -- DIVIPOLA
-  city_name text not null,
+  city_name text not null check (length(city_name) between 1 and 100),
   department_code text not null check (department_code ~ '^[0-9]{2}$'),
-  department_name text not null,
+  department_name text not null check (length(department_name) between 1 and 100),
   country_code text not null default 'CO' check (country_code ~ '^[A-Z]{2}$'),
-  email text,
-  phone text,
+  email text check (length(email) <= 320),
+  phone text check (length(phone) <= 50),
   -- DIAN numbering resolution
   invoice_prefix text not null default '' check (invoice_prefix ~ '^[A-Z0-9]{0,4}$'),
-  resolution_number text,
+  resolution_number text check (length(resolution_number) <= 50),
   resolution_date date,
   resolution_from bigint,
   resolution_to bigint,
   resolution_valid_until date,
-  technical_key text,
+  technical_key text check (length(technical_key) <= 200),
   active_environment text not null default 'uat' check (active_environment in ('uat', 'prd')),
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
@@ -73,16 +79,18 @@ create table public.invoices (
   due_date date,
   currency text not null default 'COP' check (currency ~ '^[A-Z]{3}$'),
   payment_form text not null default '1' check (payment_form in ('1', '2')), -- 1 contado, 2 crédito
-  payment_method text not null default '10', -- DIAN payment means code (10 = efectivo)
-  notes text,
-  buyer_id_type text not null default '13', -- DIAN identity document type (13 CC, 31 NIT, ...)
-  buyer_id_number text,
-  buyer_check_digit text,
-  buyer_name text,
-  buyer_email text,
-  buyer_address text,
-  buyer_city_code text,
-  buyer_phone text,
+  -- DIAN payment means code (10 = efectivo)
+  payment_method text not null default '10' check (length(payment_method) between 1 and 10),
+  notes text check (length(notes) <= 5000),
+  -- DIAN identity document type (13 CC, 31 NIT, ...)
+  buyer_id_type text not null default '13' check (length(buyer_id_type) between 1 and 5),
+  buyer_id_number text check (length(buyer_id_number) <= 20),
+  buyer_check_digit text check (length(buyer_check_digit) <= 1),
+  buyer_name text check (length(buyer_name) <= 450),
+  buyer_email text check (length(buyer_email) <= 320),
+  buyer_address text check (length(buyer_address) <= 300),
+  buyer_city_code text check (length(buyer_city_code) <= 10),
+  buyer_phone text check (length(buyer_phone) <= 50),
   subtotal numeric(18, 2) not null default 0 check (subtotal >= 0),
   tax_total numeric(18, 2) not null default 0 check (tax_total >= 0),
   total numeric(18, 2) not null default 0 check (total >= 0),
@@ -111,10 +119,11 @@ create table public.invoice_lines (
   id uuid primary key default gen_random_uuid(),
   invoice_id uuid not null,
   org_id uuid not null,
-  position integer not null check (position > 0),
-  code text,
+  -- 1 to 1000 and unique per invoice: an invoice has at most 1,000 lines
+  position integer not null check (position between 1 and 1000),
+  code text check (length(code) <= 60),
   description text not null check (length(description) between 1 and 1000),
-  unit_code text not null default '94', -- UN/ECE rec 20 (94 = unit)
+  unit_code text not null default '94' check (length(unit_code) between 1 and 10), -- UN/ECE rec 20 (94 = unit)
   quantity numeric(18, 6) not null check (quantity > 0),
   unit_price numeric(18, 2) not null check (unit_price >= 0),
   line_extension numeric(18, 2) not null check (line_extension >= 0), -- quantity × unit price

@@ -145,6 +145,24 @@ describe("POST /representation", () => {
     expect((await response.json()).path.startsWith(`${tenant.org.id}/invoices/${invoice.id}/`)).toBe(true);
   });
 
+  it("answers 422, renders nothing and stores nothing for an invoice past the render budget", async () => {
+    // 120 lines of 1,000-character unbroken words: within the database's limits, past 100 pages
+    const lines = Array.from({ length: 120 }, () => ({
+      description: "W".repeat(1000),
+      quantity: 1,
+      unitPrice: 1000,
+      taxRate: 19,
+    }));
+    const invoice = await createInvoice(db, tenant.org, tenant.company, { lines });
+    const response = await t.post("/representation", { org_id: tenant.org.id, invoice_id: invoice.id }, token);
+    expect(response.status).toBe(422);
+    const { error } = await response.json();
+    expect(error.code).toBe("business_rule");
+    expect(error.message).toMatch(/too large to render: its PDF would pass 100 pages/);
+    const stored = await db.superuser("select 1 from public.representations where document_id = $1", [invoice.id]);
+    expect(stored).toEqual([]);
+  });
+
   it("answers 400 for a regenerate that is not a boolean", async () => {
     const response = await t.post(
       "/representation",

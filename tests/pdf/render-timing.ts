@@ -4,6 +4,7 @@
  * and the first render (JIT warm-up) are excluded by the warm-up runs.
  */
 import { cpuUsage } from "node:process";
+import { RenderBudgetError } from "../../shared/pdf/flow.ts";
 import { type InvoicePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
 import { renderInvoicePdf } from "../../shared/pdf/render-invoice.ts";
 import { acceptedFiscal, manyLinesInvoice } from "./fixtures.ts";
@@ -72,3 +73,38 @@ export async function measureRenderTiming(options: RenderTimingOptions = {}): Pr
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
+
+export interface WorstCaseTiming {
+  /** The worst invoice the database's limits allow: wall time until the render budget refuses it. */
+  refusedMedianMs: number;
+  /** 1,000 lines of ordinary descriptions, the largest realistic invoice: a full stamped render. */
+  largestMedianMs: number;
+  runs: number;
+}
+
+/** What the render budget bounds: the worst allowed input, and the largest ordinary one (warm). */
+export async function measureWorstCase(runs = 5): Promise<WorstCaseTiming> {
+  const { worstCaseInvoice } = await import("./worst-case.ts");
+  const worst = toInvoicePdfModel(worstCaseInvoice(), acceptedFiscal());
+  const largest = toInvoicePdfModel(manyLinesInvoice(1000), acceptedFiscal());
+  const time = async (work: () => Promise<unknown>) => {
+    await work();
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      await work();
+      times.push(performance.now() - start);
+    }
+    return round(times.sort((a, b) => a - b)[Math.floor(runs / 2)] ?? Number.NaN);
+  };
+  const refusedMedianMs = await time(async () => {
+    // refused by the budget, never rendered: anything else is a broken bench
+    const error = await renderInvoicePdf(worst).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (!(error instanceof RenderBudgetError))
+      throw new Error(`expected the render budget to refuse: ${error}`);
+  });
+  return { refusedMedianMs, largestMedianMs: await time(() => renderInvoicePdf(largest)), runs };
+}
