@@ -13,6 +13,14 @@
 revoke all on public.organizations, public.memberships, public.companies, public.invoices,
   public.invoice_lines, public.events from anon, authenticated, service_role;
 
+-- Sequences too: the default grants let any role `setval` the events' identity sequence to its
+-- maximum, after which every insert fails for every organization (and setval survives a rollback).
+-- No API role needs a sequence: rows are inserted by members (uuid keys) or by the database API's
+-- security definer functions, which use the owner's rights. The default privilege for sequences
+-- created later in `public` is withdrawn as well, so a new identity column starts closed.
+revoke all on all sequences in schema public from anon, authenticated, service_role;
+alter default privileges in schema public revoke all on sequences from anon, authenticated, service_role;
+
 -- ─── helpers ─────────────────────────────────────────────────────────────────────────────────────
 -- The caller's organizations (optionally: where the caller holds one of `p_roles`). Security definer,
 -- so policies can consult memberships without recursing into its own RLS. Policies test
