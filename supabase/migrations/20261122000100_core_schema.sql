@@ -196,7 +196,24 @@ $$;
 create trigger invoices_freeze_sent before update or delete on public.invoices
   for each row execute function einv_private.freeze_sent_invoice();
 
--- The parent's status is read `for key share`, so that a line edit and a transmission claim (which locks
+-- Whether the caller may see every row anyway (a superuser, or a role that bypasses RLS: the service):
+-- the role a request set (`set role`, as PostgREST does), else the session's. Read inside a security
+-- definer function it still names the caller, not the owner.
+create function einv_private.caller_bypasses_rls() returns boolean
+language sql stable set search_path = '' as $$
+  select coalesce(
+    (select r.rolsuper or r.rolbypassrls from pg_catalog.pg_roles r
+      where r.rolname = coalesce(nullif(current_setting('role', true), 'none'), session_user)),
+    false)
+$$;
+
+-- Before anything else, a line's invoice must be one of the line's organization, and the caller a
+-- member of it (or a role that sees every row): otherwise "not found", whether the invoice exists,
+-- in which state and with how many lines. This trigger runs as its owner and before RLS and the
+-- foreign key, so without this check a member of another org could learn an invoice's status, its
+-- line count or its existence by writing a line for it, and lock its row.
+--
+-- Then the parent's status is read `for key share`, so that a line edit and a transmission claim (which locks
 -- the invoice `for update`) serialise: an edit in flight holds the claim back until it commits, and
 -- an edit that comes after a claim waits for it and then reads the committed status (`en_proceso`)
 -- and fails. Without the lock, an edit could land after the claim had read the lines it sends.
@@ -216,6 +233,15 @@ declare
   end;
   _status text;
 begin
+  -- the row's own invoice (a delete's was visible to the caller through RLS, or is being deleted)
+  if tg_op <> 'DELETE' and not exists (
+    select 1 from public.invoices i
+     where i.id = new.invoice_id and i.org_id = new.org_id
+       and (einv_private.caller_bypasses_rls()
+            or i.org_id in (select einv_private.my_org_ids()))
+  ) then
+    raise exception 'invoice % not found', new.invoice_id using errcode = 'P0001', hint = 'not_found';
+  end if;
   -- a cascade from deleting the invoice itself finds no parent row: let it through
   for _status in
     select i.status from public.invoices i where i.id = any (_parents) order by i.id for key share of i

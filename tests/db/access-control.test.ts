@@ -7,6 +7,7 @@
  * policy check is 42501; one an integrity trigger stops is P0001; a foreign key is 23503.
  */
 import { randomUUID } from "node:crypto";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asRole, createTestDatabase, type Param, sqlState, type TestDatabase } from "../support/database.ts";
 import {
@@ -33,6 +34,8 @@ const WRITERS = ["admin", "operador"] as const;
 const DENIED = "42501";
 const FROZEN = "P0001";
 const NO_SUCH_KEY = "23503";
+/** A line written for an invoice the caller may not see: "invoice … not found", before RLS or keys. */
+const NOT_FOUND = "P0001";
 
 /** Each table and the column holding its organization. */
 const TABLES = {
@@ -192,18 +195,22 @@ describe("invoice drafts", () => {
   });
 
   it.each([
-    ["a lector", (mine: Tenant, _other: Tenant): User => mine.lector],
-    ["an admin of another organization", (_mine: Tenant, other: Tenant): User => other.admin],
-  ])("%s can neither create, change nor delete the organization's drafts and lines", async (_who, pick) => {
-    const mine = await createTenant(db);
-    const me = pick(mine, await createTenant(db)).claims;
-    const invoice = await createInvoice(db, mine.org, mine.company);
-    const before = await draftSnapshot(invoice);
-    await fails(DENIED, as(me, draftInsert(mine.org.id, mine.company.id)));
-    await fails(DENIED, as(me, lineInsert(invoice.id, mine.org.id)));
-    for (const change of DRAFT_CHANGES) expect(await as(me, change, [invoice.id]), change).toEqual([]);
-    expect(await draftSnapshot(invoice)).toEqual(before);
-  });
+    // a lector may see the invoice, so it is told no; a stranger is told there is no such invoice
+    ["a lector", (mine: Tenant, _other: Tenant): User => mine.lector, DENIED],
+    ["an admin of another organization", (_mine: Tenant, other: Tenant): User => other.admin, NOT_FOUND],
+  ])(
+    "%s can neither create, change nor delete the organization's drafts and lines",
+    async (_who, pick, lineError) => {
+      const mine = await createTenant(db);
+      const me = pick(mine, await createTenant(db)).claims;
+      const invoice = await createInvoice(db, mine.org, mine.company);
+      const before = await draftSnapshot(invoice);
+      await fails(DENIED, as(me, draftInsert(mine.org.id, mine.company.id)));
+      await fails(lineError, as(me, lineInsert(invoice.id, mine.org.id)));
+      for (const change of DRAFT_CHANGES) expect(await as(me, change, [invoice.id]), change).toEqual([]);
+      expect(await draftSnapshot(invoice)).toEqual(before);
+    },
+  );
 
   it.each(WRITERS)("a %s cannot move a draft or its lines to another organization", async (role) => {
     const [mine, other] = [await createTenant(db), await createTenant(db)];
@@ -216,11 +223,12 @@ describe("invoice drafts", () => {
       [DENIED, "update public.invoice_lines set org_id = $1 where invoice_id = $2", [otherOrg, id]],
       [DENIED, "update public.invoice_lines set invoice_id = $1 where invoice_id = $2", [theirs.id, id]],
       [DENIED, draftInsert(otherOrg, otherCompany)],
-      [DENIED, lineInsert(theirs.id, otherOrg)],
-      // another organization's company, or its invoice under our org_id: the composite keys refuse
+      [NOT_FOUND, lineInsert(theirs.id, otherOrg)],
+      // another organization's company under our org_id: the composite key refuses
       [NO_SUCH_KEY, "update public.invoices set company_id = $1 where id = $2", [otherCompany, id]],
       [NO_SUCH_KEY, draftInsert(org, otherCompany)],
-      [NO_SUCH_KEY, lineInsert(theirs.id, org)],
+      // its invoice under our org_id: not found, as if it did not exist
+      [NOT_FOUND, lineInsert(theirs.id, org)],
     ];
     for (const [code, sql, params] of attempts) await fails(code, as(mine[role].claims, sql, params), sql);
   });
@@ -307,6 +315,93 @@ describe("sent invoices", () => {
       [invoice.id],
     );
     expect(rows).toEqual([{ status: "transmitida" }]);
+  });
+});
+
+describe("another organization's invoice, probed by writing a line for it", () => {
+  /** The error a statement fails with, as the caller sees it. */
+  async function answer(work: Promise<unknown>): Promise<{ code: string; message: string }> {
+    try {
+      await work;
+    } catch (error) {
+      const { code, message } = error as { code: string; message: string };
+      return { code, message: message.replace(/[0-9a-f-]{36}/g, "<id>") };
+    }
+    throw new Error("expected the statement to fail");
+  }
+  const lineAt = (invoice: string, org: string, position: number) =>
+    lineInsert(invoice, org).replace("', 3, 'Nueva", `', ${position}, 'Nueva`);
+
+  it("answers 'not found' alike whether it exists, in which state, and however many lines it has", async () => {
+    const victim = await createTenant(db);
+    const attacker = await createTenant(db);
+    const sent = await createInvoice(db, victim.org, victim.company, { status: "transmitida" });
+    const draft = await createInvoice(db, victim.org, victim.company);
+    const targets = [sent.id, draft.id, randomUUID()];
+    const answers = new Set<string>();
+    for (const claims of [attacker.admin.claims, attacker.operador.claims])
+      for (const invoice of targets)
+        for (const org of [victim.org.id, attacker.org.id])
+          for (const position of [1, 3]) {
+            // position 1 is taken on the draft: a unique violation would say it has lines
+            answers.add(JSON.stringify(await answer(as(claims, lineAt(invoice, org, position)))));
+          }
+    expect([...answers]).toEqual([JSON.stringify({ code: FROZEN, message: "invoice <id> not found" })]);
+    expect(await draftSnapshot(draft)).toHaveLength(1);
+  });
+
+  it("a line of one organization cannot hang from another organization's invoice, even for its admin", async () => {
+    const [one, two] = [await createTenant(db), await createTenant(db)];
+    const invoice = await createInvoice(db, one.org, one.company);
+    // the caller is a member of `two`, the line says `two`, the invoice is `one`'s
+    const member = await createUser(db);
+    await superuser(
+      "insert into public.memberships (org_id, user_id, role) values ($1, $2, 'admin'), ($3, $2, 'lector')",
+      [two.org.id, member.id, one.org.id],
+    );
+    expect(await answer(as(member.claims, lineInsert(invoice.id, two.org.id)))).toEqual({
+      code: FROZEN,
+      message: "invoice <id> not found",
+    });
+  });
+
+  it("neither waits for nor locks the other organization's invoice while a claim holds it", async () => {
+    const victim = await createTenant(db);
+    const attacker = await createTenant(db);
+    const invoice = await createInvoice(db, victim.org, victim.company);
+    const holder = postgres(db.url ?? "", { max: 1, onnotice: () => {} });
+    const intruder = postgres(db.url ?? "", { max: 1, onnotice: () => {} });
+    try {
+      const code = await holder.begin(async (claim) => {
+        // a transmission claim holds the victim's invoice
+        await claim.unsafe("select id from public.invoices where id = $1 for update", [invoice.id]);
+        // the intruder would wait for that lock (and time out) if the trigger looked at the row first
+        return intruder
+          .begin(async (tx) => {
+            await tx.unsafe(
+              `select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true),
+                      set_config('lock_timeout', '2s', true)`,
+              [JSON.stringify(attacker.admin.claims)],
+            );
+            await tx.unsafe(lineInsert(invoice.id, victim.org.id));
+          })
+          .then(
+            () => "inserted",
+            (error: { code?: string; message: string }) =>
+              `${error.code}: ${error.message.replace(/[0-9a-f-]{36}/g, "<id>")}`,
+          );
+      });
+      expect(code).toBe(`${NOT_FOUND}: invoice <id> not found`);
+    } finally {
+      await Promise.all([holder.end({ timeout: 5 }), intruder.end({ timeout: 5 })]);
+    }
+  });
+
+  it("a member still adds lines to its own drafts, and the service writes them too", async () => {
+    const tenant = await createTenant(db);
+    const invoice = await createInvoice(db, tenant.org, tenant.company);
+    expect(await as(tenant.operador.claims, lineInsert(invoice.id, tenant.org.id))).toHaveLength(1);
+    expect(await superuser(lineAt(invoice.id, tenant.org.id, 4))).toHaveLength(1);
   });
 });
 

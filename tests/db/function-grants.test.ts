@@ -70,3 +70,24 @@ describe("public.einv_* functions", () => {
     }
   });
 });
+
+describe("einv_private functions (helpers of policies, triggers and the database API)", () => {
+  const privateFunctions = () =>
+    db.superuser<{ signature: string; callers: string[] }>(
+      `select p.oid::regprocedure::text as signature,
+              array(select r from unnest(array['anon', 'authenticated', 'service_role']) r
+                     where has_function_privilege(r, p.oid, 'EXECUTE')) as callers
+         from pg_proc p
+        where p.pronamespace = 'einv_private'::regnamespace
+        order by 1`,
+    );
+
+  it("none but my_org_ids can be called by an API role: the definer helpers read across organizations", async () => {
+    const functions = await privateFunctions();
+    expect(functions.map((f) => f.signature)).toContain("einv_private.invoice_document(uuid)");
+    const callable = functions.filter((f) => f.callers.length > 0);
+    expect(callable).toEqual([
+      { signature: "einv_private.my_org_ids(text[])", callers: ["authenticated", "service_role"] },
+    ]);
+  });
+});
