@@ -100,8 +100,11 @@ export function createProviderTransport(
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   /** Provider-supplied text may echo what we sent; the key must not travel on in a message. */
   const clean = (message: string) => scrub(message, apiKey).slice(0, MAX_PROVIDER_MESSAGE);
+  /** An answer's JSON with the key cut out of every string, whatever the status: a provider may
+   * echo what we sent in any field, and outcomes are stored, answered and read by lectores. */
+  const parse = (answer: RawAnswer) => scrubStrings(parseJson(answer), apiKey);
   const errorBody = (answer: RawAnswer) => {
-    const body = ProviderErrorBody.safeParse(parseJson(answer));
+    const body = ProviderErrorBody.safeParse(parse(answer));
     return body.success ? body.data.error : undefined;
   };
 
@@ -156,7 +159,7 @@ export function createProviderTransport(
 
   function json<T extends z.ZodType>(operation: ProviderOperation, schema: T, answer: RawAnswer): z.infer<T> {
     if (answer.truncated) return malformedThrow(operation, answer, "a body larger than expected");
-    const parsed = parseJson(answer);
+    const parsed = parse(answer);
     if (parsed === NOT_JSON) return malformedThrow(operation, answer, "a body that is not JSON");
     const result = schema.safeParse(parsed);
     if (!result.success) {
@@ -254,6 +257,18 @@ function aborted(signal: AbortSignal): Promise<never> {
 
 function scrub(text: string, secret: string): string {
   return secret ? text.split(secret).join("[redacted]") : text;
+}
+
+/** Every string in a parsed JSON value (object keys included) scrubbed of `secret`. */
+function scrubStrings(value: unknown, secret: string): unknown {
+  if (typeof value === "string") return scrub(value, secret);
+  if (Array.isArray(value)) return value.map((v) => scrubStrings(v, secret));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [scrub(k, secret), scrubStrings(v, secret)]),
+    );
+  }
+  return value;
 }
 
 /** A network error's message may quote a URL or header; keep its name and a scrubbed message only. */
