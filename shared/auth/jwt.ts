@@ -41,6 +41,7 @@ export interface TokenVerifierOptions {
 }
 
 const ASYMMETRIC = ["ES256", "RS256"];
+const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * Verified tokens kept so a client's next calls skip the signature check: at most this many, each
  * until it expires or for REMEMBER_MS, whichever comes first (so a rotated key stops counting soon).
@@ -86,7 +87,9 @@ export function createTokenVerifier(jwt: Config["jwt"], options: TokenVerifierOp
           : jwks && ASYMMETRIC.includes(alg)
             ? await jwtVerify(token, jwks, { ...checks, algorithms: ASYMMETRIC })
             : fail(`tokens signed with ${alg} are not accepted`);
-      if (typeof payload.sub !== "string" || payload.sub === "") fail("token has no subject");
+      // A Supabase user id; anything else would fail the database's uuid cast (a 503), not the token.
+      if (typeof payload.sub !== "string" || !USER_ID.test(payload.sub))
+        fail("token subject is not a user id");
       if (payload.role !== undefined && payload.role !== "authenticated") fail("token is not a user session");
       return payload as VerifiedClaims;
     } catch (error) {

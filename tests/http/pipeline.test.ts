@@ -105,6 +105,23 @@ describe("authentication", () => {
   });
 });
 
+describe("a validly signed token whose subject is not a user id", () => {
+  it.each(["not-a-uuid", "00000000-0000-0000-0000-00000000000g", " 5a8f3c2e-1d4b-4c6a-9e7f-0a1b2c3d4e5f"])(
+    "answers 401, not 503, for sub %j, and logs no error",
+    async (sub) => {
+      const bad = await t.token({ id: sub, email: "x@test.example" });
+      const before = t.logs.length;
+      const error = await expectError(
+        await t.post("/transmit", { org_id: tenant.org.id, ...someIds() }, bad),
+        401,
+        "unauthenticated",
+      );
+      expect(error.message).not.toMatch(/unavailable/i);
+      expect(t.logs.slice(before).filter((l) => JSON.parse(l).level === "error")).toEqual([]);
+    },
+  );
+});
+
 describe("authorisation", () => {
   it("answers 403 to a member of another organization", async () => {
     const outsider = await t.token(stranger.admin);
