@@ -4,7 +4,7 @@
  * CLI keeps, so a database migrated here and one migrated by `supabase migration up` agree — and
  * the demo seed on a database that had no migrations before.
  */
-import type { SqlClient } from "../../shared/db/sql-client.ts";
+import { type SqlClient, sqlLiteral } from "../../shared/db/sql-client.ts";
 import { schemaFiles } from "./schema.ts";
 
 export interface MigrationReport {
@@ -37,18 +37,16 @@ export async function migrate(client: SqlClient, options: { seed: boolean }): Pr
     const base = file.name.slice("migrations/".length, -".sql".length);
     const [version = base, ...rest] = base.split("_");
     if (done.has(version)) continue;
+    // One script, so one implicit transaction (the simple query protocol): the migration and its
+    // record land together or not at all. No explicit begin/commit: a pooled postgres.js client
+    // refuses them (UNSAFE_TRANSACTION), and it could run them on two different connections.
+    const record = `insert into supabase_migrations.schema_migrations (version, name)
+      values (${sqlLiteral(version)}, ${sqlLiteral(rest.join("_"))})`;
     try {
-      await client.exec(`begin;\n${file.sql}\n;commit;`);
+      await client.exec(`${file.sql}\n;\n${record};`);
     } catch (error) {
-      await client.exec("rollback").catch(() => {});
       throw new Error(`migration ${file.name} failed: ${(error as Error).message}`, { cause: error });
     }
-    await client.transaction((s) =>
-      s.query("insert into supabase_migrations.schema_migrations (version, name) values ($1, $2)", [
-        version,
-        rest.join("_"),
-      ]),
-    );
     applied.push(file.name);
   }
 

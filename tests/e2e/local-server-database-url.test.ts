@@ -1,0 +1,126 @@
+/**
+ * `DATABASE_URL=… npm start` on a fresh PostgreSQL database, as the README tells a developer to run
+ * it: the local server (scripts/local/serve.ts under Deno) applies the bootstrap, the migrations and
+ * the seed through a pooled postgres.js client, serves the function, and a second start applies
+ * nothing. Also checks the premise the migration runner rests on: a script of several statements is
+ * one transaction, on both engines.
+ */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { connectPostgres, fromPGlite, type SqlClient } from "../../shared/db/sql-client.ts";
+import { type DenoProcess, startDeno } from "../support/deno.ts";
+
+const target = inject("database");
+const onPostgres = target.kind === "postgres";
+const FUNCTIONS = "/functions/v1/einvoicing";
+
+let databaseUrl = "";
+let dataDir = "";
+let dropDatabase = async () => {};
+
+beforeAll(async () => {
+  if (target.kind !== "postgres") return;
+  // a database with nothing in it: not a clone of the migrated template
+  const name = `fresh_${crypto.randomUUID().replaceAll("-", "")}`;
+  const admin = postgres(target.adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`).finally(() => admin.end({ timeout: 5 }));
+  const url = new URL(target.adminUrl);
+  url.pathname = `/${name}`;
+  databaseUrl = url.toString();
+  dataDir = await mkdtemp(join(tmpdir(), "einv-local-"));
+  dropDatabase = async () => {
+    const dropper = postgres(target.adminUrl, { max: 1, onnotice: () => {} });
+    await dropper
+      .unsafe(`drop database if exists ${name} with (force)`)
+      .finally(() => dropper.end({ timeout: 5 }));
+  };
+});
+afterAll(async () => {
+  await dropDatabase();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+const startLocal = () =>
+  startDeno(
+    "scripts/local/serve.ts",
+    { DATABASE_URL: databaseUrl, EINV_DATA_DIR: dataDir, SANDBOX_LATENCY_MS: "0" },
+    { readyPath: `${FUNCTIONS}/transmit` },
+  );
+
+describe.skipIf(!onPostgres)("DATABASE_URL=… npm start on a fresh database", () => {
+  it("migrates and seeds it, transmits the demo invoices, and starts again without migrating", async () => {
+    let server: DenoProcess = await startLocal();
+    try {
+      expect(server.output()).toMatch(
+        /database: DATABASE_URL; [1-9][0-9]* migration\(s\) applied, demo data seeded/,
+      );
+      const local = JSON.parse(await readFile(join(dataDir, "local.json"), "utf8"));
+      const operador = local.users.find((u: { role: string }) => u.role === "operador");
+      const pending = local.invoices.filter(
+        (i: { status: string; org_id: string }) => i.status === "pendiente" && i.org_id === operador.org_id,
+      );
+      expect(pending.length).toBeGreaterThanOrEqual(2);
+      const response = await fetch(`${server.baseUrl}${FUNCTIONS}/transmit`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${operador.access_token}`,
+          apikey: local.apikey,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({
+          org_id: operador.org_id,
+          invoice_ids: pending.slice(0, 2).map((i: { id: string }) => i.id),
+        }),
+      });
+      expect(response.status).toBe(200);
+      const { results } = await response.json();
+      expect(results.map((r: { status: string }) => r.status)).toEqual(["transmitida", "transmitida"]);
+    } finally {
+      await server.stop();
+    }
+
+    server = await startLocal();
+    try {
+      expect(server.output()).toMatch(/database: DATABASE_URL; 0 migration\(s\) applied\b/);
+      expect(server.output()).not.toMatch(/seeded/);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+});
+
+describe("a script of several statements (how each migration is applied)", () => {
+  async function isAtomic(client: SqlClient): Promise<boolean> {
+    await expect(
+      client.exec(
+        "create table public.half_done (x int);\ninsert into public.half_done values (1);\nselect 1 / 0;",
+      ),
+    ).rejects.toThrow(/division by zero/);
+    const [row] = await client.transaction((s) =>
+      s.query<{ exists: boolean }>("select to_regclass('public.half_done') is not null as exists"),
+    );
+    return row?.exists === false;
+  }
+
+  it.skipIf(!onPostgres)("is one transaction through a pooled postgres.js client", async () => {
+    const client = await connectPostgres(databaseUrl, { max: 4 });
+    try {
+      expect(await isAtomic(client)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("is one transaction on PGlite", async () => {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const client = fromPGlite(await PGlite.create());
+    try {
+      expect(await isAtomic(client)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+});
