@@ -154,12 +154,18 @@ describe("POST /representation", () => {
       taxRate: 19,
     }));
     const invoice = await createInvoice(db, tenant.org, tenant.company, { lines });
-    const response = await t.post("/representation", { org_id: tenant.org.id, invoice_id: invoice.id }, token);
+    const response = await t.post(
+      "/representation",
+      { org_id: tenant.org.id, invoice_id: invoice.id },
+      token,
+    );
     expect(response.status).toBe(422);
     const { error } = await response.json();
     expect(error.code).toBe("business_rule");
     expect(error.message).toMatch(/too large to render: its PDF would pass 100 pages/);
-    const stored = await db.superuser("select 1 from public.representations where document_id = $1", [invoice.id]);
+    const stored = await db.superuser("select 1 from public.representations where document_id = $1", [
+      invoice.id,
+    ]);
     expect(stored).toEqual([]);
   });
 
