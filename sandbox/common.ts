@@ -4,8 +4,10 @@
  * log, `sk_sandbox_` API keys, the concurrency limit, latency), the credential check, and the way
  * injected faults (./faults.ts) turn a ready answer into a hung, failing or garbled one.
  */
+
 import { type Context, Hono } from "hono";
 import { z } from "zod";
+import { hexDigest } from "../shared/crypto/digest.ts";
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_SHAPE } from "../shared/providers/protocol.ts";
 import {
   createFaults,
@@ -245,9 +247,8 @@ export function errorBody(code: string, message: string) {
 }
 
 /** Hex SHA-256 of a request's canonical JSON: what an idempotency store compares. */
-export async function fingerprint(value: unknown): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(value)));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+export function fingerprint(value: unknown): Promise<string> {
+  return hexDigest("SHA-256", JSON.stringify(value));
 }
 
 /** A fetch's arguments as one Request; a path such as "/_sandbox/knobs" resolves to http://sandbox.local. */

@@ -5,12 +5,14 @@
  * npm script) and Node alike. Knobs come from the environment once at start, apply to all three, and
  * can be changed at runtime through each service's POST /_sandbox/knobs. See docs/sandbox.md.
  */
+
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
+import { concatBytes } from "../shared/bytes.ts";
 import type { SandboxFetch } from "./common.ts";
 import { createSandboxDeliver, type SandboxDeliver } from "./deliver.ts";
 import { createSandboxDocsgen, type SandboxDocsgen } from "./docsgen.ts";
@@ -142,22 +144,12 @@ async function bridge(handler: SandboxFetch, req: IncomingMessage, res: ServerRe
     else if (value !== undefined) headers.set(name, value);
   }
   const method = req.method ?? "GET";
-  const body = method === "GET" || method === "HEAD" ? undefined : concat(chunks);
+  const body = method === "GET" || method === "HEAD" ? undefined : concatBytes(chunks);
   const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "127.0.0.1"}`);
   const response = await handler(new Request(url, { method, headers, body, signal: abort.signal }));
   if (abort.signal.aborted) return;
   res.writeHead(response.status, Object.fromEntries(response.headers));
   res.end(new Uint8Array(await response.arrayBuffer()));
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 async function main(): Promise<void> {

@@ -1,19 +1,31 @@
 /** POST /refresh — re-queries the authority's status of a transmitted invoice. */
-import type { z } from "zod";
-import { type RefreshResult, refreshInvoice } from "../../shared/core/invoices/refresh.ts";
+import { z } from "zod";
+import { refreshDocument } from "../../shared/core/documents/refresh.ts";
+import { invoiceKind } from "../../shared/core/invoices/kind.ts";
 import { DOCUMENT_ROLES, operation, orgScoped, uuid } from "../../shared/http/route.ts";
-import { providerDirectory } from "./providers.ts";
 
 export const RefreshRequest = orgScoped.extend({ invoice_id: uuid });
 export type RefreshRequest = z.input<typeof RefreshRequest>;
-export type RefreshResponse = RefreshResult;
+
+export const RefreshResponse = z.object({
+  invoice_id: z.string(),
+  status: z.enum(["en_proceso", "transmitida", "error"]),
+  message: z.string(),
+  authority_code: z.string().nullable(),
+  checked_at: z.string(),
+});
+export type RefreshResponse = z.infer<typeof RefreshResponse>;
 
 export const refresh = operation({
   input: RefreshRequest,
+  output: RefreshResponse,
   roles: DOCUMENT_ROLES,
-  handle: (input, ctx): Promise<RefreshResponse> =>
-    refreshInvoice({
-      input,
-      ctx: { serviceDb: ctx.serviceDb, providers: providerDirectory(ctx), actorId: ctx.caller.claims.sub },
-    }),
+  handle: async ({ org_id, invoice_id }, ctx) => {
+    const { document_id, status, ...rest } = await refreshDocument({
+      kind: invoiceKind,
+      input: { org_id, document_id: invoice_id },
+      ctx,
+    });
+    return { invoice_id: document_id, status: status as RefreshResponse["status"], ...rest };
+  },
 });

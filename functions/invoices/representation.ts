@@ -4,26 +4,33 @@
  * session; the bytes never pass through here.
  */
 import { z } from "zod";
-import {
-  invoiceRepresentation,
-  type RepresentationResult,
-} from "../../shared/core/invoices/representation.ts";
+import { documentRepresentation } from "../../shared/core/documents/representation.ts";
+import { invoiceKind } from "../../shared/core/invoices/kind.ts";
 import { DOCUMENT_ROLES, operation, orgScoped, uuid } from "../../shared/http/route.ts";
-import { providerDirectory } from "./providers.ts";
 
 export const RepresentationRequest = orgScoped.extend({
   invoice_id: uuid,
   regenerate: z.boolean().default(false),
 });
 export type RepresentationRequest = z.input<typeof RepresentationRequest>;
-export type RepresentationResponse = RepresentationResult;
+
+export const RepresentationResponse = z.object({
+  path: z.string(),
+  filename: z.string(),
+  stamped: z.boolean(),
+  cached: z.boolean(),
+  generated_at: z.string(),
+});
+export type RepresentationResponse = z.infer<typeof RepresentationResponse>;
 
 export const representation = operation({
   input: RepresentationRequest,
+  output: RepresentationResponse,
   roles: DOCUMENT_ROLES,
-  handle: (input, ctx): Promise<RepresentationResponse> =>
-    invoiceRepresentation({
-      input,
-      ctx: { serviceDb: ctx.serviceDb, providers: providerDirectory(ctx), documents: ctx.deps.documents },
+  handle: ({ org_id, invoice_id, regenerate }, ctx) =>
+    documentRepresentation({
+      kind: invoiceKind,
+      input: { org_id, document_id: invoice_id, regenerate },
+      ctx,
     }),
 });

@@ -3,9 +3,9 @@
  * requested invoice, in request order, even when some of them end in `error`.
  */
 import { z } from "zod";
-import { type TransmitResult, transmitInvoices } from "../../shared/core/invoices/transmit.ts";
+import { transmitDocuments } from "../../shared/core/documents/transmit.ts";
+import { invoiceKind } from "../../shared/core/invoices/kind.ts";
 import { DOCUMENT_ROLES, operation, orgScoped, uuid } from "../../shared/http/route.ts";
-import { providerDirectory } from "./providers.ts";
 
 export const MAX_INVOICES_PER_CALL = 50;
 
@@ -18,21 +18,38 @@ export const TransmitRequest = orgScoped.extend({
   reissue: z.boolean().default(false),
 });
 export type TransmitRequest = z.input<typeof TransmitRequest>;
-export type TransmitResponse = { results: TransmitResult[] };
+
+export const TransmitResponse = z.object({
+  results: z.array(
+    z.object({
+      invoice_id: z.string(),
+      status: z.enum(["pendiente", "en_proceso", "transmitida", "error"]),
+      message: z.string(),
+    }),
+  ),
+});
+export type TransmitResponse = z.infer<typeof TransmitResponse>;
 
 export const transmit = operation({
   input: TransmitRequest,
+  output: TransmitResponse,
   roles: DOCUMENT_ROLES,
-  handle: (input, ctx): Promise<TransmitResponse> =>
-    transmitInvoices({
-      input,
+  handle: async ({ org_id, invoice_ids, reissue }, ctx) => {
+    const results = await transmitDocuments({
+      kind: invoiceKind,
+      input: { org_id, document_ids: invoice_ids, reissue },
       ctx: {
-        serviceDb: ctx.serviceDb,
-        providers: providerDirectory(ctx),
-        actorId: ctx.caller.claims.sub,
+        ...ctx,
         concurrency: ctx.deps.config.providers.transmitConcurrency,
         providerTimeoutMs: ctx.deps.config.providers.timeoutMs,
-        log: ctx.log,
       },
-    }),
+    });
+    return {
+      results: results.map(({ document_id, status, message }) => ({
+        invoice_id: document_id,
+        status: status as TransmitResponse["results"][number]["status"],
+        message,
+      })),
+    };
+  },
 });

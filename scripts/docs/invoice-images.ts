@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
-import { renderInvoicePdf } from "../../shared/pdf/render-invoice.ts";
+import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 import { acceptedFiscal, demoInvoice, pendingFiscal } from "../../tests/pdf/fixtures.ts";
 import { rasterise } from "../../tests/pdf/support.ts";
 
@@ -18,7 +18,7 @@ for (const [name, fiscal] of [
   ["invoice-unstamped", pendingFiscal()],
 ] as const) {
   const pdf = join(work, `${name}.pdf`);
-  writeFileSync(pdf, await renderInvoicePdf(toInvoicePdfModel(demoInvoice(), fiscal)));
+  writeFileSync(pdf, await renderDocumentPdf(toInvoicePdfModel(demoInvoice(), fiscal)));
   rasterise(pdf, 1, 110, join(work, `${name}.png`));
   renameSync(join(work, `${name}.png`), join(out, `${name}.png`));
   console.log(`docs/images/${name}.png`);

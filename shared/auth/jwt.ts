@@ -18,6 +18,7 @@ import {
   jwtVerify,
 } from "jose";
 import type { Config } from "../config.ts";
+import { hexDigest } from "../crypto/digest.ts";
 
 export type VerifiedClaims = JWTPayload & { sub: string; role?: string; email?: string };
 
@@ -67,7 +68,7 @@ export function createTokenVerifier(jwt: Config["jwt"], options: TokenVerifierOp
 
   return {
     async verify(token) {
-      const id = await digest(token);
+      const id = await hexDigest("SHA-256", token);
       const known = verified.get(id);
       if (known && known.until > Date.now()) return known.claims;
       verified.delete(id);
@@ -129,11 +130,6 @@ function remoteKeys(url: URL, options: TokenVerifierOptions): JWTVerifyGetKey {
       throw error;
     }
   };
-}
-
-async function digest(text: string): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function headerAlg(token: string): string {

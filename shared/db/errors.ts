@@ -6,6 +6,7 @@ import {
   InvalidStateError,
   NotFoundError,
 } from "../errors.ts";
+import { reasonSentence } from "./reasons.ts";
 
 /**
  * The part of a database error both transports expose: PostgREST answers `{ code, message, hint }`,
@@ -15,14 +16,20 @@ export interface SqlErrorLike {
   code?: string;
   message?: string;
   hint?: string | null;
+  /** The document kind of a reason code: `detail` from the drivers, `details` from PostgREST. */
+  detail?: string | null;
+  details?: string | null;
 }
 
 /**
- * Database API functions raise `P0001` with the domain error code in `hint` and a message meant
- * for the caller. Anything else is unexpected and is not shown.
+ * Database API functions raise `P0001` with the domain error code in `hint`, a reason code as the
+ * message and the document kind in the detail (./reasons.ts makes the sentence); integrity triggers
+ * raise sentences meant for the web app, passed on as they are. Anything else is unexpected and is
+ * not shown.
  */
 export function toDomainError(error: SqlErrorLike): DomainError {
-  const message = error.message ?? "database error";
+  const raw = error.message ?? "database error";
+  const message = reasonSentence(raw, error.detail ?? error.details) ?? raw;
   if (error.code === "P0001") {
     switch (error.hint) {
       case "not_found":
@@ -36,5 +43,5 @@ export function toDomainError(error: SqlErrorLike): DomainError {
     }
   }
   if (error.code === "42501") return new ForbiddenError("permission denied", { cause: error });
-  return new DatabaseError(`database error ${error.code ?? "unknown"}: ${message}`, { cause: error });
+  return new DatabaseError(`database error ${error.code ?? "unknown"}: ${raw}`, { cause: error });
 }

@@ -4,6 +4,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { InvalidTokenError } from "../auth/jwt.ts";
+import { readCapped } from "../bytes.ts";
 import { ApiError } from "../errors.ts";
 import type { AppDeps, AppEnv } from "./context.ts";
 import { fail } from "./errors.ts";
@@ -99,26 +100,8 @@ async function readLimited(request: Request, limit: number): Promise<string> {
   const tooLarge = () => fail("payload_too_large", `The request body exceeds ${limit} bytes.`);
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > limit) tooLarge();
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const { bytes, truncated } = await readCapped(request.body, limit);
+  if (truncated) tooLarge();
   return new TextDecoder().decode(bytes);
 }
 

@@ -1,14 +1,18 @@
 /**
- * `operation()` turns a zod schema, the roles allowed, and a handler into a Hono handler: it
- * validates the body, checks that the caller is a member of `org_id` with one of the roles, and
- * answers with the handler's result as JSON. Every route goes through it, so validation and
- * authorisation cannot be forgotten.
+ * `operation()` turns a zod schema for the request, one for the response, the roles allowed, and a
+ * handler into a Hono handler: it validates the body, checks that the caller is a member of
+ * `org_id` with one of the roles, hands the handler a ready context (database scopes, providers,
+ * documents store, actor, logger), and answers with the handler's result as JSON. Every route goes
+ * through it, so validation and authorisation cannot be forgotten and no route wires adapters.
  */
 import type { Handler } from "hono";
 import { z } from "zod";
-import type { Caller, DbScope, MembershipRow } from "../db/port.ts";
+import type { Caller, DbScope } from "../db/port.ts";
+import type { MembershipRow } from "../db/rows.ts";
 import type { ErrorDetail } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { createProviderDirectory, type ProviderDirectory } from "../providers/directory.ts";
+import type { DocumentStore } from "../storage/port.ts";
 import type { AppDeps, AppEnv } from "./context.ts";
 import { fail } from "./errors.ts";
 
@@ -22,21 +26,28 @@ export const uuid = z.guid({ error: "must be a UUID" }).transform((id) => id.toL
 /** Every body carries the organization the call acts for. */
 export const orgScoped = z.object({ org_id: uuid });
 
-/** What a handler receives: the valid input, the caller, and database scopes for both roles. */
+/** What a handler receives besides the valid input: everything a core operation takes. */
 export interface OperationContext {
   deps: AppDeps;
   caller: Caller;
   membership: MembershipRow;
+  /** The caller's user id: who did it, for events. */
+  actorId: string;
   userDb: DbScope;
   serviceDb: DbScope;
+  /** The org's provider clients for this request (credentials read through `serviceDb`). */
+  providers: ProviderDirectory;
+  documents: DocumentStore;
   requestId: string;
   log: Logger;
 }
 
-export function operation<S extends z.ZodType<{ org_id: string }>>(spec: {
+export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.ZodType>(spec: {
   input: S;
+  /** What the route answers with HTTP 200 (declared beside the request, for the contract). */
+  output: R;
   roles: readonly Role[];
-  handle: (input: z.output<S>, ctx: OperationContext) => Promise<unknown>;
+  handle: (input: z.output<S>, ctx: OperationContext) => Promise<z.input<R>>;
 }): Handler<AppEnv> {
   return async (c) => {
     const parsed = spec.input.safeParse(c.get("body"));
@@ -55,12 +66,22 @@ export function operation<S extends z.ZodType<{ org_id: string }>>(spec: {
         `This operation needs the role ${spec.roles.join(" or ")}; you are ${membership.role}.`,
       );
     }
+    const serviceDb = deps.db.asService();
     const result = await spec.handle(input, {
       deps,
       caller,
       membership,
+      actorId: caller.claims.sub,
       userDb,
-      serviceDb: deps.db.asService(),
+      serviceDb,
+      providers: createProviderDirectory({
+        serviceDb,
+        secretBox: deps.secretBox,
+        timeoutMs: deps.config.providers.timeoutMs,
+        allowPrivateUrls: deps.config.providers.allowPrivateUrls,
+        ...(deps.providerFetch ? { fetch: deps.providerFetch } : {}),
+      }),
+      documents: deps.documents,
       requestId: c.get("requestId"),
       log: c.get("log"),
     });

@@ -5,15 +5,6 @@
  * a printed invoice must not change with the runtime. Amounts are exact integer cents (bigint).
  */
 
-/** A JSON number from a numeric(18,2) column as exact cents (toFixed absorbs binary noise first). */
-export function toCents(value: number | string): bigint {
-  const text = typeof value === "number" ? value.toFixed(2) : value.trim();
-  const match = /^(-?)(\d+)(?:\.(\d{0,2})\d*)?$/.exec(text);
-  if (!match) throw new RangeError(`not an amount: ${JSON.stringify(value)}`);
-  const cents = BigInt(match[2] ?? "0") * 100n + BigInt((match[3] ?? "").padEnd(2, "0"));
-  return match[1] === "-" ? -cents : cents;
-}
-
 /** "1234567" → "1.234.567": groups of three with the es-CO thousands separator. */
 export function groupThousands(digits: string): string {
   let out = "";

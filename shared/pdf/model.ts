@@ -3,8 +3,9 @@
  * invoice document (`einv_private.invoice_document`) and the fiscal columns the service wrote. Plain
  * JSON (no Date, no bigint), so equal inputs give an equal model and, from it, equal PDF bytes.
  */
-import type { FiscalStatus, InvoiceDocumentRow } from "../db/port.ts";
+import type { FiscalStatus, InvoiceDocumentRow, IssuerRow } from "../db/rows.ts";
 import { type DianEnvironment, formatAmount as dianAmount, dianQrText } from "../fiscal/co/cufe.ts";
+import { centsToDecimal, toCents } from "../fiscal/money.ts";
 import {
   formatDate,
   formatMoney,
@@ -13,7 +14,6 @@ import {
   formatTaxId,
   formatTime,
   isoTimeWithOffset,
-  toCents,
 } from "./format.ts";
 import * as label from "./labels.ts";
 import { pesosInWords } from "./words.ts";
@@ -35,16 +35,40 @@ export interface InvoiceFiscal {
   environment: DianEnvironment | null;
 }
 
-/** The authority's validation, printed only once the invoice is accepted. */
+/** What a kind of document is called on its PDF. */
+export interface DocumentNames {
+  /** "Factura electrónica de venta": headers, footers, metadata. */
+  title: string;
+  /** "Factura": in sentences ("… acepte la factura") and the data box ("DATOS DE LA FACTURA"). */
+  short: string;
+  /** The authority code's name: CUFE (invoices), CUDE (credit notes). */
+  codeLabel: "CUFE" | "CUDE";
+}
+
+export const INVOICE_NAMES: DocumentNames = {
+  title: "Factura electrónica de venta",
+  short: "Factura",
+  codeLabel: "CUFE",
+};
+
+/** The authority's validation, printed only once the document is accepted. */
 export interface ValidationStamp {
-  cufe: string;
+  /** The CUFE or CUDE. */
+  authorityCode: string;
   qrText: string;
   /** ISO-8601 instant. */
   validatedAt: string;
   environment: DianEnvironment;
+  names: DocumentNames;
 }
 
 export type PdfFiscal = ({ stamped: true } & ValidationStamp) | { stamped: false; statusLabel: string };
+
+/** A block of label/value pairs under the parties: what a credit note refers to, for one. */
+export interface ReferenceBlock {
+  heading: string;
+  facts: [string, string][];
+}
 
 export interface PdfLine {
   position: string;
@@ -57,9 +81,11 @@ export interface PdfLine {
   total: string;
 }
 
-export interface InvoicePdfModel {
+/** Everything the built-in renderer draws, for any kind of document. */
+export interface DocumentPdfModel {
   templateVersion: string;
   pageSize: PageSizeName;
+  names: DocumentNames;
   number: string;
   issuer: {
     legalName: string;
@@ -69,6 +95,8 @@ export interface InvoicePdfModel {
     resolution: string | null;
   };
   buyer: { name: string; taxId: string; details: string[] };
+  /** Printed under the parties when set (a credit note's invoice, concept and reason). */
+  reference: ReferenceBlock | null;
   /** Label/value pairs of the invoice data box: dates, payment, currency. */
   facts: [string, string][];
   lines: PdfLine[];
@@ -86,6 +114,7 @@ const STATUS_LABELS: Record<FiscalStatus, string> = {
   pendiente: "pendiente de envío a la DIAN",
   en_proceso: "en proceso de validación por la DIAN",
   transmitida: "aceptada por la DIAN",
+  emitida: "aceptada por la DIAN",
   error: "no aceptada por la DIAN",
 };
 
@@ -94,9 +123,9 @@ export function toInvoicePdfModel(
   doc: InvoiceDocumentRow,
   fiscal: InvoiceFiscal,
   options: { pageSize?: PageSizeName } = {},
-): InvoicePdfModel {
+): DocumentPdfModel {
   const c = doc.company;
-  const str = (key: string) => (typeof c[key] === "string" && c[key] !== "" ? (c[key] as string) : null);
+  const str = (value: string | null | undefined) => (value ? value : null);
   const money = (cents: bigint) => formatMoney(cents, doc.currency);
   const issueTime = isoTimeWithOffset(doc.issue_time);
 
@@ -131,7 +160,8 @@ export function toInvoicePdfModel(
   const pdfFiscal: PdfFiscal = stamped
     ? {
         stamped: true,
-        cufe: fiscal.authority_code as string,
+        authorityCode: fiscal.authority_code as string,
+        names: INVOICE_NAMES,
         // the QR content is fully determined by the invoice and its CUFE: rebuild it if not stored
         qrText:
           fiscal.qr_text ??
@@ -153,31 +183,32 @@ export function toInvoicePdfModel(
       }
     : { stamped: false, statusLabel: STATUS_LABELS[fiscal.status] };
 
-  const city = str("city_name");
-  const department = str("department_name");
+  const city = str(c.city_name);
+  const department = str(c.department_name);
   // "Bogotá, D.C." already names its department
   const cityLine = [city, department && !city?.startsWith(department) ? department : null]
     .filter(Boolean)
     .join(", ");
   const regime = [label.taxRegimeLabel(c.tax_regime), label.personTypeLabel(c.person_type)].filter(Boolean);
   const responsibilities = Array.isArray(c.fiscal_responsibilities)
-    ? (c.fiscal_responsibilities as string[]).join(", ")
+    ? c.fiscal_responsibilities.join(", ")
     : null;
-  const contact = [str("phone") && `Tel. ${str("phone")}`, str("email")].filter(Boolean).join(" · ");
+  const contact = [str(c.phone) && `Tel. ${c.phone}`, str(c.email)].filter(Boolean).join(" · ");
 
   return {
     templateVersion: INVOICE_TEMPLATE_VERSION,
     pageSize: options.pageSize ?? "letter",
+    names: INVOICE_NAMES,
     number: doc.number,
     issuer: {
       legalName: c.legal_name,
-      tradeName: str("trade_name"),
+      tradeName: str(c.trade_name),
       taxId: `NIT ${formatTaxId(c.nit, c.check_digit)}`,
       details: [
         [regime.join(" · "), responsibilities && `Resp. fiscales: ${responsibilities}`]
           .filter(Boolean)
           .join(" · "),
-        str("address"),
+        str(c.address),
         cityLine,
         contact,
       ].filter((s): s is string => !!s),
@@ -195,6 +226,7 @@ export function toInvoicePdfModel(
         doc.buyer_email,
       ].filter((s): s is string => !!s),
     },
+    reference: null,
     facts: [
       ["Fecha de emisión", formatDate(doc.issue_date)],
       ["Hora de emisión", formatTime(doc.issue_time)],
@@ -233,15 +265,15 @@ export function toInvoicePdfModel(
   };
 }
 
-function resolutionText(c: InvoiceDocumentRow["company"]): string | null {
-  const get = (key: string) => (c[key] == null || c[key] === "" ? null : String(c[key]));
-  const number = get("resolution_number");
+function resolutionText(c: IssuerRow): string | null {
+  const get = (value: string | number | null) => (value == null || value === "" ? null : String(value));
+  const number = get(c.resolution_number);
   if (!number) return null;
-  const date = get("resolution_date");
-  const from = get("resolution_from");
-  const to = get("resolution_to");
-  const until = get("resolution_valid_until");
-  const prefix = get("invoice_prefix");
+  const date = get(c.resolution_date);
+  const from = get(c.resolution_from);
+  const to = get(c.resolution_to);
+  const until = get(c.resolution_valid_until);
+  const prefix = get(c.invoice_prefix);
   return [
     `Autorización de numeración de facturación electrónica DIAN No. ${number}`,
     date && `del ${formatDate(date)}`,
@@ -251,9 +283,4 @@ function resolutionText(c: InvoiceDocumentRow["company"]): string | null {
   ]
     .filter(Boolean)
     .join(", ");
-}
-
-function centsToDecimal(cents: bigint): string {
-  const s = cents.toString().padStart(3, "0");
-  return `${s.slice(0, -2)}.${s.slice(-2)}`;
 }

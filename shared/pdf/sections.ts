@@ -5,16 +5,15 @@
  * returns the y below what it drew.
  */
 import type { PDFPage } from "pdf-lib";
-import type { Frame } from "./flow.ts";
+import type { Flow, Frame } from "./flow.ts";
 import { type Kit, palette } from "./kit.ts";
-import type { InvoicePdfModel } from "./model.ts";
+import type { DocumentPdfModel, ReferenceBlock } from "./model.ts";
 
-export const DOCUMENT_TITLE = "FACTURA ELECTRÓNICA DE VENTA";
 export const PENDING_BANNER = "DOCUMENTO SIN VALIDEZ FISCAL — pendiente de validación por la DIAN";
 const WATERMARK = "SIN VALIDEZ FISCAL";
 const NUMBER_BOX_WIDTH = 200;
 
-export function drawFirstHeader(kit: Kit, page: PDFPage, frame: Frame, m: InvoicePdfModel): number {
+export function drawFirstHeader(kit: Kit, page: PDFPage, frame: Frame, m: DocumentPdfModel): number {
   const c = palette(kit.lib);
   const textWidth = frame.right - frame.left - NUMBER_BOX_WIDTH - 16;
   let y = frame.top - 13;
@@ -40,7 +39,7 @@ export function drawFirstHeader(kit: Kit, page: PDFPage, frame: Frame, m: Invoic
   const bx = frame.right - NUMBER_BOX_WIDTH;
   const top = frame.top;
   kit.rect(page, { x: bx, y: top - 22, width: NUMBER_BOX_WIDTH, height: 22, fill: c.accent });
-  kit.text(page, DOCUMENT_TITLE, bx + NUMBER_BOX_WIDTH / 2, top - 15, {
+  kit.text(page, m.names.title.toUpperCase(), bx + NUMBER_BOX_WIDTH / 2, top - 15, {
     font: kit.bold,
     size: 9.5,
     color: c.white,
@@ -102,7 +101,7 @@ export function drawPendingBanner(kit: Kit, page: PDFPage, frame: Frame, y: numb
 }
 
 /** Buyer box (left) and invoice-data box (right), side by side. */
-export function drawParties(kit: Kit, page: PDFPage, frame: Frame, y: number, m: InvoicePdfModel): number {
+export function drawParties(kit: Kit, page: PDFPage, frame: Frame, y: number, m: DocumentPdfModel): number {
   const c = palette(kit.lib);
   const gap = 12;
   const leftWidth = Math.round((frame.right - frame.left - gap) * 0.56);
@@ -126,7 +125,7 @@ export function drawParties(kit: Kit, page: PDFPage, frame: Frame, y: number, m:
 
   for (const [x, width, title] of [
     [frame.left, leftWidth, "ADQUIRIENTE"],
-    [rightX, rightWidth, "DATOS DE LA FACTURA"],
+    [rightX, rightWidth, `DATOS DE LA ${m.names.short.toUpperCase()}`],
   ] as const) {
     kit.rect(page, {
       x,
@@ -160,12 +159,12 @@ export function drawParties(kit: Kit, page: PDFPage, frame: Frame, y: number, m:
   return y - boxHeight - 12;
 }
 
-export function drawContinuationHeader(kit: Kit, page: PDFPage, frame: Frame, m: InvoicePdfModel): number {
+export function drawContinuationHeader(kit: Kit, page: PDFPage, frame: Frame, m: DocumentPdfModel): number {
   const c = palette(kit.lib);
   const y = frame.top - 10;
   kit.text(page, m.issuer.legalName, frame.left, y, { font: kit.bold, size: 10, color: c.accent });
   kit.text(page, m.issuer.taxId, frame.left, y - 12, { font: kit.regular, size: 8, color: c.ink });
-  kit.text(page, `Factura electrónica de venta No. ${m.number}`, frame.right, y, {
+  kit.text(page, `${m.names.title} No. ${m.number}`, frame.right, y, {
     font: kit.bold,
     size: 10,
     color: c.ink,
@@ -185,14 +184,14 @@ export function drawFooter(
   kit: Kit,
   page: PDFPage,
   frame: Frame,
-  m: InvoicePdfModel,
+  m: DocumentPdfModel,
   index: number,
   count: number,
 ) {
   const c = palette(kit.lib);
   const y = frame.footer;
   kit.line(page, [frame.left, y + 10], [frame.right, y + 10], c.rule, 0.5);
-  const left = `Factura electrónica de venta ${m.number} · ${m.issuer.legalName} · ${m.issuer.taxId}`;
+  const left = `${m.names.title} ${m.number} · ${m.issuer.legalName} · ${m.issuer.taxId}`;
   kit.text(page, left, frame.left, y, { font: kit.regular, size: 7, color: c.muted });
   kit.text(page, `Página ${index + 1} de ${count}`, frame.right, y, {
     font: kit.bold,
@@ -232,3 +231,49 @@ export function fitSize(kit: Kit, text: string, font: Kit["bold"], size: number,
 }
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
+
+/** Label/value pairs under a heading, full width, values wrapped: a credit note's reference. */
+export function drawReference(kit: Kit, flow: Flow, block: ReferenceBlock): void {
+  const c = palette(kit.lib);
+  const pad = 6;
+  const labelWidth = 120;
+  const valueWidth = flow.contentWidth - labelWidth - 2 * pad;
+  const rows = block.facts.map(([label, value]) => ({
+    label,
+    lines: kit.wrap(value, kit.regular, 8, valueWidth),
+  }));
+  const height = 15 + pad + rows.reduce((h, r) => h + r.lines.length * 10 + 2, 0);
+  flow.ensure(height + 12);
+  const { page } = flow;
+  const top = flow.y;
+  kit.rect(page, {
+    x: flow.frame.left,
+    y: top - height,
+    width: flow.contentWidth,
+    height,
+    stroke: c.rule,
+    lineWidth: 0.8,
+  });
+  kit.rect(page, {
+    x: flow.frame.left,
+    y: top - 15,
+    width: flow.contentWidth,
+    height: 15,
+    fill: c.accentLight,
+  });
+  kit.text(page, block.heading, flow.frame.left + pad, top - 10.5, {
+    font: kit.bold,
+    size: 7.5,
+    color: c.accent,
+  });
+  let y = top - 15 - pad - 5;
+  for (const row of rows) {
+    kit.text(page, row.label, flow.frame.left + pad, y, { font: kit.regular, size: 8, color: c.muted });
+    for (const line of row.lines) {
+      kit.text(page, line, flow.frame.left + pad + labelWidth, y, { font: kit.bold, size: 8, color: c.ink });
+      y -= 10;
+    }
+    y -= 2;
+  }
+  flow.y = top - height - 12;
+}

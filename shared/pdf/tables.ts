@@ -4,7 +4,7 @@
  */
 import type { Flow } from "./flow.ts";
 import { type Kit, palette } from "./kit.ts";
-import type { InvoicePdfModel, PdfLine } from "./model.ts";
+import type { DocumentPdfModel, PdfLine } from "./model.ts";
 import { fitSize } from "./sections.ts";
 
 interface Column {
@@ -43,7 +43,7 @@ function layoutColumns(flow: Flow): (Column & { x: number; w: number })[] {
   });
 }
 
-export function drawLinesTable(kit: Kit, flow: Flow, m: InvoicePdfModel): void {
+export function drawLinesTable(kit: Kit, flow: Flow, m: DocumentPdfModel): void {
   const c = palette(kit.lib);
   const columns = layoutColumns(flow);
   const header = () => {
@@ -103,7 +103,7 @@ const GRAND_ROW = 22;
 const TAX_ROW = 12;
 
 /** Tax breakdown and amount in words on the left, totals on the right; kept together on one page. */
-export function drawSummary(kit: Kit, flow: Flow, m: InvoicePdfModel): void {
+export function drawSummary(kit: Kit, flow: Flow, m: DocumentPdfModel): void {
   const c = palette(kit.lib);
   const leftWidth = flow.contentWidth - TOTALS_WIDTH - 16;
   const words = m.amountInWords ? kit.wrap(m.amountInWords, kit.bold, 7.8, leftWidth - 8) : [];

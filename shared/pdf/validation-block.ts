@@ -8,7 +8,7 @@ import type { PDFPage } from "pdf-lib";
 import { dianQrUrl } from "../fiscal/co/cufe.ts";
 import { formatTimestampCo } from "./format.ts";
 import { type Kit, palette } from "./kit.ts";
-import type { ValidationStamp } from "./model.ts";
+import type { DocumentNames, ValidationStamp } from "./model.ts";
 import { drawQr, type QrMatrix } from "./qr.ts";
 
 /** Height the block takes; the renderer keeps this much free at the foot of the last page. */
@@ -17,7 +17,6 @@ const PAD = 9;
 const QR_SIDE = VALIDATION_BLOCK_HEIGHT - 2 * PAD + 4;
 
 export const NOT_VALID_TITLE = "DOCUMENTO SIN VALIDEZ FISCAL";
-export const STAMPED_CAPTION = "Representación gráfica de la factura electrónica de venta";
 
 export interface Box {
   x: number;
@@ -43,22 +42,27 @@ export function drawValidationBlock(
   const left = box.x + QR_SIDE + 2 * PAD;
   const width = box.x + box.width - PAD - left;
   let y = box.y + h - PAD - 9;
-  kit.text(page, STAMPED_CAPTION, left, y, { font: kit.bold, size: 9.5, color: c.accent });
+  const { names } = stamp;
+  kit.text(page, `Representación gráfica de la ${names.title.toLowerCase()}`, left, y, {
+    font: kit.bold,
+    size: 9.5,
+    color: c.accent,
+  });
   y -= 12;
   const test = stamp.environment !== "prd";
   kit.text(
     page,
     test
       ? "Validada por la DIAN en ambiente de habilitación (pruebas): documento de prueba."
-      : "Factura electrónica validada por la DIAN.",
+      : `${names.short} electrónica validada por la DIAN.`,
     left,
     y,
     { font: kit.regular, size: 7.5, color: test ? c.danger : c.muted },
   );
   y -= 14;
-  kit.text(page, "CUFE", left, y, { font: kit.bold, size: 7.5, color: c.ink });
+  kit.text(page, names.codeLabel, left, y, { font: kit.bold, size: 7.5, color: c.ink });
   y -= 9.5;
-  for (const line of kit.wrap(stamp.cufe, kit.mono, 7, width)) {
+  for (const line of kit.wrap(stamp.authorityCode, kit.mono, 7, width)) {
     kit.text(page, line, left, y, { font: kit.mono, size: 7, color: c.ink });
     y -= 9;
   }
@@ -76,7 +80,7 @@ export function drawValidationBlock(
     });
     y -= 10;
   }
-  const url = dianQrUrl(stamp.cufe, stamp.environment).replace(/\?.*$/, "");
+  const url = dianQrUrl(stamp.authorityCode, stamp.environment).replace(/\?.*$/, "");
   for (const line of kit.wrap(
     `Verifique este documento escaneando el código QR o en ${url}`,
     kit.regular,
@@ -89,7 +93,13 @@ export function drawValidationBlock(
 }
 
 /** The placeholder of a document the DIAN has not accepted: same place, red, no QR. */
-export function drawPendingBlock(kit: Kit, page: PDFPage, box: Box, statusLabel: string): void {
+export function drawPendingBlock(
+  kit: Kit,
+  page: PDFPage,
+  box: Box,
+  statusLabel: string,
+  names: DocumentNames,
+): void {
   const c = palette(kit.lib);
   const h = VALIDATION_BLOCK_HEIGHT;
   kit.rect(page, { ...frame(box), fill: c.dangerLight, stroke: c.danger, lineWidth: 1 });
@@ -129,15 +139,20 @@ export function drawPendingBlock(kit: Kit, page: PDFPage, box: Box, statusLabel:
   y -= 16;
   kit.text(page, `Estado: ${statusLabel}.`, left, y, { font: kit.bold, size: 8.5, color: c.ink });
   y -= 13;
+  const short = names.short.toLowerCase();
   const explanation =
-    "Este documento es una vista previa y no es una factura electrónica válida para efectos " +
-    "fiscales. El CUFE, el código QR y la fecha de validación se incluyen cuando la DIAN acepte la factura.";
+    `Este documento es una vista previa y no es una ${short} electrónica válida para efectos ` +
+    `fiscales. El ${names.codeLabel}, el código QR y la fecha de validación se incluyen cuando la DIAN acepte la ${short}.`;
   for (const line of kit.wrap(explanation, kit.regular, 8, width)) {
     kit.text(page, line, left, y, { font: kit.regular, size: 8, color: c.ink });
     y -= 10;
   }
   y -= 4;
-  kit.text(page, "CUFE: pendiente de validación DIAN", left, y, { font: kit.bold, size: 8, color: c.danger });
+  kit.text(page, `${names.codeLabel}: pendiente de validación DIAN`, left, y, {
+    font: kit.bold,
+    size: 8,
+    color: c.danger,
+  });
 }
 
 function frame(box: Box) {

@@ -5,7 +5,16 @@
  * The answer is the PDF itself (`200 application/pdf`), checked by `pdfProblem`.
  */
 import { z } from "zod";
-import { type CredentialCheck, Issuer, SubmitDocumentRequest } from "./protocol.ts";
+import {
+  AuthorityCode,
+  BillingReference,
+  Correction,
+  type CredentialCheck,
+  Issuer,
+  presentOnlyWhen,
+  requireValidation,
+  SubmitDocumentFields,
+} from "./protocol.ts";
 
 /** A rendered PDF larger than this is refused as malformed. */
 export const MAX_PDF_BYTES = 10 * 1024 * 1024;
@@ -35,24 +44,6 @@ export function renderStatusOf(status: keyof typeof RENDER_STATUS_OF): RenderSta
   return RENDER_STATUS_OF[status];
 }
 
-const hex96 = z.string().regex(/^[0-9a-f]{96}$/, "expected a SHA-384 hex digest");
-
-/** For a credit note: the invoice it corrects. */
-export const BillingReference = z.object({
-  number: SubmitDocumentRequest.shape.number,
-  issue_date: z.iso.date(),
-  /** The corrected invoice's CUFE. */
-  authority_code: hex96.optional(),
-});
-export type BillingReference = z.infer<typeof BillingReference>;
-
-/** For a credit note: why (DIAN correction concept 1–6, Anexo 1.9) and the stated reason. */
-export const Correction = z.object({
-  concept_code: z.enum(["1", "2", "3", "4", "5", "6"]),
-  reason: z.string().trim().min(1).max(500),
-});
-export type Correction = z.infer<typeof Correction>;
-
 /**
  * The document to render: the submit request's data without `kind` and `reference` (they travel
  * beside it) and without the issuer's technical key (a secret the PDF never needs: unknown keys are
@@ -60,27 +51,17 @@ export type Correction = z.infer<typeof Correction>;
  * fields. `authority_code` (CUFE/CUDE), `qr_text` and `validated_at` come with, and only with,
  * `accepted`.
  */
-export const RenderDocument = SubmitDocumentRequest.omit({ kind: true, reference: true, issuer: true })
+export const RenderDocument = SubmitDocumentFields.omit({ kind: true, reference: true, issuer: true })
   .extend({
     issuer: Issuer.omit({ technical_key: true }),
     billing_reference: BillingReference.optional(),
     correction: Correction.optional(),
     status: RenderStatus,
-    authority_code: hex96.optional(),
+    authority_code: AuthorityCode.optional(),
     qr_text: z.string().min(1).max(2000).optional(),
     validated_at: z.iso.datetime({ offset: true }).optional(),
   })
-  .superRefine((doc, ctx) => {
-    const accepted = doc.status === "accepted";
-    for (const field of ["authority_code", "qr_text", "validated_at"] as const) {
-      if (accepted && doc[field] === undefined) {
-        ctx.addIssue({ code: "custom", path: [field], message: "required when status is accepted" });
-      }
-      if (!accepted && doc[field] !== undefined) {
-        ctx.addIssue({ code: "custom", path: [field], message: "only allowed when status is accepted" });
-      }
-    }
-  });
+  .superRefine((doc, ctx) => requireValidation(ctx, doc, doc.status === "accepted"));
 export type RenderDocument = z.input<typeof RenderDocument>;
 
 /** POST /render body. */
@@ -96,21 +77,19 @@ export const RenderRequest = z
       .optional(),
     document: RenderDocument,
   })
-  .superRefine((request, ctx) => {
-    const credit = request.kind === "credit_note";
-    for (const field of ["billing_reference", "correction"] as const) {
-      if (credit && request.document[field] === undefined) {
-        ctx.addIssue({ code: "custom", path: ["document", field], message: "required for a credit note" });
-      }
-      if (!credit && request.document[field] !== undefined) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["document", field],
-          message: "only allowed for a credit note",
-        });
-      }
-    }
-  });
+  .superRefine((request, ctx) =>
+    presentOnlyWhen(
+      ctx,
+      request.document,
+      ["billing_reference", "correction"],
+      request.kind === "credit_note",
+      {
+        required: "required for a credit note",
+        forbidden: "only allowed for a credit note",
+        path: ["document"],
+      },
+    ),
+  );
 export type RenderRequest = z.input<typeof RenderRequest>;
 
 /** The port the core uses to have a company's docsgen provider render a document's base PDF. */

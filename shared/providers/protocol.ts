@@ -5,6 +5,7 @@
  * ("119000.00"), never as floats.
  */
 import { z } from "zod";
+import { centsToDecimal, toCents } from "../fiscal/money.ts";
 
 /** The header that carries the idempotency key of a submit. */
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
@@ -22,8 +23,8 @@ export type Money = z.infer<typeof Money>;
 export const Environment = z.enum(["uat", "prd"]);
 export type Environment = z.infer<typeof Environment>;
 
-/** Document kinds the protocol carries; `credit_note` comes with the credit-note routes. */
-export const DocumentKind = z.enum(["invoice"]);
+/** Document kinds the protocol carries: sales invoices and the credit notes that correct them. */
+export const DocumentKind = z.enum(["invoice", "credit_note"]);
 export type DocumentKind = z.infer<typeof DocumentKind>;
 
 /** DIAN tax scheme of a line: 01 IVA, 04 INC, ZZ not taxed. */
@@ -93,14 +94,60 @@ export const Totals = z.object({
 });
 export type Totals = z.infer<typeof Totals>;
 
-/** POST /documents body: one document, as we hold it. */
-export const SubmitDocumentRequest = z.object({
+/**
+ * The one rule of "these fields come with, and only with, that case" (an accepted outcome's CUFE, a
+ * credit note's billing reference): an issue for each field missing while `when` holds, or present
+ * while it does not.
+ */
+export function presentOnlyWhen(
+  ctx: z.RefinementCtx,
+  value: Record<string, unknown>,
+  fields: readonly string[],
+  when: boolean,
+  words: { required: string; forbidden: string; path?: (string | number)[] },
+): void {
+  for (const field of fields) {
+    const present = value[field] !== undefined;
+    if (when !== present) {
+      ctx.addIssue({
+        code: "custom",
+        path: [...(words.path ?? []), field],
+        message: when ? words.required : words.forbidden,
+      });
+    }
+  }
+}
+
+/** A CUFE or CUDE: a SHA-384 digest in lowercase hex. */
+export const AuthorityCode = z.string().regex(/^[0-9a-f]{96}$/, "expected a SHA-384 hex digest");
+const DOCUMENT_NUMBER = z
+  .string()
+  .regex(/^[A-Z0-9]{0,4}[0-9]{1,15}$/, "expected an optional prefix and a number");
+
+/** For a credit note: the invoice it corrects (DIAN BillingReference). */
+export const BillingReference = z.object({
+  number: DOCUMENT_NUMBER,
+  issue_date: z.iso.date(),
+  /** The corrected invoice's CUFE. */
+  authority_code: AuthorityCode.optional(),
+});
+export type BillingReference = z.infer<typeof BillingReference>;
+
+/** For a credit note: why (DIAN correction concept 1–6, Anexo 1.9) and the stated reason. */
+export const Correction = z.object({
+  concept_code: z.enum(["1", "2", "3", "4", "5", "6"]),
+  reason: z.string().trim().min(1).max(500),
+});
+export type Correction = z.infer<typeof Correction>;
+
+/** The fields of a submit, before the rules that tie them together (docsgen renders from them too). */
+export const SubmitDocumentFields = z.object({
   kind: DocumentKind,
   /** Our document id (UUID): the provider's key for "query by our reference". */
   reference: z.guid(),
   environment: Environment,
   /** Prefix + consecutive number, e.g. "SETP990000001". */
-  number: z.string().regex(/^[A-Z0-9]{0,4}[0-9]{1,15}$/, "expected an optional prefix and a number"),
+  number: DOCUMENT_NUMBER,
   issue_date: z.iso.date(),
   /** HH:MM:SS with the UTC offset; Colombia is -05:00. */
   issue_time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d[+-]\d{2}:\d{2}$/, "expected HH:MM:SS-05:00"),
@@ -116,7 +163,19 @@ export const SubmitDocumentRequest = z.object({
   buyer: Buyer,
   lines: z.array(Line).min(1).max(1000),
   totals: Totals,
+  /** A credit note's invoice (its CUFE is the note's billing reference); only for credit notes. */
+  billing_reference: BillingReference.required({ authority_code: true }).optional(),
+  /** A credit note's concept and reason; only for credit notes. */
+  correction: Correction.optional(),
 });
+
+/** POST /documents body: one document, as we hold it. A credit note names the invoice it corrects. */
+export const SubmitDocumentRequest = SubmitDocumentFields.superRefine((doc, ctx) =>
+  presentOnlyWhen(ctx, doc, ["billing_reference", "correction"], doc.kind === "credit_note", {
+    required: "required for a credit note",
+    forbidden: "only allowed for a credit note",
+  }),
+);
 export type SubmitDocumentRequest = z.infer<typeof SubmitDocumentRequest>;
 
 export const DocumentStatus = z.enum(["accepted", "rejected", "pending"]);
@@ -135,27 +194,26 @@ export const DocumentOutcome = z
     reference: z.guid(),
     provider_reference: z.string().min(1).max(200),
     status: DocumentStatus,
-    authority_code: z
-      .string()
-      .regex(/^[0-9a-f]{96}$/, "expected a SHA-384 hex digest")
-      .optional(),
+    authority_code: AuthorityCode.optional(),
     qr_text: z.string().min(1).max(2000).optional(),
     message: z.string().max(2000),
     errors: z.array(RuleViolation).max(100).optional(),
     validated_at: z.iso.datetime({ offset: true }).optional(),
   })
-  .superRefine((outcome, ctx) => {
-    const accepted = outcome.status === "accepted";
-    for (const field of ["authority_code", "qr_text", "validated_at"] as const) {
-      if (accepted && outcome[field] === undefined) {
-        ctx.addIssue({ code: "custom", path: [field], message: "required when status is accepted" });
-      }
-      if (!accepted && outcome[field] !== undefined) {
-        ctx.addIssue({ code: "custom", path: [field], message: "only allowed when status is accepted" });
-      }
-    }
-  });
+  .superRefine((outcome, ctx) => requireValidation(ctx, outcome, outcome.status === "accepted"));
 export type DocumentOutcome = z.infer<typeof DocumentOutcome>;
+
+/** The authority's validation (code, QR text, instant) comes with, and only with, an acceptance. */
+export function requireValidation(
+  ctx: z.RefinementCtx,
+  value: Record<string, unknown>,
+  accepted: boolean,
+): void {
+  presentOnlyWhen(ctx, value, ["authority_code", "qr_text", "validated_at"], accepted, {
+    required: "required when status is accepted",
+    forbidden: "only allowed when status is accepted",
+  });
+}
 
 /** GET /credentials/check answer (a rejected key is a 401/403, not `ok: false`). */
 export const CredentialCheck = z.object({ ok: z.boolean(), message: z.string().max(1000) });
@@ -208,19 +266,11 @@ export interface TaxAdapter {
 /** "119000.00" → 11900000n. */
 export function moneyToCents(amount: Money): bigint {
   if (!MONEY.test(amount)) throw new RangeError(`not a money amount: ${amount}`);
-  return BigInt(amount.replace(".", ""));
+  return toCents(amount);
 }
 
 /** 11900000n → "119000.00". */
 export function centsToMoney(cents: bigint): Money {
   if (cents < 0n) throw new RangeError("negative amounts are not money in this protocol");
-  const s = cents.toString().padStart(3, "0");
-  return `${s.slice(0, -2)}.${s.slice(-2)}`;
-}
-
-/** Sums money strings exactly. */
-export function sumMoney(amounts: Iterable<Money>): Money {
-  let cents = 0n;
-  for (const amount of amounts) cents += moneyToCents(amount);
-  return centsToMoney(cents);
+  return centsToDecimal(cents);
 }

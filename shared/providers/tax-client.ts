@@ -2,7 +2,7 @@
  * HTTP client for an adapter-tax provider (docs/provider-protocol.md). Each call has its own
  * timeout, every answer is validated, and every failure is a typed ProviderError whose message
  * never contains the API key (./transport.ts). It never retries: whether and when to resend is the
- * core's decision, and after an unknown outcome the answer is `resolveUnknown`, not a resend.
+ * core's decision, and after an unknown outcome the answer is a query by our reference, not a resend.
  */
 import {
   DocumentOutcome,
@@ -63,14 +63,4 @@ export function createTaxClient(options: TaxClientOptions): TaxAdapter {
 
     checkCredential: () => http.checkCredential(),
   };
-}
-
-/**
- * Resolves an unknown submit outcome (timeout, lost connection, 5xx, garbage) by asking the provider.
- * Returns the provider's outcome, or null when the provider never received the document: only then
- * is it safe to send again, with the same attempt (same idempotency key). Throws a ProviderError if
- * the query itself fails, in which case the outcome stays unknown.
- */
-export function resolveUnknown(adapter: TaxAdapter, reference: string): Promise<DocumentOutcome | null> {
-  return adapter.query(reference);
 }

@@ -6,6 +6,7 @@
  * the one factory in ./errors.ts. Nothing here retries.
  */
 import type { z } from "zod";
+import { readCapped } from "../bytes.ts";
 import { type ProviderError, type ProviderOperation, type ProviderService, providerError } from "./errors.ts";
 import { CredentialCheck, ProviderErrorBody } from "./protocol.ts";
 
@@ -129,7 +130,7 @@ export function createProviderTransport(
           return {
             status: response.status,
             headers: response.headers,
-            ...(await readCapped(response, maxBytes)),
+            ...(await readAnswer(response, maxBytes)),
           };
         })(),
         aborted(signal),
@@ -202,40 +203,17 @@ export function isSuccess(status: number): boolean {
   return status >= 200 && status <= 299;
 }
 
-/** Reads at most `max` bytes of the body, then stops reading (a huge answer is never buffered). */
-async function readCapped(
+/** The answer's body, capped: refused unread when its declared length is already over the cap. */
+async function readAnswer(
   response: Response,
   max: number,
 ): Promise<{ body: Uint8Array; truncated: boolean }> {
-  if (!response.body) return { body: new Uint8Array(0), truncated: false };
-  if (Number(response.headers.get("content-length") ?? 0) > max) {
+  if (response.body && Number(response.headers.get("content-length") ?? 0) > max) {
     void response.body.cancel().catch(() => {});
     return { body: new Uint8Array(0), truncated: true };
   }
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { body: concat(chunks, size), truncated: false };
-    if (size + value.byteLength > max) {
-      void reader.cancel().catch(() => {});
-      return { body: concat(chunks, size), truncated: true };
-    }
-    chunks.push(value);
-    size += value.byteLength;
-  }
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1 && chunks[0]) return chunks[0];
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  const { bytes, truncated } = await readCapped(response.body, max);
+  return { body: bytes, truncated };
 }
 
 const NOT_JSON = Symbol("not-json");

@@ -94,7 +94,8 @@ create table public.invoices (
   subtotal numeric(18, 2) not null default 0 check (subtotal >= 0),
   tax_total numeric(18, 2) not null default 0 check (tax_total >= 0),
   total numeric(18, 2) not null default 0 check (total >= 0),
-  -- fiscal: written only by the service, through the database API functions
+  -- ── the fiscal-document lifecycle block (einv_private.lifecycle; every kind's table has it) ──
+  -- written only by the service, through the lifecycle functions (…_lifecycle.sql)
   status text not null default 'pendiente'
     check (status in ('pendiente', 'en_proceso', 'transmitida', 'error')),
   authority_code text, -- CUFE
@@ -103,9 +104,16 @@ create table public.invoices (
   environment text check (environment in ('uat', 'prd')),
   last_message text,
   attempt_count integer not null default 0 check (attempt_count >= 0),
+  -- the attempt whose submit may have reached the provider; its idempotency key is reused on resend
+  submitted_attempt integer,
+  -- while set and in the future, a transmission holds the document
+  lease_until timestamptz,
+  -- the issuer (company row) as it was when the document was first claimed
+  issuer_snapshot jsonb,
   claimed_at timestamptz,
   transmitted_at timestamptz,
   status_checked_at timestamptz,
+  -- ── end of the lifecycle block ──
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
   unique (company_id, number),

@@ -57,7 +57,7 @@ declare
   _row einv_private.credentials;
 begin
   if not exists (select 1 from public.companies where id = p_company_id and org_id = p_org_id) then
-    raise exception 'company % not found', p_company_id using errcode = 'P0001', hint = 'not_found';
+    raise exception 'company_not_found' using errcode = 'P0001', hint = 'not_found', detail = 'credential';
   end if;
   insert into einv_private.credentials as c (org_id, company_id, service, environment, url, settings,
     api_key_ciphertext, api_key_hint, verified_at, updated_by)
@@ -72,10 +72,9 @@ begin
          updated_by = excluded.updated_by
   returning * into _row;
 
-  insert into public.events (org_id, document_type, document_id, kind, actor_id, data)
-  values (p_org_id, 'credential', _row.id, 'credential_saved', p_actor_id,
-          jsonb_build_object('company_id', p_company_id, 'service', p_service, 'environment', p_environment,
-                             'api_key_hint', _row.api_key_hint));
+  perform einv_private.log_event(p_org_id, 'credential', _row.id, 'credential_saved', p_actor_id,
+    jsonb_build_object('company_id', p_company_id, 'service', p_service, 'environment', p_environment,
+                       'api_key_hint', _row.api_key_hint));
 
   return jsonb_build_object('company_id', _row.company_id, 'service', _row.service,
     'environment', _row.environment, 'url', _row.url, 'settings', _row.settings,

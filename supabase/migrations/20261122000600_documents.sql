@@ -69,129 +69,45 @@ create policy "members read their organization's service documents" on storage.o
   );
 
 -- ─── database API (service_role) ─────────────────────────────────────────────────────────────────
--- An invoice of the org with its fiscal state and its current representation; not_found otherwise.
-create function public.einv_invoice_get(p_org_id uuid, p_invoice_id uuid) returns jsonb
-language plpgsql stable security definer set search_path = '' as $$
-declare
-  _inv public.invoices;
-begin
-  select * into _inv from public.invoices where id = p_invoice_id and org_id = p_org_id;
-  if not found then
-    raise exception 'invoice % not found', p_invoice_id using errcode = 'P0001', hint = 'not_found';
-  end if;
-  return jsonb_build_object(
-    'document', einv_private.invoice_document(_inv.id),
-    'fiscal', jsonb_build_object(
-      'status', _inv.status, 'authority_code', _inv.authority_code, 'qr_text', _inv.qr_text,
-      'provider_reference', _inv.provider_reference, 'environment', _inv.environment,
-      'last_message', _inv.last_message, 'transmitted_at', _inv.transmitted_at,
-      'attempt_count', _inv.attempt_count,
-      'in_flight', coalesce(_inv.lease_until > now(), false)),
-    'representation', (select to_jsonb(r) - 'id' from public.representations r
-                        where r.document_type = 'invoice' and r.document_id = _inv.id));
-end
-$$;
-
--- Records what the authority answered to a status query. Refuses (invalid_state) when the invoice
--- was never sent, changed since it was read (status or attempt), or a transmission holds it.
-create function public.einv_refresh_record(
-  p_org_id uuid, p_invoice_id uuid, p_expected_status text, p_expected_attempt integer, p_outcome jsonb
-) returns jsonb
-language plpgsql security definer set search_path = '' as $$
-declare
-  _inv public.invoices;
-  _new_status text := coalesce(p_outcome ->> 'status', p_expected_status);
-  _changed boolean;
-begin
-  select * into _inv from public.invoices where id = p_invoice_id and org_id = p_org_id for update;
-  if not found then
-    raise exception 'invoice % not found', p_invoice_id using errcode = 'P0001', hint = 'not_found';
-  end if;
-  if _inv.status = 'pendiente' then
-    raise exception 'invoice % was never sent; transmit it first', p_invoice_id
-      using errcode = 'P0001', hint = 'invalid_state';
-  end if;
-  if _inv.status <> p_expected_status or _inv.attempt_count <> p_expected_attempt
-     or coalesce(_inv.lease_until > now(), false) then
-    raise exception 'invoice % is being transmitted or changed meanwhile; try again', p_invoice_id
-      using errcode = 'P0001', hint = 'invalid_state';
-  end if;
-  if _new_status not in ('en_proceso', 'transmitida', 'error') then
-    raise exception 'unknown status %', _new_status using errcode = 'P0001', hint = 'business_rule';
-  end if;
-
-  _changed := _new_status <> _inv.status
-    or coalesce(p_outcome ->> 'authority_code', _inv.authority_code) is distinct from _inv.authority_code;
-  update public.invoices i
-     set status = _new_status,
-         authority_code = coalesce(p_outcome ->> 'authority_code', i.authority_code),
-         qr_text = coalesce(p_outcome ->> 'qr_text', i.qr_text),
-         provider_reference = coalesce(p_outcome ->> 'provider_reference', i.provider_reference),
-         last_message = coalesce(p_outcome ->> 'message', i.last_message),
-         transmitted_at = case when _new_status = 'transmitida'
-                               then coalesce(i.transmitted_at, (p_outcome ->> 'validated_at')::timestamptz, now())
-                               else i.transmitted_at end,
-         status_checked_at = now()
-   where i.id = p_invoice_id
-  returning * into _inv;
-
-  insert into public.events (org_id, document_type, document_id, kind, actor_id, data)
-  values (p_org_id, 'invoice', p_invoice_id, 'status_refreshed', nullif(p_outcome ->> 'actor_id', '')::uuid,
-          jsonb_build_object('from', p_expected_status, 'to', _new_status, 'changed', _changed,
-                             'message', _inv.last_message));
-
-  return jsonb_build_object('invoice_id', _inv.id, 'status', _inv.status, 'message', _inv.last_message,
-    'authority_code', _inv.authority_code, 'checked_at', _inv.status_checked_at);
-end
-$$;
-
+-- Records the document's current PDF (one per document) and an event.
 create function public.einv_representation_save(
-  p_org_id uuid, p_document_type text, p_document_id uuid, p_path text, p_filename text,
+  p_org_id uuid, p_kind text, p_document_id uuid, p_path text, p_filename text,
   p_fingerprint text, p_stamped boolean, p_renderer text
 ) returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
   _rep public.representations;
 begin
-  if p_document_type = 'invoice'
-     and not exists (select 1 from public.invoices where id = p_document_id and org_id = p_org_id) then
-    raise exception 'invoice % not found', p_document_id using errcode = 'P0001', hint = 'not_found';
-  end if;
+  perform from einv_private.document_of(p_kind, p_org_id, p_document_id, false);
   if split_part(p_path, '/', 1) <> p_org_id::text then
-    raise exception 'a representation must live under its organization''s folder'
-      using errcode = 'P0001', hint = 'business_rule';
+    raise exception 'outside_org_folder' using errcode = 'P0001', hint = 'business_rule', detail = p_kind;
   end if;
   insert into public.representations as r (org_id, document_type, document_id, path, filename, fingerprint,
     stamped, renderer, generated_at)
-  values (p_org_id, p_document_type, p_document_id, p_path, p_filename, p_fingerprint, p_stamped, p_renderer, now())
+  values (p_org_id, p_kind, p_document_id, p_path, p_filename, p_fingerprint, p_stamped, p_renderer, now())
   on conflict (document_type, document_id) do update
      set path = excluded.path, filename = excluded.filename, fingerprint = excluded.fingerprint,
          stamped = excluded.stamped, renderer = excluded.renderer, generated_at = excluded.generated_at
   returning * into _rep;
 
-  insert into public.events (org_id, document_type, document_id, kind, data)
-  values (p_org_id, p_document_type, p_document_id, 'representation_generated',
-          jsonb_build_object('path', p_path, 'stamped', p_stamped, 'renderer', p_renderer));
+  perform einv_private.log_event(p_org_id, p_kind, p_document_id, 'representation_generated', null,
+    jsonb_build_object('path', p_path, 'stamped', p_stamped, 'renderer', p_renderer));
   return to_jsonb(_rep) - 'id';
 end
 $$;
 
--- Opens a delivery of a transmitted invoice (invalid_state otherwise) and returns its id.
+-- Opens a delivery of an accepted invoice (invalid_state otherwise) and returns its id.
 create function public.einv_delivery_begin(
   p_org_id uuid, p_invoice_id uuid, p_recipient text, p_actor_id uuid
 ) returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
-  _status text;
+  _doc record;
   _id uuid;
 begin
-  select status into _status from public.invoices where id = p_invoice_id and org_id = p_org_id;
-  if not found then
-    raise exception 'invoice % not found', p_invoice_id using errcode = 'P0001', hint = 'not_found';
-  end if;
-  if _status <> 'transmitida' then
-    raise exception 'only a transmitted invoice can be delivered; this one is %', _status
-      using errcode = 'P0001', hint = 'invalid_state';
+  select * into _doc from einv_private.document_of('invoice', p_org_id, p_invoice_id, false);
+  if (_doc.life).status <> einv_private.accepted_status('invoice') then
+    raise exception 'not_accepted' using errcode = 'P0001', hint = 'invalid_state', detail = 'invoice';
   end if;
   insert into public.deliveries (org_id, invoice_id, recipient, created_by)
   values (p_org_id, p_invoice_id, p_recipient, p_actor_id)
@@ -212,25 +128,20 @@ begin
    where id = p_delivery_id and org_id = p_org_id and status = 'pendiente'
   returning * into _d;
   if not found then
-    raise exception 'delivery % is not open', p_delivery_id using errcode = 'P0001', hint = 'invalid_state';
+    raise exception 'delivery_not_open' using errcode = 'P0001', hint = 'invalid_state', detail = 'invoice';
   end if;
-  insert into public.events (org_id, document_type, document_id, kind, data)
-  values (p_org_id, 'invoice', _d.invoice_id, 'delivery_' || p_status,
-          jsonb_build_object('delivery_id', _d.id, 'recipient', _d.recipient, 'message', p_message));
+  perform einv_private.log_event(p_org_id, 'invoice', _d.invoice_id, 'delivery_' || p_status, null,
+    jsonb_build_object('delivery_id', _d.id, 'recipient', _d.recipient, 'message', p_message));
   return jsonb_build_object('invoice_id', _d.invoice_id, 'delivery_id', _d.id, 'to', _d.recipient,
     'status', _d.status, 'message', _d.message);
 end
 $$;
 
-revoke all on function public.einv_invoice_get(uuid, uuid),
-  public.einv_refresh_record(uuid, uuid, text, integer, jsonb),
-  public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text),
+revoke all on function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text),
   public.einv_delivery_begin(uuid, uuid, text, uuid),
   public.einv_delivery_record(uuid, uuid, text, text, text)
   from public, anon, authenticated, service_role;
-grant execute on function public.einv_invoice_get(uuid, uuid),
-  public.einv_refresh_record(uuid, uuid, text, integer, jsonb),
-  public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text),
+grant execute on function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text),
   public.einv_delivery_begin(uuid, uuid, text, uuid),
   public.einv_delivery_record(uuid, uuid, text, text, text)
   to service_role;

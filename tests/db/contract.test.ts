@@ -146,21 +146,23 @@ describe.each(["postgres", "supabase"])("the %s transport", (name) => {
     ]);
     const missing = crypto.randomUUID();
     const service = transport().asService();
-    const claims = await service.call("einv_transmit_claim", {
+    const claims = await service.call("einv_document_claim", {
       p_org_id: tenant.org.id,
-      p_invoice_ids: [b.id, missing, a.id],
+      p_kind: "invoice",
+      p_document_ids: [b.id, missing, a.id],
       p_reissue: false,
       p_actor_id: tenant.operador.id,
       p_lease_seconds: 60,
     });
-    expect(claims.map((c) => [c.invoice_id, c.action])).toEqual([
+    expect(claims.map((c) => [c.document_id, c.action])).toEqual([
       [b.id, "send"],
       [missing, "skip"],
       [a.id, "send"],
     ]);
-    const stale = service.call("einv_transmit_record", {
+    const stale = service.call("einv_document_record", {
       p_org_id: tenant.org.id,
-      p_invoice_id: a.id,
+      p_kind: "invoice",
+      p_document_id: a.id,
       p_attempt: 7,
       p_outcome: { status: "error", message: "late" },
     });
@@ -171,13 +173,14 @@ describe.each(["postgres", "supabase"])("the %s transport", (name) => {
     const failed = await createInvoice(db, tenant.org, tenant.company, { status: "error" });
     const [entry] = await transport()
       .asService()
-      .call("einv_transmit_claim", {
+      .call("einv_document_claim", {
         p_org_id: tenant.org.id,
-        p_invoice_ids: [failed.id],
+        p_kind: "invoice",
+        p_document_ids: [failed.id],
         p_reissue: true,
         p_actor_id: tenant.operador.id,
         p_lease_seconds: 60,
       });
-    expect(entry).toMatchObject({ invoice_id: failed.id, action: "query", attempt: 2 });
+    expect(entry).toMatchObject({ document_id: failed.id, action: "query", attempt: 2 });
   });
 });

@@ -40,7 +40,7 @@ describe("public.einv_* functions", () => {
   it("are found in the catalog", async () => {
     const functions = await apiFunctions();
     expect(names(functions)).toContain("einv_caller_membership");
-    expect(names(functions)).toContain("einv_transmit_claim");
+    expect(names(functions)).toContain("einv_document_claim");
   });
 
   it("that the service may call, neither authenticated nor anon may", async () => {
@@ -84,7 +84,7 @@ describe("einv_private functions (helpers of policies, triggers and the database
 
   it("none but my_org_ids can be called by an API role: the definer helpers read across organizations", async () => {
     const functions = await privateFunctions();
-    expect(functions.map((f) => f.signature)).toContain("einv_private.invoice_document(uuid)");
+    expect(functions.map((f) => f.signature)).toContain("einv_private.invoice_payload(uuid,jsonb)");
     const callable = functions.filter((f) => f.callers.length > 0);
     expect(callable).toEqual([
       { signature: "einv_private.my_org_ids(text[])", callers: ["authenticated", "service_role"] },

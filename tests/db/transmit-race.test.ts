@@ -113,8 +113,9 @@ interface ClaimEntry {
 }
 
 const claimSql = (tenant: Tenant, invoice: Invoice) =>
-  `select public.einv_transmit_claim(p_org_id => '${tenant.org.id}', p_invoice_ids => '["${invoice.id}"]'::jsonb,
-     p_reissue => false, p_actor_id => null, p_lease_seconds => 60) as entries`;
+  `select public.einv_document_claim(p_org_id => '${tenant.org.id}', p_kind => 'invoice',
+     p_document_ids => '["${invoice.id}"]'::jsonb, p_reissue => false, p_actor_id => null,
+     p_lease_seconds => 60) as entries`;
 
 const claim = async (service: HeldTransaction, tenant: Tenant, invoice: Invoice): Promise<ClaimEntry> => {
   const [row] = await service.query<{ entries: ClaimEntry[] }>(claimSql(tenant, invoice));
@@ -126,7 +127,7 @@ const claim = async (service: HeldTransaction, tenant: Tenant, invoice: Invoice)
 /** The lines as stored, shaped as the claim's document shows them. */
 const storedLines = async (invoice: Invoice): Promise<unknown[]> => {
   const [row] = await db.superuser<{ lines: unknown[] }>(
-    `select coalesce(jsonb_agg(to_jsonb(l) - array['org_id', 'created_at'] order by l.position), '[]') as lines
+    `select coalesce(jsonb_agg(to_jsonb(l) - array['org_id', 'invoice_id', 'created_at'] order by l.position), '[]') as lines
        from public.invoice_lines l where l.invoice_id = $1`,
     [invoice.id],
   );

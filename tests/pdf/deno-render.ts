@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
-import { renderInvoicePdf } from "../../shared/pdf/render-invoice.ts";
+import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 import { stampPdf } from "../../shared/pdf/stamp.ts";
 import {
   acceptedFiscal,
@@ -19,8 +19,8 @@ const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest(
 
 export async function renderHashes(): Promise<Record<string, string>> {
   return {
-    stamped: sha256(await renderInvoicePdf(toInvoicePdfModel(demoInvoice(), acceptedFiscal()))),
-    unstamped: sha256(await renderInvoicePdf(toInvoicePdfModel(demoInvoice(), pendingFiscal()))),
+    stamped: sha256(await renderDocumentPdf(toInvoicePdfModel(demoInvoice(), acceptedFiscal()))),
+    unstamped: sha256(await renderDocumentPdf(toInvoicePdfModel(demoInvoice(), pendingFiscal()))),
     provider: sha256(await stampPdf(await providerPdf(), DEMO_STAMP, new Date(DEMO_VALIDATED_AT))),
   };
 }

@@ -5,9 +5,9 @@
  */
 import { createHash } from "node:crypto";
 import { PDFDocument, StandardFonts } from "pdf-lib";
-import type { InvoiceDocumentRow } from "../../shared/db/port.ts";
+import type { InvoiceDocumentRow } from "../../shared/db/rows.ts";
 import { dianQrText } from "../../shared/fiscal/co/cufe.ts";
-import type { InvoiceFiscal, ValidationStamp } from "../../shared/pdf/model.ts";
+import { INVOICE_NAMES, type InvoiceFiscal, type ValidationStamp } from "../../shared/pdf/model.ts";
 
 type Line = InvoiceDocumentRow["lines"][number];
 
@@ -49,6 +49,7 @@ export function line(
 ): Line {
   const extension = Math.round(quantity * unitPrice * 100) / 100;
   return {
+    id: `00000000-0000-4000-8000-${String(position).padStart(12, "0")}`,
     position,
     code: null,
     description: `Artículo ${position}`,
@@ -164,7 +165,8 @@ export function manyLinesInvoice(count: number): InvoiceDocumentRow {
 }
 
 export const DEMO_STAMP: ValidationStamp = {
-  cufe: DEMO_CUFE,
+  authorityCode: DEMO_CUFE,
+  names: INVOICE_NAMES,
   qrText: DEMO_QR_TEXT,
   validatedAt: DEMO_VALIDATED_AT,
   environment: "uat",

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { toCents } from "../../shared/fiscal/money.ts";
 import {
   formatAmount,
   formatDate,
@@ -10,7 +11,6 @@ import {
   formatTimestampCo,
   groupThousands,
   isoTimeWithOffset,
-  toCents,
 } from "../../shared/pdf/format.ts";
 import { integerToSpanish, pesosInWords } from "../../shared/pdf/words.ts";
 

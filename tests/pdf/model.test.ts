@@ -71,10 +71,11 @@ describe("toInvoicePdfModel", () => {
     const model = toInvoicePdfModel(demoInvoice(), acceptedFiscal());
     expect(model.fiscal).toEqual({
       stamped: true,
-      cufe: DEMO_CUFE,
+      authorityCode: DEMO_CUFE,
       qrText: DEMO_QR_TEXT,
       validatedAt: DEMO_VALIDATED_AT,
       environment: "uat",
+      names: { title: "Factura electrónica de venta", short: "Factura", codeLabel: "CUFE" },
     });
     expect(model.documentDate).toBe(DEMO_VALIDATED_AT);
   });

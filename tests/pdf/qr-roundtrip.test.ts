@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
-import { renderInvoicePdf } from "../../shared/pdf/render-invoice.ts";
+import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 import { stampPdf } from "../../shared/pdf/stamp.ts";
 import {
   acceptedFiscal,
@@ -61,7 +61,7 @@ describe.skipIf(skip)("QR round trip through pdftoppm and zbarimg", () => {
   it("decodes the stamped demo invoice's QR code to exactly its DIAN QR text", async () => {
     const png = await toPng(
       "demo",
-      await renderInvoicePdf(toInvoicePdfModel(demoInvoice(), acceptedFiscal())),
+      await renderDocumentPdf(toInvoicePdfModel(demoInvoice(), acceptedFiscal())),
       1,
     );
     const decoded = decodeQr(png);
@@ -71,9 +71,9 @@ describe.skipIf(skip)("QR round trip through pdftoppm and zbarimg", () => {
 
   it("decodes at print resolution on A4 and on the last page of a long invoice", async () => {
     const a4 = toInvoicePdfModel(demoInvoice(), acceptedFiscal(), { pageSize: "a4" });
-    expect(decodeQr(await toPng("a4", await renderInvoicePdf(a4), 1, 300)).text).toBe(`${DEMO_QR_TEXT}\n`);
+    expect(decodeQr(await toPng("a4", await renderDocumentPdf(a4), 1, 300)).text).toBe(`${DEMO_QR_TEXT}\n`);
     const long = toInvoicePdfModel(manyLinesInvoice(45), acceptedFiscal({ qr_text: DEMO_QR_TEXT }));
-    expect(decodeQr(await toPng("long", await renderInvoicePdf(long), -1)).text).toBe(`${DEMO_QR_TEXT}\n`);
+    expect(decodeQr(await toPng("long", await renderDocumentPdf(long), -1)).text).toBe(`${DEMO_QR_TEXT}\n`);
   });
 
   it("decodes the QR code stamped on a docsgen provider's PDF", async () => {
@@ -84,7 +84,7 @@ describe.skipIf(skip)("QR round trip through pdftoppm and zbarimg", () => {
   it("prints no QR code on a document the DIAN has not accepted", async () => {
     const png = await toPng(
       "pending",
-      await renderInvoicePdf(toInvoicePdfModel(demoInvoice(), pendingFiscal())),
+      await renderDocumentPdf(toInvoicePdfModel(demoInvoice(), pendingFiscal())),
       1,
     );
     expect(decodeQr(png)).toMatchObject({ status: 4, text: "" });

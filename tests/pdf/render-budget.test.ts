@@ -9,7 +9,7 @@ import { BusinessRuleError, toApiError } from "../../shared/errors.ts";
 import { MAX_PAGES, RenderBudgetError } from "../../shared/pdf/flow.ts";
 import { wrapText } from "../../shared/pdf/kit.ts";
 import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
-import { renderInvoicePdf } from "../../shared/pdf/render-invoice.ts";
+import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 import { acceptedFiscal, manyLinesInvoice, pendingFiscal } from "./fixtures.ts";
 import { LIMITS, worstCaseInvoice } from "./worst-case.ts";
 
@@ -70,7 +70,7 @@ describe("wrapText", () => {
 describe("the render budget", () => {
   it(`refuses, with a 422 that says why, an invoice whose PDF would pass ${MAX_PAGES} pages`, async () => {
     const model = toInvoicePdfModel(worstCaseInvoice(), pendingFiscal());
-    const error = await renderInvoicePdf(model).catch((e: unknown) => e);
+    const error = await renderDocumentPdf(model).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RenderBudgetError);
     expect(error).toBeInstanceOf(BusinessRuleError);
     const api = toApiError(error);
@@ -80,7 +80,7 @@ describe("the render budget", () => {
   });
 
   it("renders the longest fields the database allows on an invoice that fits the budget", async () => {
-    const bytes = await renderInvoicePdf(toInvoicePdfModel(worstCaseInvoice(20), acceptedFiscal()));
+    const bytes = await renderDocumentPdf(toInvoicePdfModel(worstCaseInvoice(20), acceptedFiscal()));
     const pages = (await PDFDocument.load(bytes)).getPageCount();
     expect(pages).toBeGreaterThan(1);
     expect(pages).toBeLessThanOrEqual(MAX_PAGES);
@@ -88,7 +88,7 @@ describe("the render budget", () => {
   });
 
   it("leaves room for the largest ordinary invoice: 1,000 lines of real descriptions", async () => {
-    const bytes = await renderInvoicePdf(toInvoicePdfModel(manyLinesInvoice(1000), acceptedFiscal()));
+    const bytes = await renderDocumentPdf(toInvoicePdfModel(manyLinesInvoice(1000), acceptedFiscal()));
     expect((await PDFDocument.load(bytes)).getPageCount()).toBeLessThan(MAX_PAGES / 2);
   });
 });

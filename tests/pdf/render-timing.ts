@@ -5,8 +5,8 @@
  */
 import { cpuUsage } from "node:process";
 import { RenderBudgetError } from "../../shared/pdf/flow.ts";
-import { type InvoicePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
-import { renderInvoicePdf } from "../../shared/pdf/render-invoice.ts";
+import { type DocumentPdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 import { acceptedFiscal, manyLinesInvoice } from "./fixtures.ts";
 
 export interface RenderTiming {
@@ -39,17 +39,17 @@ export async function measureRenderTiming(options: RenderTimingOptions = {}): Pr
   const { lines = [20, 200], runs = 20, warmup = 3 } = options;
   const results: RenderTiming[] = [];
   for (const count of lines) {
-    const model: InvoicePdfModel = toInvoicePdfModel(manyLinesInvoice(count), acceptedFiscal());
+    const model: DocumentPdfModel = toInvoicePdfModel(manyLinesInvoice(count), acceptedFiscal());
     let start = performance.now();
-    const first = await renderInvoicePdf(model);
+    const first = await renderDocumentPdf(model);
     const firstMs = performance.now() - start;
-    for (let i = 0; i < warmup; i++) await renderInvoicePdf(model);
+    for (let i = 0; i < warmup; i++) await renderDocumentPdf(model);
     const times: number[] = [];
     const cpu: number[] = [];
     for (let i = 0; i < runs; i++) {
       const before = cpuUsage();
       start = performance.now();
-      await renderInvoicePdf(model);
+      await renderDocumentPdf(model);
       times.push(performance.now() - start);
       const used = cpuUsage(before);
       cpu.push((used.user + used.system) / 1000);
@@ -99,12 +99,12 @@ export async function measureWorstCase(runs = 5): Promise<WorstCaseTiming> {
   };
   const refusedMedianMs = await time(async () => {
     // refused by the budget, never rendered: anything else is a broken bench
-    const error = await renderInvoicePdf(worst).then(
+    const error = await renderDocumentPdf(worst).then(
       () => undefined,
       (e: unknown) => e,
     );
     if (!(error instanceof RenderBudgetError))
       throw new Error(`expected the render budget to refuse: ${error}`);
   });
-  return { refusedMedianMs, largestMedianMs: await time(() => renderInvoicePdf(largest)), runs };
+  return { refusedMedianMs, largestMedianMs: await time(() => renderDocumentPdf(largest)), runs };
 }

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
-import { renderInvoicePdf } from "../../shared/pdf/render-invoice.ts";
+import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 import {
   acceptedFiscal,
   DEMO_CUFE,
@@ -18,30 +18,30 @@ const stampedModel = () => toInvoicePdfModel(demoInvoice(), acceptedFiscal());
 const pendingModel = () => toInvoicePdfModel(demoInvoice(), pendingFiscal());
 const NOT_VALID = "DOCUMENTO SIN VALIDEZ FISCAL";
 
-describe("renderInvoicePdf", () => {
+describe("renderDocumentPdf", () => {
   it("gives byte-identical output for identical inputs", async () => {
     for (const model of [
       stampedModel,
       pendingModel,
       () => toInvoicePdfModel(manyLinesInvoice(60), pendingFiscal()),
     ]) {
-      const [first, second] = await Promise.all([renderInvoicePdf(model()), renderInvoicePdf(model())]);
+      const [first, second] = await Promise.all([renderDocumentPdf(model()), renderDocumentPdf(model())]);
       expect(Buffer.from(first).equals(Buffer.from(second))).toBe(true);
     }
   });
 
   it("takes its dates from the model and fixes the producer, never the clock", async () => {
-    const doc = await loadPdf(await renderInvoicePdf(stampedModel()));
+    const doc = await loadPdf(await renderDocumentPdf(stampedModel()));
     expect(doc.getCreationDate()?.toISOString()).toBe("2026-11-20T15:16:42.000Z");
     expect(doc.getModificationDate()?.toISOString()).toBe("2026-11-20T15:16:42.000Z");
     expect(doc.getProducer()).toBe("einvoicing-service pdf (pdf-lib)");
     expect(doc.getTitle()).toBe("Factura electrónica de venta SETP990000201");
-    const pending = await loadPdf(await renderInvoicePdf(pendingModel()));
+    const pending = await loadPdf(await renderDocumentPdf(pendingModel()));
     expect(pending.getCreationDate()?.toISOString()).toBe("2026-11-20T15:15:00.000Z");
   });
 
   it("prints the issuer, buyer, lines, taxes and totals of the invoice", async () => {
-    const [page] = await documentTexts(await renderInvoicePdf(stampedModel()));
+    const [page] = await documentTexts(await renderDocumentPdf(stampedModel()));
     expect(page).toEqual(
       expect.arrayContaining([
         "Demo Comercial S.A.S.",
@@ -63,7 +63,7 @@ describe("renderInvoicePdf", () => {
   });
 
   it("stamps an accepted invoice with its CUFE, QR, validation date and caption, and no void mark", async () => {
-    const bytes = await renderInvoicePdf(stampedModel());
+    const bytes = await renderDocumentPdf(stampedModel());
     const doc = await loadPdf(bytes);
     const page = doc.getPage(0);
     const texts = (await documentTexts(bytes)).flat();
@@ -78,7 +78,7 @@ describe("renderInvoicePdf", () => {
   });
 
   it("marks a document the DIAN has not accepted as having no fiscal validity, on every page", async () => {
-    const bytes = await renderInvoicePdf(toInvoicePdfModel(manyLinesInvoice(80), pendingFiscal()));
+    const bytes = await renderDocumentPdf(toInvoicePdfModel(manyLinesInvoice(80), pendingFiscal()));
     const pages = await documentTexts(bytes);
     expect(pages.length).toBeGreaterThan(1);
     expect(pages[0]).toContain("DOCUMENTO SIN VALIDEZ FISCAL — pendiente de validación por la DIAN");
@@ -91,7 +91,7 @@ describe("renderInvoicePdf", () => {
 
   it("flows a long invoice onto more pages, repeating the table header and numbering the pages", async () => {
     const doc = await loadPdf(
-      await renderInvoicePdf(toInvoicePdfModel(manyLinesInvoice(200), acceptedFiscal())),
+      await renderDocumentPdf(toInvoicePdfModel(manyLinesInvoice(200), acceptedFiscal())),
     );
     const pages = doc.getPages();
     expect(pages.length).toBeGreaterThanOrEqual(5);
@@ -108,10 +108,10 @@ describe("renderInvoicePdf", () => {
   });
 
   it("renders Letter by default and A4 on request", async () => {
-    const letter = await loadPdf(await renderInvoicePdf(stampedModel()));
+    const letter = await loadPdf(await renderDocumentPdf(stampedModel()));
     expect(letter.getPages()[0]?.getSize()).toEqual({ width: 612, height: 792 });
     const a4 = await loadPdf(
-      await renderInvoicePdf(toInvoicePdfModel(demoInvoice(), acceptedFiscal(), { pageSize: "a4" })),
+      await renderDocumentPdf(toInvoicePdfModel(demoInvoice(), acceptedFiscal(), { pageSize: "a4" })),
     );
     expect(a4.getPages()[0]?.getSize()).toEqual({ width: 595.28, height: 841.89 });
   });
@@ -126,7 +126,7 @@ describe("renderInvoicePdf", () => {
       },
       [line(1, 1, 1000, 19, { description: "Taza 😀 para café – edición 東京", code: "Ω-1" })],
     );
-    const bytes = await renderInvoicePdf(toInvoicePdfModel(doc, acceptedFiscal()));
+    const bytes = await renderDocumentPdf(toInvoicePdfModel(doc, acceptedFiscal()));
     expect((await loadPdf(bytes)).getPageCount()).toBe(1);
     const texts = (await documentTexts(bytes)).flat();
     expect(texts).toContain("Café ? ?? Ltda. ??");
@@ -142,7 +142,7 @@ describe("renderInvoicePdf", () => {
     const doc = withLines({ ...demoInvoice(), notes: "Nota. ".repeat(800) }, [
       line(1, 123456789.123456, 9_999_999.99, 19, { description: long, code: "C".repeat(100) }),
     ]);
-    const bytes = await renderInvoicePdf(toInvoicePdfModel(doc, acceptedFiscal()));
+    const bytes = await renderDocumentPdf(toInvoicePdfModel(doc, acceptedFiscal()));
     expect((await loadPdf(bytes)).getPageCount()).toBeGreaterThan(1);
   });
 });

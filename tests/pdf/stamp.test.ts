@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
-import { renderInvoicePdf } from "../../shared/pdf/render-invoice.ts";
+import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 import { stampPdf } from "../../shared/pdf/stamp.ts";
 import {
   DEMO_CUFE,
@@ -38,7 +38,7 @@ describe("stampPdf", () => {
   });
 
   it("stamps the built-in renderer's unstamped PDF on its last page", async () => {
-    const base = await renderInvoicePdf(toInvoicePdfModel(manyLinesInvoice(70), pendingFiscal()));
+    const base = await renderDocumentPdf(toInvoicePdfModel(manyLinesInvoice(70), pendingFiscal()));
     const stamped = await stampPdf(base, DEMO_STAMP, FIXED);
     const pages = await documentTexts(stamped);
     expect(pages.length).toBe((await loadPdf(base)).getPageCount());
@@ -51,7 +51,7 @@ describe("stampPdf", () => {
   });
 
   it("stamps the demo invoice's own rendering", async () => {
-    const base = await renderInvoicePdf(toInvoicePdfModel(demoInvoice(), pendingFiscal()));
+    const base = await renderDocumentPdf(toInvoicePdfModel(demoInvoice(), pendingFiscal()));
     expect((await loadPdf(await stampPdf(base, DEMO_STAMP, FIXED))).getPageCount()).toBe(1);
   });
 });

@@ -4,7 +4,7 @@
  * of it unbroken words so that every line must be cut inside a word. The bench renders it to show
  * that the render budget bounds its cost; the render tests check that it fails fast and clearly.
  */
-import type { InvoiceDocumentRow } from "../../shared/db/port.ts";
+import type { InvoiceDocumentRow } from "../../shared/db/rows.ts";
 import { DEMO_COMPANY, demoInvoice, line, withLines } from "./fixtures.ts";
 
 export const LIMITS = {

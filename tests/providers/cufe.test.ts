@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
   type CufeInput,
+  computeCude,
   computeCufe,
+  cudeSource,
   cufeSource,
   dianQrText,
   dianQrUrl,
@@ -53,6 +55,18 @@ describe("CUFE", () => {
     expect(cufe).toBe(ANEXO_CUFE);
   });
 
+  it("reads padded amounts as the same amounts", async () => {
+    const cufe = await computeCufe({
+      ...ANEXO_EXAMPLE,
+      subtotal: " 1500000.00 ",
+      iva: "000285000.00",
+      inc: "0000",
+      ica: "\t0.0\n",
+      total: "01785000.0",
+    });
+    expect(cufe).toBe(ANEXO_CUFE);
+  });
+
   it("changes with the environment: TipoAmbiente 1 in production, 2 in habilitación", async () => {
     expect(tipoAmbiente("prd")).toBe("1");
     expect(tipoAmbiente("uat")).toBe("2");
@@ -76,6 +90,27 @@ describe("CUFE", () => {
   });
 });
 
+describe("CUDE", () => {
+  const { technicalKey: _clTec, ...note } = ANEXO_EXAMPLE;
+  const PIN = "12345";
+
+  it("is the CUFE's formula with the software PIN where the technical key goes", async () => {
+    expect(cudeSource({ ...note, softwarePin: PIN })).toBe(
+      ANEXO_SOURCE.replace(ANEXO_EXAMPLE.technicalKey, PIN),
+    );
+    const cude = await computeCude({ ...note, softwarePin: PIN });
+    expect(cude).toMatch(/^[0-9a-f]{96}$/);
+    expect(cude).toBe(await computeCufe({ ...note, technicalKey: PIN }));
+    expect(cude).not.toBe(ANEXO_CUFE);
+  });
+
+  it("changes with the PIN", async () => {
+    const a = await computeCude({ ...note, softwarePin: "12345" });
+    const b = await computeCude({ ...note, softwarePin: "12346" });
+    expect(a).not.toBe(b);
+  });
+});
+
 describe("formatAmount", () => {
   it("writes two decimals with a point and truncates instead of rounding", () => {
     expect(formatAmount("1234567.895")).toBe("1234567.89");
@@ -87,11 +122,26 @@ describe("formatAmount", () => {
     expect(formatAmount(0)).toBe("0.00");
   });
 
+  it("keeps one zero before the point and pads missing decimals", () => {
+    expect(formatAmount("0")).toBe("0.00");
+    expect(formatAmount("000")).toBe("0.00");
+    expect(formatAmount("000.5")).toBe("0.50");
+    expect(formatAmount("100")).toBe("100.00");
+    expect(formatAmount("5.")).toBe("5.00");
+    expect(formatAmount("  42.1  ")).toBe("42.10");
+    expect(formatAmount(100)).toBe("100.00");
+    expect(formatAmount(0.1 + 0.2)).toBe("0.30");
+  });
+
   it("refuses what is not a non-negative decimal", () => {
-    for (const bad of ["-1.00", "1e5", "1,000.00", "", "abc"])
-      expect(() => formatAmount(bad)).toThrow(RangeError);
+    for (const bad of ["-1.00", "1e5", "1,000.00", "", "abc", ".5", "1.2.3", "x1.00", "1.00x", "1 000.00"])
+      expect(() => formatAmount(bad)).toThrow(
+        new RangeError(`not a non-negative decimal amount: ${JSON.stringify(bad)}`),
+      );
     expect(() => formatAmount(Number.NaN)).toThrow(RangeError);
+    expect(() => formatAmount(Number.POSITIVE_INFINITY)).toThrow(RangeError);
     expect(() => formatAmount(-0.5)).toThrow(RangeError);
+    expect(() => formatAmount(-0.001)).toThrow(/not a non-negative amount/);
   });
 });
 
@@ -123,6 +173,26 @@ describe("DIAN QR text", () => {
       `CUFE: ${ANEXO_CUFE}`,
       `QRCode: https://catalogo-vpfe-hab.dian.gov.co/document/searchqr?documentkey=${ANEXO_CUFE}`,
     ]);
+  });
+
+  it("writes the NITs with digits only, whatever separators they were stored with", () => {
+    const lines = dianQrText({
+      ...input,
+      issuerNit: "900.123.456",
+      buyerId: "1 020 304-050",
+      environment: "uat",
+    }).split("\n");
+    expect(lines).toContain("NitFac: 900123456");
+    expect(lines).toContain("DocAdq: 1020304050");
+    expect(dianQrText({ ...input, issuerNit: "900-123-456", environment: "uat" })).toContain(
+      "NitFac: 900123456\n",
+    );
+  });
+
+  it("keeps letters in a buyer's document number (a passport), dropping only separators", () => {
+    expect(dianQrText({ ...input, buyerId: "AB-12.345 6", environment: "uat" })).toContain(
+      "DocAdq: AB123456\n",
+    );
   });
 
   it("points to the production catalogue in prd", () => {

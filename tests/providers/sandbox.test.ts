@@ -7,7 +7,7 @@ import { createSandboxProvider } from "../../sandbox/provider.ts";
 import { type RunningSandbox, startSandboxServer } from "../../sandbox/server.ts";
 import { computeCufe } from "../../shared/fiscal/co/cufe.ts";
 import type { SubmitDocumentRequest } from "../../shared/providers/protocol.ts";
-import { createTaxClient, resolveUnknown } from "../../shared/providers/tax-client.ts";
+import { createTaxClient } from "../../shared/providers/tax-client.ts";
 import { failure, makeDocument, SANDBOX_KEY } from "./fixtures.ts";
 
 const sandbox = createSandboxProvider();
@@ -145,7 +145,7 @@ describe("unknown outcomes", () => {
     const error = await failure(() => client.submit(doc));
     expect(error).toMatchObject({ kind: "timeout", maybeProcessed: true });
     expect(sandbox.submissions).toHaveLength(1);
-    expect(await resolveUnknown(client, doc.reference)).toMatchObject({ status: "accepted" });
+    expect(await client.query(doc.reference)).toMatchObject({ status: "accepted" });
     expect(sandbox.received).toHaveLength(1);
   });
 
@@ -154,7 +154,7 @@ describe("unknown outcomes", () => {
     const doc = makeDocument();
     expect(await failure(() => clientWith(SANDBOX_KEY, 50).submit(doc))).toMatchObject({ kind: "timeout" });
     sandbox.setKnobs({ latencyMs: 0 });
-    expect(await resolveUnknown(client, doc.reference)).toBeNull();
+    expect(await client.query(doc.reference)).toBeNull();
     expect(sandbox.received.map((r) => r.result)).toEqual(["abandoned"]);
     expect((await client.submit(doc)).status).toBe("accepted");
   });
@@ -279,7 +279,7 @@ describe("over HTTP (sandbox/server.ts)", () => {
     // The client's abort reaches the sandbox through the bridge: the hung request is no longer in flight.
     running.provider.setKnobs({ concurrencyLimit: 1 });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await resolveUnknown(http, doc.reference)).toMatchObject({ status: "accepted" });
+    expect(await http.query(doc.reference)).toMatchObject({ status: "accepted" });
     expect(running.provider.submissions).toHaveLength(2);
   });
 });

@@ -14,7 +14,7 @@ import {
   parseRetryAfter,
 } from "../../shared/providers/errors.ts";
 import type { DocumentOutcome } from "../../shared/providers/protocol.ts";
-import { createTaxClient, resolveUnknown } from "../../shared/providers/tax-client.ts";
+import { createTaxClient } from "../../shared/providers/tax-client.ts";
 import { useNetworkEdge } from "../support/msw.ts";
 import { failure, makeDocument } from "./fixtures.ts";
 
@@ -197,12 +197,12 @@ describe("submit", () => {
   });
 });
 
-describe("query and resolveUnknown", () => {
+describe("query", () => {
   it("returns the provider's outcome", async () => {
     const reference = crypto.randomUUID();
     server.use(http.get(`${BASE}/documents/${reference}`, () => HttpResponse.json(acceptedFor(reference))));
     await expect(client.query(reference)).resolves.toEqual(acceptedFor(reference));
-    await expect(resolveUnknown(client, reference)).resolves.toEqual(acceptedFor(reference));
+    await expect(client.query(reference)).resolves.toEqual(acceptedFor(reference));
   });
 
   it("returns null only for the protocol's document_not_found", async () => {
@@ -212,7 +212,7 @@ describe("query and resolveUnknown", () => {
         providerError(404, "document_not_found", "never seen"),
       ),
     );
-    await expect(resolveUnknown(client, reference)).resolves.toBeNull();
+    await expect(client.query(reference)).resolves.toBeNull();
   });
 
   it("does not read a bare 404 (wrong URL, proxy) as never received", async () => {

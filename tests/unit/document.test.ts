@@ -1,7 +1,7 @@
 /** Pre-send checks: what makes an invoice unsendable, said precisely, and the request it becomes. */
 import { describe, expect, it } from "vitest";
 import { prepareInvoice } from "../../shared/core/invoices/document.ts";
-import type { InvoiceDocumentRow } from "../../shared/db/port.ts";
+import type { InvoiceDocumentRow } from "../../shared/db/rows.ts";
 import { demoInvoice, line, withLines } from "../pdf/fixtures.ts";
 
 const problems = (doc: InvoiceDocumentRow) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { storable } from "../../shared/core/invoices/transmit.ts";
+import { storable } from "../../shared/core/documents/outcome.ts";
 
 describe("storable", () => {
   it("drops NUL characters anywhere in an outcome, and nothing else", () => {

@@ -4,14 +4,16 @@
  * own status (enviada / error), never mixed with the invoice's fiscal status.
  */
 import type { DbScope } from "../../db/port.ts";
+import type { DocumentRecord } from "../../db/rows.ts";
 import { BusinessRuleError, InvalidStateError } from "../../errors.ts";
 import { type DeliveryOutcome, deliveryIdempotencyKey } from "../../providers/deliver.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
 import { ProviderError } from "../../providers/errors.ts";
 import { ProviderRequestError } from "../../providers/transport.ts";
 import type { DocumentStore } from "../../storage/port.ts";
-import { ensureInvoicePdf } from "./representation.ts";
-import { storable } from "./transmit.ts";
+import { storable } from "../documents/outcome.ts";
+import { ensureDocumentPdf } from "../documents/representation.ts";
+import { invoiceKind } from "./kind.ts";
 
 export interface DeliverInput {
   org_id: string;
@@ -42,10 +44,11 @@ export async function deliverInvoice({
   ctx: DeliverContext;
   input: DeliverInput;
 }): Promise<DeliverResult> {
-  const invoice = await ctx.serviceDb.call("einv_invoice_get", {
+  const invoice = (await ctx.serviceDb.call("einv_document_get", {
     p_org_id: input.org_id,
-    p_invoice_id: input.invoice_id,
-  });
+    p_kind: "invoice",
+    p_document_id: input.invoice_id,
+  })) as DocumentRecord<"invoice">;
   const { document, fiscal } = invoice;
   if (fiscal.status !== "transmitida" || !fiscal.environment) {
     throw new InvalidStateError(`Only a transmitted invoice can be delivered; this one is ${fiscal.status}.`);
@@ -59,15 +62,17 @@ export async function deliverInvoice({
   const channel = await ctx.providers.deliveryChannel(input.org_id, document.company_id, fiscal.environment);
 
   // The stamped PDF, made current first; read back from the bucket when it already was.
-  const rendered = await ensureInvoicePdf({
+  const pdfInput = { org_id: input.org_id, document_id: input.invoice_id };
+  const rendered = await ensureDocumentPdf({
     ctx,
-    input: { org_id: input.org_id, invoice_id: input.invoice_id, regenerate: false },
-    invoice,
+    kind: invoiceKind,
+    input: { ...pdfInput, regenerate: false },
+    record: invoice,
   });
   const pdf =
     rendered.bytes ??
     (await ctx.documents.get(rendered.result.path)) ??
-    (await ensureInvoicePdf({ ctx, input: { ...input, regenerate: true } })).bytes;
+    (await ensureDocumentPdf({ ctx, kind: invoiceKind, input: { ...pdfInput, regenerate: true } })).bytes;
   if (!pdf) throw new Error(`the PDF of invoice ${input.invoice_id} could not be produced`);
 
   const { delivery_id } = await ctx.serviceDb.call("einv_delivery_begin", {

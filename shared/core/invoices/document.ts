@@ -4,13 +4,11 @@
  * the sum of the lines. Every problem is reported with the field it concerns; amounts are compared
  * in exact integer cents.
  */
-import type { InvoiceDocumentRow } from "../../db/port.ts";
+import type { Environment, InvoiceDocumentRow } from "../../db/rows.ts";
+import { toCents } from "../../fiscal/money.ts";
 import { isoTimeWithOffset } from "../../pdf/format.ts";
-import { centsToMoney, type Money, moneyToCents, SubmitDocumentRequest } from "../../providers/protocol.ts";
-
-export type PreparedDocument =
-  | { ok: true; request: SubmitDocumentRequest }
-  | { ok: false; problems: string[] };
+import { centsToMoney, SubmitDocumentRequest } from "../../providers/protocol.ts";
+import type { PreparedDocument } from "../documents/kind.ts";
 
 /**
  * Amounts arrive as JSON numbers: exact to the cent only well below 2^53 cents. No real invoice
@@ -18,7 +16,7 @@ export type PreparedDocument =
  */
 const MAX_AMOUNT = 1e12;
 
-export function prepareInvoice(doc: InvoiceDocumentRow, environment: "uat" | "prd"): PreparedDocument {
+export function prepareInvoice(doc: InvoiceDocumentRow, environment: Environment): PreparedDocument {
   const amounts = [
     doc.subtotal,
     doc.tax_total,
@@ -81,7 +79,7 @@ export function prepareInvoice(doc: InvoiceDocumentRow, environment: "uat" | "pr
   return { ok: true, request: parsed.data };
 }
 
-function toRequest(doc: InvoiceDocumentRow, environment: "uat" | "prd"): unknown {
+function toRequest(doc: InvoiceDocumentRow, environment: Environment): unknown {
   const c = doc.company;
   const opt = <T>(value: T | null | undefined) => value ?? undefined;
   return {
@@ -100,13 +98,13 @@ function toRequest(doc: InvoiceDocumentRow, environment: "uat" | "prd"): unknown
       nit: c.nit,
       check_digit: c.check_digit,
       legal_name: c.legal_name,
-      trade_name: opt(c.trade_name as string | null),
-      person_type: opt(c.person_type as string | null),
-      tax_regime: opt(c.tax_regime as string | null),
-      fiscal_responsibilities: opt(c.fiscal_responsibilities as string[] | null),
-      email: opt(c.email as string | null),
-      address: opt(c.address as string | null),
-      city_code: opt(c.city_code as string | null),
+      trade_name: opt(c.trade_name),
+      person_type: opt(c.person_type),
+      tax_regime: opt(c.tax_regime),
+      fiscal_responsibilities: opt(c.fiscal_responsibilities),
+      email: opt(c.email),
+      address: opt(c.address),
+      city_code: opt(c.city_code),
       technical_key: c.technical_key,
     },
     buyer: {
@@ -141,12 +139,7 @@ function toRequest(doc: InvoiceDocumentRow, environment: "uat" | "prd"): unknown
 
 /** The number is the company's prefix and a consecutive inside its DIAN resolution, still in force. */
 function checkNumbering(doc: InvoiceDocumentRow, problems: string[]): void {
-  const c = doc.company as {
-    invoice_prefix?: string | null;
-    resolution_from?: number | null;
-    resolution_to?: number | null;
-    resolution_valid_until?: string | null;
-  };
+  const c = doc.company;
   const prefix = c.invoice_prefix ?? "";
   const consecutive = doc.number.startsWith(prefix) ? doc.number.slice(prefix.length) : "";
   if (!/^[0-9]+$/.test(consecutive)) {
@@ -170,10 +163,7 @@ function checkNumbering(doc: InvoiceDocumentRow, problems: string[]): void {
   }
 }
 
-/** A JSON number from a numeric(18,2) column, as exact cents. */
-function cents(value: number): bigint {
-  return moneyToCents(value.toFixed(2) as Money);
-}
+const cents = toCents;
 
 /** A quantity (numeric(18,6)) in millionths. */
 function micros(value: number): bigint {

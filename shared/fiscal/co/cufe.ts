@@ -1,10 +1,13 @@
 /**
- * DIAN (Colombia) CUFE and QR content, per the Anexo Técnico de Factura Electrónica de Venta v1.9
- * (Resolución 000165 de 2023).
+ * DIAN (Colombia) CUFE, CUDE and QR content, per the Anexo Técnico de Factura Electrónica de Venta
+ * v1.9 (Resolución 000165 de 2023).
  *
  * CUFE = SHA-384, in lowercase hex, of the concatenation without separators of
  *   NumFac + FecFac + HorFac + ValFac + "01" + ValImp1 + "04" + ValImp2 + "03" + ValImp3 + ValTot
  *   + NitOFE + NumAdq + ClTec + TipoAmbiente
+ * The CUDE of a credit (or debit) note is the same formula over the note's own number, dates and
+ * amounts, with the issuer's software PIN (Software-PIN) in place of the numbering range's
+ * technical key (ClTec): one formula here, two names for its secret.
  * where ValFac is LineExtensionAmount, ValImp1/2/3 the IVA/INC/ICA totals ("0.00" when absent),
  * ValTot is PayableAmount, amounts use "." and exactly two decimals (truncated, not rounded, no
  * thousands separator), NITs go without check digit, and TipoAmbiente is 1 (production) or 2 (test).
@@ -18,6 +21,8 @@
  * summaries of the Anexo v1.9 (§3 and §7, "Código QR"); the field order also matches bryamzxz/facho
  * facho/fe/builders/cufe.py. The example is our test vector (tests/providers/cufe.test.ts).
  */
+
+import { hexDigest } from "../../crypto/digest.ts";
 
 /** DIAN environment names as our protocol spells them: `prd` production, `uat` habilitación. */
 export type DianEnvironment = "prd" | "uat";
@@ -66,8 +71,24 @@ export function formatAmount(value: Amount): string {
   return `${whole}.${decimals}`;
 }
 
+/** A credit note's CUDE inputs: the CUFE's, with the software PIN instead of the technical key. */
+export interface CudeInput extends Omit<CufeInput, "technicalKey"> {
+  /** The issuer's software PIN, registered with the DIAN. A secret: never log it. */
+  softwarePin: string;
+}
+
 /** The exact string the CUFE hashes (exported for tests and troubleshooting; holds the ClTec). */
 export function cufeSource(input: CufeInput): string {
+  return authorityCodeSource(input, input.technicalKey);
+}
+
+/** The exact string the CUDE hashes (holds the software PIN). */
+export function cudeSource(input: CudeInput): string {
+  return authorityCodeSource(input, input.softwarePin);
+}
+
+/** The one formula: the document's fields, then the secret (ClTec or software PIN), then the environment. */
+function authorityCodeSource(input: Omit<CufeInput, "technicalKey">, secret: string): string {
   return [
     input.number,
     input.issueDate,
@@ -82,15 +103,19 @@ export function cufeSource(input: CufeInput): string {
     formatAmount(input.total),
     input.issuerNit,
     input.buyerId,
-    input.technicalKey,
+    secret,
     tipoAmbiente(input.environment),
   ].join("");
 }
 
 /** The CUFE: 96 lowercase hex characters. Uses WebCrypto, available on Node 20 and Deno. */
-export async function computeCufe(input: CufeInput): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-384", new TextEncoder().encode(cufeSource(input)));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+export function computeCufe(input: CufeInput): Promise<string> {
+  return hexDigest("SHA-384", cufeSource(input));
+}
+
+/** The CUDE of a credit note: 96 lowercase hex characters. */
+export function computeCude(input: CudeInput): Promise<string> {
+  return hexDigest("SHA-384", cudeSource(input));
 }
 
 /** The DIAN document lookup URL the QR points to. */

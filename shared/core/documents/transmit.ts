@@ -1,29 +1,32 @@
 /**
- * transmitInvoices: sends a batch of invoices to the tax authority, each exactly once.
+ * transmitDocuments: sends a batch of fiscal documents of one kind to the tax authority, each
+ * exactly once.
  *
- * One SQL call claims the whole batch (row locks, a lease, `en_proceso`); each claimed invoice is
- * then checked, sent with bounded concurrency, and its outcome recorded by the claim's holder. An
- * invoice that may have reached the provider before is queried first and re-sent only when the
- * provider never got it or definitely rejected it. One invoice's failure never touches another.
+ * One SQL call claims the whole batch (row locks, a lease, `en_proceso`); each claimed document is
+ * then checked, sent with bounded concurrency, and its outcome recorded by the claim's holder. A
+ * document that may have reached the provider before is queried first and re-sent only when the
+ * provider never got it or definitely rejected it. One document's failure never touches another.
  */
 import pLimit, { type LimitFunction } from "p-limit";
-import type { ClaimEntry, DbScope, RecordedOutcome } from "../../db/port.ts";
+import type { DbScope } from "../../db/port.ts";
+import type { ClaimEntry, DocumentKind, FiscalStatus, RecordedOutcome } from "../../db/rows.ts";
 import { DomainError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
 import { ProviderError, ProviderRateLimitedError } from "../../providers/errors.ts";
 import type { DocumentOutcome, SubmitDocumentRequest, TaxAdapter } from "../../providers/protocol.ts";
-import { prepareInvoice } from "./document.ts";
+import type { DocumentKindSpec } from "./kind.ts";
+import { outcomeFromProvider, storable } from "./outcome.ts";
 
 export interface TransmitInput {
   org_id: string;
-  invoice_ids: string[];
+  document_ids: string[];
   reissue: boolean;
 }
 
 export interface TransmitResult {
-  invoice_id: string;
-  status: "pendiente" | "en_proceso" | "transmitida" | "error";
+  document_id: string;
+  status: FiscalStatus;
   message: string;
 }
 
@@ -39,31 +42,46 @@ export interface TransmitContext {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** Longest Retry-After honoured inside a call; beyond it the invoice is reported and left to a reissue. */
+/** Longest Retry-After honoured inside a call; beyond it the document is reported and left to a reissue. */
 const MAX_INLINE_RETRY_SECONDS = 5;
 const MAX_RATE_LIMIT_RETRIES = 2;
 
-export async function transmitInvoices({
+/** Sends the documents of `kind`; one result per requested id, in request order. */
+export async function transmitDocuments<K extends DocumentKind>({
   ctx,
+  kind,
   input,
 }: {
   ctx: TransmitContext;
+  kind: DocumentKindSpec<K>;
   input: TransmitInput;
-}): Promise<{ results: TransmitResult[] }> {
-  const claims = await ctx.serviceDb.call("einv_transmit_claim", {
+}): Promise<TransmitResult[]> {
+  const claims = (await ctx.serviceDb.call("einv_document_claim", {
     p_org_id: input.org_id,
-    p_invoice_ids: input.invoice_ids,
+    p_kind: kind.kind,
+    p_document_ids: input.document_ids,
     p_reissue: input.reissue,
     p_actor_id: ctx.actorId,
-    p_lease_seconds: leaseSeconds(input.invoice_ids.length, ctx),
-  });
+    p_lease_seconds: leaseSeconds(input.document_ids.length, ctx),
+  })) as ClaimEntry<K>[];
   const limit = pLimit(ctx.concurrency);
-  const results = await Promise.all(
+  return Promise.all(
     claims.map((entry) =>
-      entry.action === "skip" ? result(entry) : processClaim(ctx, input.org_id, entry, limit),
+      entry.action === "skip" ? skipped(kind, entry) : processClaim(ctx, kind, input.org_id, entry, limit),
     ),
   );
-  return { results };
+}
+
+/** Why a document was left as it was, in the kind's words. */
+function skipped(kind: DocumentKindSpec, entry: Extract<ClaimEntry, { action: "skip" }>): TransmitResult {
+  const { words } = kind;
+  const message = {
+    accepted: words.alreadyAccepted,
+    failed: `${entry.last_message ?? "the last transmission failed"} (${words.howToResend})`,
+    in_progress: `transmission in progress; ${words.whileInProgress}`,
+    not_found: `${words.noun} not found`,
+  }[entry.reason];
+  return { document_id: entry.document_id, status: entry.status, message };
 }
 
 /**
@@ -72,50 +90,60 @@ export async function transmitInvoices({
  */
 function leaseSeconds(count: number, ctx: TransmitContext): number {
   const rounds = Math.ceil(count / ctx.concurrency);
-  const perInvoice =
+  const perDocument =
     (ctx.providerTimeoutMs / 1000) * (2 + MAX_RATE_LIMIT_RETRIES) +
     MAX_INLINE_RETRY_SECONDS * MAX_RATE_LIMIT_RETRIES;
-  return Math.ceil(rounds * perInvoice + 30);
+  return Math.ceil(rounds * perDocument + 30);
 }
 
-type Claimed = Exclude<ClaimEntry, { action: "skip" }>;
+type Claimed<K extends DocumentKind = DocumentKind> = Exclude<ClaimEntry<K>, { action: "skip" }>;
 
 /**
  * Only the provider work takes a concurrency slot; recording the outcome happens outside it, so the
- * next invoice's submit does not wait for this one's database write.
+ * next document's submit does not wait for this one's database write.
  */
-async function processClaim(
+async function processClaim<K extends DocumentKind>(
   ctx: TransmitContext,
+  kind: DocumentKindSpec<K>,
   orgId: string,
-  entry: Claimed,
+  entry: Claimed<K>,
   limit: LimitFunction,
 ): Promise<TransmitResult> {
   const progress: Progress = { submittedWith: null };
   let outcome: RecordedOutcome;
   try {
-    outcome = await limit(() => decide(ctx, orgId, entry, progress));
+    outcome = await limit(() => decide(ctx, kind, orgId, entry, progress));
   } catch (error) {
     // Not a provider answer: a bug or an infrastructure failure. Whether anything may have reached
     // the provider decides between "not sent" and "unknown, ask before any resend".
-    ctx.log.error("transmit failed unexpectedly", { invoice_id: entry.invoice_id, error });
+    ctx.log.error("transmit failed unexpectedly", { kind: kind.kind, document_id: entry.document_id, error });
     outcome =
       progress.submittedWith === null
         ? notSent(entry, "an internal error stopped the transmission before anything was sent")
         : unknownOutcome("an internal error interrupted the transmission", progress.submittedWith);
   }
   try {
-    const recorded = await ctx.serviceDb.call("einv_transmit_record", {
+    const recorded = await ctx.serviceDb.call("einv_document_record", {
       p_org_id: orgId,
-      p_invoice_id: entry.invoice_id,
+      p_kind: kind.kind,
+      p_document_id: entry.document_id,
       p_attempt: entry.attempt,
       p_outcome: storable(outcome),
     });
     // A draft released without sending is still an `error` entry for this call.
-    return result({ ...recorded, status: recorded.status === "pendiente" ? "error" : recorded.status });
-  } catch (error) {
-    ctx.log.error("could not record a transmit outcome", { invoice_id: entry.invoice_id, error });
     return {
-      invoice_id: entry.invoice_id,
+      document_id: recorded.document_id,
+      status: recorded.status === "pendiente" ? "error" : recorded.status,
+      message: recorded.message,
+    };
+  } catch (error) {
+    ctx.log.error("could not record a transmit outcome", {
+      kind: kind.kind,
+      document_id: entry.document_id,
+      error,
+    });
+    return {
+      document_id: entry.document_id,
       status: "en_proceso",
       message: "the outcome could not be saved; use /refresh to read it from the authority",
     };
@@ -127,13 +155,14 @@ interface Progress {
   submittedWith: number | null;
 }
 
-async function decide(
+async function decide<K extends DocumentKind>(
   ctx: TransmitContext,
+  kind: DocumentKindSpec<K>,
   orgId: string,
-  entry: Claimed,
+  entry: Claimed<K>,
   progress: Progress,
 ): Promise<RecordedOutcome> {
-  // An invoice that may be at the provider is never judged locally first: it is asked about.
+  // A document that may be at the provider is never judged locally first: it is asked about.
   const mayBeThere = entry.action === "query";
   let adapter: TaxAdapter;
   try {
@@ -149,7 +178,7 @@ async function decide(
   if (mayBeThere) {
     let known: DocumentOutcome | null;
     try {
-      known = await adapter.query(entry.invoice_id);
+      known = await adapter.query(entry.document_id);
     } catch (error) {
       if (error instanceof ProviderError) {
         return unknownOutcome(
@@ -158,18 +187,19 @@ async function decide(
       }
       throw error;
     }
-    if (known && known.status !== "rejected") return outcomeFromProvider(known);
+    if (known && known.status !== "rejected") return outcomeFromProvider(kind, known);
     // Never received: resend under the key of the submit that may still arrive, so the provider
     // deduplicates it. Definitely rejected: a new attempt, under a new key.
     key = known ? entry.attempt : (entry.submitted_attempt ?? entry.attempt);
   }
-  const prepared = prepareInvoice(entry.document, entry.environment);
+  const prepared = kind.prepare(entry.document, entry.environment);
   if (!prepared.ok) return notSent(entry, prepared.problems.join("; "), { stage: "checks" });
-  return submit(ctx, entry, adapter, prepared.request, key, progress);
+  return submit(ctx, kind, entry, adapter, prepared.request, key, progress);
 }
 
 async function submit(
   ctx: TransmitContext,
+  kind: DocumentKindSpec,
   entry: Claimed,
   adapter: TaxAdapter,
   request: SubmitDocumentRequest,
@@ -181,7 +211,7 @@ async function submit(
     try {
       progress.submittedWith = key;
       return {
-        ...outcomeFromProvider(await adapter.submit(request, { attempt: key })),
+        ...outcomeFromProvider(kind, await adapter.submit(request, { attempt: key })),
         submitted_attempt: key,
       };
     } catch (error) {
@@ -212,51 +242,6 @@ async function submit(
 function notSent(entry: Claimed, why: string, detail: Record<string, unknown> = {}): RecordedOutcome {
   const status = entry.submitted_attempt === null ? "pendiente" : "error";
   return { status, message: `not sent: ${why}`, detail: { ...detail, outcome: "not_sent" } };
-}
-
-/** What a provider's answer about a document means for the invoice. */
-export function outcomeFromProvider(outcome: DocumentOutcome): RecordedOutcome {
-  const base = { provider_reference: outcome.provider_reference };
-  switch (outcome.status) {
-    case "accepted":
-      return {
-        ...base,
-        status: "transmitida",
-        message: outcome.message,
-        authority_code: outcome.authority_code,
-        qr_text: outcome.qr_text,
-        validated_at: outcome.validated_at,
-      };
-    case "rejected": {
-      const rules = (outcome.errors ?? []).map((e) => `${e.code}: ${e.message}`);
-      const message = rules.length > 0 ? `${outcome.message} (${rules.join("; ")})` : outcome.message;
-      return { ...base, status: "error", message, detail: { rules: outcome.errors ?? [] } };
-    }
-    case "pending":
-      return { ...base, status: "en_proceso", message: outcome.message };
-  }
-}
-
-/**
- * Provider text is stored as it came, but PostgreSQL text and jsonb cannot hold NUL: a message with
- * one would make the outcome impossible to record.
- */
-export function storable<T>(value: T): T {
-  if (typeof value === "string") return value.replaceAll("\0", "") as T;
-  if (Array.isArray(value)) return value.map(storable) as T;
-  if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [storable(k), storable(v)])) as T;
-  }
-  return value;
-}
-
-/** The public shape of an entry, fields in a fixed order. */
-function result(entry: {
-  invoice_id: string;
-  status: TransmitResult["status"];
-  message: string;
-}): TransmitResult {
-  return { invoice_id: entry.invoice_id, status: entry.status, message: entry.message };
 }
 
 function unknownOutcome(message: string, submittedWith?: number): RecordedOutcome {

@@ -1,6 +1,6 @@
 /**
- * The built-in invoice renderer: the graphic representation of a Colombian electronic sales
- * invoice, from an `InvoicePdfModel` to PDF bytes. pdf-lib (and the QR encoder) are imported on the
+ * The built-in renderer: the graphic representation of a Colombian electronic document (a sales
+ * invoice, a credit note), from a `DocumentPdfModel` to PDF bytes. pdf-lib (and the QR encoder) are imported on the
  * first call, so importing this module costs a cold start nothing.
  *
  * Deterministic: the same model gives the same bytes — dates come from the model, producer and
@@ -9,7 +9,7 @@
 import type { PDFDocument } from "pdf-lib";
 import { Flow, type Frame, frameFor } from "./flow.ts";
 import { type Kit, loadPdfLib, makeKit, PRODUCER } from "./kit.ts";
-import type { InvoicePdfModel } from "./model.ts";
+import type { DocumentPdfModel } from "./model.ts";
 import { qrMatrix } from "./qr.ts";
 import {
   drawContinuationHeader,
@@ -17,15 +17,16 @@ import {
   drawFooter,
   drawParties,
   drawPendingBanner,
+  drawReference,
   drawWatermark,
 } from "./sections.ts";
 import { drawLinesTable, drawNotes, drawSummary } from "./tables.ts";
 import { drawPendingBlock, drawValidationBlock, VALIDATION_BLOCK_HEIGHT } from "./validation-block.ts";
 
-export type { InvoicePdfModel } from "./model.ts";
+export type { DocumentPdfModel } from "./model.ts";
 
-/** Renders the invoice; stamped (CUFE, QR, validation date) when `model.fiscal.stamped`. */
-export async function renderInvoicePdf(model: InvoicePdfModel): Promise<Uint8Array> {
+/** Renders the document; stamped (CUFE/CUDE, QR, validation date) when `model.fiscal.stamped`. */
+export async function renderDocumentPdf(model: DocumentPdfModel): Promise<Uint8Array> {
   const lib = await loadPdfLib();
   const doc = await lib.PDFDocument.create({ updateMetadata: false });
   const kit = await makeKit(lib, doc);
@@ -36,6 +37,7 @@ export async function renderInvoicePdf(model: InvoicePdfModel): Promise<Uint8Arr
   flow.y = drawFirstHeader(kit, flow.page, frame, model);
   if (!model.fiscal.stamped) flow.y = drawPendingBanner(kit, flow.page, frame, flow.y);
   flow.y = drawParties(kit, flow.page, frame, flow.y, model);
+  if (model.reference) drawReference(kit, flow, model.reference);
   drawLinesTable(kit, flow, model);
   drawSummary(kit, flow, model);
   if (model.notes?.trim()) drawNotes(kit, flow, model.notes);
@@ -46,31 +48,33 @@ export async function renderInvoicePdf(model: InvoicePdfModel): Promise<Uint8Arr
   if (model.fiscal.stamped) {
     drawValidationBlock(kit, flow.page, box, model.fiscal, await qrMatrix(model.fiscal.qrText));
   } else {
-    drawPendingBlock(kit, flow.page, box, model.fiscal.statusLabel);
+    drawPendingBlock(kit, flow.page, box, model.fiscal.statusLabel, model.names);
   }
 
   finishPages(kit, flow.pages, frame, model);
   return doc.save({ useObjectStreams: true, objectsPerTick: Number.POSITIVE_INFINITY });
 }
 
-function finishPages(kit: Kit, pages: Flow["pages"], frame: Frame, model: InvoicePdfModel): void {
+function finishPages(kit: Kit, pages: Flow["pages"], frame: Frame, model: DocumentPdfModel): void {
   pages.forEach((page, index) => {
     drawFooter(kit, page, frame, model, index, pages.length);
     if (!model.fiscal.stamped) drawWatermark(kit, page, frame);
   });
 }
 
-function setMetadata(doc: PDFDocument, model: InvoicePdfModel): void {
+function setMetadata(doc: PDFDocument, model: DocumentPdfModel): void {
   const date = new Date(model.documentDate);
   const fixed = Number.isNaN(date.getTime()) ? new Date(0) : date;
-  doc.setTitle(`Factura electrónica de venta ${model.number}`);
+  const { title, short, codeLabel } = model.names;
+  const kind = `${short.toLowerCase()} electrónica`;
+  doc.setTitle(`${title} ${model.number}`);
   doc.setAuthor(model.issuer.legalName);
   doc.setSubject(
     model.fiscal.stamped
-      ? `Representación gráfica de factura electrónica. CUFE ${model.fiscal.cufe}`
+      ? `Representación gráfica de ${kind}. ${codeLabel} ${model.fiscal.authorityCode}`
       : "Documento sin validez fiscal: pendiente de validación DIAN",
   );
-  doc.setKeywords(["factura electrónica", "DIAN", model.number]);
+  doc.setKeywords([kind, "DIAN", model.number]);
   doc.setLanguage("es-CO");
   doc.setProducer(PRODUCER);
   doc.setCreator(`${PRODUCER}; ${model.templateVersion}`);

@@ -1,0 +1,53 @@
+/**
+ * What makes one kind of fiscal document different from another, and nothing else: the lifecycle
+ * (transmit, refresh, representation) is written once, in ./transmit.ts, ./refresh.ts and
+ * ./representation.ts, and takes one of these. A new kind is a descriptor, its content tables and
+ * its routes (docs/adr/0001-one-fiscal-document-lifecycle.md).
+ */
+import type { DocumentKind, DocumentPayloads, Environment, FiscalRow } from "../../db/rows.ts";
+import type { DocumentPdfModel } from "../../pdf/model.ts";
+import type { RenderRequest } from "../../providers/docsgen.ts";
+import type { SubmitDocumentRequest } from "../../providers/protocol.ts";
+
+/** The provider's submit request, or every problem that keeps the document from being sent. */
+export type PreparedDocument =
+  | { ok: true; request: SubmitDocumentRequest }
+  | { ok: false; problems: string[] };
+
+/** The fiscal state a PDF shows. */
+export type PdfFiscal = Pick<
+  FiscalRow,
+  "status" | "authority_code" | "qr_text" | "transmitted_at" | "environment"
+>;
+
+export interface DocumentKindSpec<K extends DocumentKind = DocumentKind> {
+  kind: K;
+  /** Status once the authority accepted it: `transmitida`, `emitida`. */
+  accepted: "transmitida" | "emitida";
+  /** Words for the messages the lifecycle writes. */
+  words: {
+    /** "invoice", "credit note". */
+    noun: string;
+    /** The skip message of an accepted document. */
+    alreadyAccepted: string;
+    /** How to send a failed document again. */
+    howToResend: string;
+    /** What to do about one whose transmission is in progress. */
+    whileInProgress: string;
+  };
+  /** Folder of its PDFs in the bucket: `<org_id>/<folder>/<document_id>/…`. */
+  folder: "invoices" | "credit-notes";
+  /** Pre-send checks, then the provider's payload. */
+  prepare(document: DocumentPayloads[K], environment: Environment): PreparedDocument;
+  /** What the built-in renderer draws: title, code label (CUFE/CUDE), blocks. */
+  pdfModel(document: DocumentPayloads[K], fiscal: PdfFiscal): DocumentPdfModel;
+  /** What a docsgen provider renders from (the same data the provider gets, without secrets). */
+  renderRequest(
+    document: DocumentPayloads[K],
+    fiscal: PdfFiscal,
+    environment: Environment,
+    stamp: { authority_code: string; qr_text: string; validated_at: string } | null,
+  ): RenderRequest;
+  /** The PDF's file name, with the first characters of its fingerprint. */
+  fileName(document: DocumentPayloads[K], fingerprint: string): string;
+}

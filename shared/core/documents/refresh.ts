@@ -1,0 +1,84 @@
+/**
+ * refreshDocument: asks the provider what the authority decided about a document that was sent and
+ * records it. Nothing changes when the provider cannot answer (the typed provider error becomes a
+ * 502/504), and a document a transmission holds right now is left to that transmission.
+ */
+import type { DbScope } from "../../db/port.ts";
+import type { DocumentKind, FiscalStatus, RecordedOutcome } from "../../db/rows.ts";
+import { InvalidStateError } from "../../errors.ts";
+import type { ProviderDirectory } from "../../providers/directory.ts";
+import type { DocumentOutcome } from "../../providers/protocol.ts";
+import type { DocumentKindSpec } from "./kind.ts";
+import { outcomeFromProvider, storable } from "./outcome.ts";
+
+export interface RefreshInput {
+  org_id: string;
+  document_id: string;
+}
+
+export interface RefreshResult {
+  document_id: string;
+  status: Exclude<FiscalStatus, "pendiente">;
+  message: string;
+  authority_code: string | null;
+  checked_at: string;
+}
+
+export interface RefreshContext {
+  serviceDb: DbScope;
+  providers: ProviderDirectory;
+  actorId: string | null;
+}
+
+export async function refreshDocument<K extends DocumentKind>({
+  ctx,
+  kind,
+  input,
+}: {
+  ctx: RefreshContext;
+  kind: DocumentKindSpec<K>;
+  input: RefreshInput;
+}): Promise<RefreshResult> {
+  const record = await ctx.serviceDb.call("einv_document_get", {
+    p_org_id: input.org_id,
+    p_kind: kind.kind,
+    p_document_id: input.document_id,
+  });
+  const { status, environment, in_flight } = record.fiscal;
+  const { noun } = kind.words;
+  if (status === "pendiente" || !environment) {
+    throw new InvalidStateError(`This ${noun} was never sent; transmit it first.`);
+  }
+  if (in_flight)
+    throw new InvalidStateError(`A transmission of this ${noun} is in progress; try again shortly.`);
+
+  const adapter = await ctx.providers.taxAdapter(input.org_id, record.document.company_id, environment);
+  const known = await adapter.query(input.document_id);
+  const recorded = await ctx.serviceDb.call("einv_document_refresh_record", {
+    p_org_id: input.org_id,
+    p_kind: kind.kind,
+    p_document_id: input.document_id,
+    p_expected_status: status,
+    p_expected_attempt: record.fiscal.attempt_count,
+    p_outcome: storable({
+      ...toOutcome(kind, known, status),
+      ...(ctx.actorId ? { actor_id: ctx.actorId } : {}),
+    }),
+  });
+  const { document_id, message, authority_code, checked_at } = recorded;
+  return { document_id, status: recorded.status, message, authority_code, checked_at };
+}
+
+function toOutcome(
+  kind: DocumentKindSpec,
+  known: DocumentOutcome | null,
+  current: FiscalStatus,
+): Partial<RecordedOutcome> {
+  if (known) return outcomeFromProvider(kind, known);
+  const { noun, howToResend } = kind.words;
+  if (current === "en_proceso") {
+    // Idle and unknown to the provider: it never arrived, so it can safely be sent again.
+    return { status: "error", message: `the provider never received this ${noun}; ${howToResend}` };
+  }
+  return { message: `the provider has no record of this ${noun}; its status is unchanged` };
+}

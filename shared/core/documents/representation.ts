@@ -1,0 +1,148 @@
+/**
+ * documentRepresentation: keeps a document's PDF in the documents bucket current and says where it
+ * is. "Current" means the fingerprint of everything the PDF is drawn from matches the stored record;
+ * otherwise — or on `regenerate` — the PDF is rendered again: by the company's docsgen provider when
+ * it has one, else by the built-in renderer, and stamped with the authority code and the DIAN QR
+ * once the document is accepted.
+ *
+ * The fingerprint is taken over exactly what the renderer is given — the PDF model (built-in) or
+ * the render request (docsgen) — plus the template versions: both are positive lists of what is
+ * shown, so no secret and no column the PDF does not show can enter it, and nothing it shows can
+ * be left out.
+ */
+
+import { hexDigest } from "../../crypto/digest.ts";
+import type { DbScope } from "../../db/port.ts";
+import type { DocumentKind, DocumentRecord, Environment, RepresentationRow } from "../../db/rows.ts";
+import type { ProviderDirectory } from "../../providers/directory.ts";
+import { type DocumentStore, documentPath } from "../../storage/port.ts";
+import type { DocumentKindSpec, PdfFiscal } from "./kind.ts";
+
+export interface RepresentationInput {
+  org_id: string;
+  document_id: string;
+  regenerate: boolean;
+}
+
+export interface RepresentationResult {
+  path: string;
+  filename: string;
+  stamped: boolean;
+  cached: boolean;
+  generated_at: string;
+}
+
+export interface RepresentationContext {
+  serviceDb: DbScope;
+  providers: ProviderDirectory;
+  documents: DocumentStore;
+}
+
+/** Bumped with any change to what the service itself puts in a PDF (stamping included). */
+const SERVICE_TEMPLATE = "stamp/1";
+
+export async function documentRepresentation<K extends DocumentKind>(args: {
+  ctx: RepresentationContext;
+  kind: DocumentKindSpec<K>;
+  input: RepresentationInput;
+}): Promise<RepresentationResult> {
+  return (await ensureDocumentPdf(args)).result;
+}
+
+/** The representation and, when it was rendered now, its bytes (callers that need them use it). */
+export async function ensureDocumentPdf<K extends DocumentKind>({
+  ctx,
+  kind,
+  input,
+  record: known,
+}: {
+  ctx: RepresentationContext;
+  kind: DocumentKindSpec<K>;
+  input: RepresentationInput;
+  record?: DocumentRecord<K>;
+}): Promise<{ result: RepresentationResult; bytes: Uint8Array | null }> {
+  const record =
+    known ??
+    ((await ctx.serviceDb.call("einv_document_get", {
+      p_org_id: input.org_id,
+      p_kind: kind.kind,
+      p_document_id: input.document_id,
+    })) as DocumentRecord<K>);
+  const { document } = record;
+  const fiscal = pdfFiscal(record);
+  const environment: Environment = record.fiscal.environment ?? document.company.active_environment;
+  const generator = await ctx.providers.documentGenerator(input.org_id, document.company_id, environment);
+
+  // The model decides whether the PDF carries the authority's validation, for both renderers.
+  const model = kind.pdfModel(document, fiscal);
+  const stamp = model.fiscal.stamped ? model.fiscal : null;
+  const request = generator
+    ? kind.renderRequest(
+        document,
+        fiscal,
+        environment,
+        stamp && {
+          authority_code: stamp.authorityCode,
+          qr_text: stamp.qrText,
+          validated_at: new Date(stamp.validatedAt).toISOString(),
+        },
+      )
+    : null;
+  const drawnFrom = request ?? model;
+  const fingerprint = await hexDigest(
+    "SHA-256",
+    JSON.stringify([SERVICE_TEMPLATE, generator ? "docsgen" : "builtin", drawnFrom]),
+  );
+
+  const stored = record.representation;
+  if (!input.regenerate && stored?.fingerprint === fingerprint) {
+    return { result: toResult(stored, true), bytes: null };
+  }
+
+  let bytes: Uint8Array;
+  if (generator && request) {
+    const base = await generator.render(request);
+    bytes = stamp
+      ? await (await import("../../pdf/stamp.ts")).stampPdf(base, stamp, new Date(stamp.validatedAt))
+      : base;
+  } else {
+    bytes = await (await import("../../pdf/render-document.ts")).renderDocumentPdf(model);
+  }
+
+  // The fingerprint is part of the name: two renders of different content never overwrite each
+  // other, so a stored record always points at the bytes it describes.
+  const filename = kind.fileName(document, fingerprint.slice(0, 12));
+  const path = documentPath(input.org_id, kind.folder, document.id, filename);
+  await ctx.documents.put(path, bytes, "application/pdf");
+  const saved = await ctx.serviceDb.call("einv_representation_save", {
+    p_org_id: input.org_id,
+    p_kind: kind.kind,
+    p_document_id: document.id,
+    p_path: path,
+    p_filename: filename,
+    p_fingerprint: fingerprint,
+    p_stamped: stamp !== null,
+    p_renderer: generator ? "docsgen" : "builtin",
+  });
+  return { result: toResult(saved, false), bytes };
+}
+
+function pdfFiscal({ fiscal }: DocumentRecord): PdfFiscal {
+  return {
+    status: fiscal.status,
+    authority_code: fiscal.authority_code,
+    qr_text: fiscal.qr_text,
+    transmitted_at: fiscal.transmitted_at,
+    environment: fiscal.environment,
+  };
+}
+
+function toResult(row: RepresentationRow, cached: boolean): RepresentationResult {
+  return {
+    path: row.path,
+    filename: row.filename,
+    stamped: row.stamped,
+    cached,
+    generated_at: new Date(row.generated_at).toISOString(),
+  };
+}

@@ -1,0 +1,210 @@
+/**
+ * The catalogue of database API functions the service calls, by area, with their arguments, their
+ * result and the one role each is granted to. `tests/db/catalogue.test.ts` compares it with
+ * `pg_proc`, so a renamed argument or a changed grant fails a test, not a request.
+ */
+import type {
+  ClaimEntry,
+  CredentialRow,
+  DocumentKind,
+  DocumentRecord,
+  FiscalStatus,
+  MembershipRow,
+  RecordedOutcome,
+  RepresentationRow,
+} from "./rows.ts";
+
+/** Callable by `authenticated`: the caller's own membership. */
+interface CallerFunctions {
+  einv_caller_membership: { args: { p_org_id: string }; result: MembershipRow | null };
+}
+
+/** Callable by `service_role`: provider credentials, sealed. */
+interface CredentialFunctions {
+  einv_credential_get: {
+    args: { p_org_id: string; p_company_id: string; p_service: string; p_environment: string };
+    result: CredentialRow | null;
+  };
+  einv_credential_save: {
+    args: {
+      p_org_id: string;
+      p_company_id: string;
+      p_service: string;
+      p_environment: string;
+      p_url: string | null;
+      p_settings: Record<string, unknown> | null;
+      p_api_key_ciphertext: string | null;
+      p_api_key_hint: string | null;
+      p_verified_at: string | null;
+      p_actor_id: string | null;
+    };
+    result: Omit<CredentialRow, "org_id" | "api_key_ciphertext">;
+  };
+}
+
+/** Callable by `service_role`: the fiscal-document lifecycle, for any kind. */
+interface LifecycleFunctions {
+  einv_document_claim: {
+    args: {
+      p_org_id: string;
+      p_kind: DocumentKind;
+      p_document_ids: string[];
+      p_reissue: boolean;
+      p_actor_id: string;
+      p_lease_seconds: number;
+    };
+    result: ClaimEntry[];
+  };
+  einv_document_record: {
+    args: {
+      p_org_id: string;
+      p_kind: DocumentKind;
+      p_document_id: string;
+      p_attempt: number;
+      p_outcome: RecordedOutcome;
+    };
+    result: { document_id: string; status: FiscalStatus; message: string };
+  };
+  einv_document_get: {
+    args: { p_org_id: string; p_kind: DocumentKind; p_document_id: string };
+    result: DocumentRecord;
+  };
+  einv_document_refresh_record: {
+    args: {
+      p_org_id: string;
+      p_kind: DocumentKind;
+      p_document_id: string;
+      p_expected_status: FiscalStatus;
+      p_expected_attempt: number;
+      p_outcome: Partial<RecordedOutcome> & { actor_id?: string };
+    };
+    result: {
+      document_id: string;
+      status: Exclude<FiscalStatus, "pendiente">;
+      message: string;
+      authority_code: string | null;
+      checked_at: string;
+    };
+  };
+}
+
+/** Callable by `service_role`: PDFs and deliveries. */
+interface RecordFunctions {
+  einv_representation_save: {
+    args: {
+      p_org_id: string;
+      p_kind: DocumentKind;
+      p_document_id: string;
+      p_path: string;
+      p_filename: string;
+      p_fingerprint: string;
+      p_stamped: boolean;
+      p_renderer: "builtin" | "docsgen";
+    };
+    result: RepresentationRow;
+  };
+  einv_delivery_begin: {
+    args: { p_org_id: string; p_invoice_id: string; p_recipient: string; p_actor_id: string };
+    result: { delivery_id: string };
+  };
+  einv_delivery_record: {
+    args: {
+      p_org_id: string;
+      p_delivery_id: string;
+      p_status: "enviada" | "error";
+      p_message: string;
+      p_provider_reference: string | null;
+    };
+    result: {
+      invoice_id: string;
+      delivery_id: string;
+      to: string;
+      status: "enviada" | "error";
+      message: string;
+    };
+  };
+}
+
+export interface ApiFunctions
+  extends CallerFunctions,
+    CredentialFunctions,
+    LifecycleFunctions,
+    RecordFunctions {}
+
+export type ApiFunctionName = keyof ApiFunctions;
+
+/**
+ * Each function's one grantee and argument names, at run time: `tests/db/catalogue.test.ts` holds
+ * them equal to `pg_proc`, and the type check below holds the names equal to the typed arguments.
+ */
+export const CATALOGUE = {
+  einv_caller_membership: { role: "authenticated", args: ["p_org_id"] },
+  einv_credential_get: {
+    role: "service_role",
+    args: ["p_org_id", "p_company_id", "p_service", "p_environment"],
+  },
+  einv_credential_save: {
+    role: "service_role",
+    args: [
+      "p_org_id",
+      "p_company_id",
+      "p_service",
+      "p_environment",
+      "p_url",
+      "p_settings",
+      "p_api_key_ciphertext",
+      "p_api_key_hint",
+      "p_verified_at",
+      "p_actor_id",
+    ],
+  },
+  einv_document_claim: {
+    role: "service_role",
+    args: ["p_org_id", "p_kind", "p_document_ids", "p_reissue", "p_actor_id", "p_lease_seconds"],
+  },
+  einv_document_record: {
+    role: "service_role",
+    args: ["p_org_id", "p_kind", "p_document_id", "p_attempt", "p_outcome"],
+  },
+  einv_document_get: { role: "service_role", args: ["p_org_id", "p_kind", "p_document_id"] },
+  einv_document_refresh_record: {
+    role: "service_role",
+    args: ["p_org_id", "p_kind", "p_document_id", "p_expected_status", "p_expected_attempt", "p_outcome"],
+  },
+  einv_representation_save: {
+    role: "service_role",
+    args: [
+      "p_org_id",
+      "p_kind",
+      "p_document_id",
+      "p_path",
+      "p_filename",
+      "p_fingerprint",
+      "p_stamped",
+      "p_renderer",
+    ],
+  },
+  einv_delivery_begin: {
+    role: "service_role",
+    args: ["p_org_id", "p_invoice_id", "p_recipient", "p_actor_id"],
+  },
+  einv_delivery_record: {
+    role: "service_role",
+    args: ["p_org_id", "p_delivery_id", "p_status", "p_message", "p_provider_reference"],
+  },
+} as const satisfies Record<
+  ApiFunctionName,
+  { role: "authenticated" | "service_role"; args: readonly string[] }
+>;
+
+/** `true` for each function whose listed argument names are exactly its typed arguments' keys. */
+type ArgumentsAgree = {
+  [F in ApiFunctionName]: [keyof ApiFunctions[F]["args"]] extends [(typeof CATALOGUE)[F]["args"][number]]
+    ? [(typeof CATALOGUE)[F]["args"][number]] extends [keyof ApiFunctions[F]["args"]]
+      ? true
+      : F
+    : F;
+};
+// Fails to compile, naming the function, when a list and its type disagree.
+const argumentsAgree: { [F in ApiFunctionName]: true } = null as unknown as ArgumentsAgree;
+void argumentsAgree;

@@ -1,0 +1,402 @@
+-- ═════════════════════════════════════════════════════════════════════════════════════════════════
+-- The fiscal-document lifecycle, written once for every kind of document (docs/adr/0001).
+--
+-- An invoice and a credit note are both fiscal documents: numbered, claimed with a lease, submitted
+-- with an idempotency key, recorded, re-queried, stamped into a PDF. Each kind keeps its content in
+-- its own table, and every such table carries the same block of lifecycle columns, the composite
+-- type `einv_private.lifecycle` below (a catalogue test holds them equal). Everything here works on
+-- that block, for the table `kind_table(kind)` names; what differs per kind is only the content:
+-- its payload builder and the word for "accepted" (`transmitida`, `emitida`).
+--
+-- Exactly-once rests on three things: (1) a claim takes row locks in id order and moves each
+-- document to `en_proceso` with a lease, so a concurrent call finds it claimed and skips it; (2) an
+-- outcome is recorded only by the holder of the claim (same attempt number); (3) a document that
+-- may have reached the provider before is queried, never re-sent blindly (`action = 'query'`), and
+-- a resend reuses the idempotency key of the submit that may have arrived (`submitted_attempt`).
+-- The issuer is frozen at the first claim, so every resend and every PDF shows what was sent.
+--
+-- Errors are `P0001` with the API error code in `hint`, a reason code as the message and the kind in
+-- `detail`; the sentences the caller reads are made in TypeScript (shared/db/reasons.ts).
+-- ═════════════════════════════════════════════════════════════════════════════════════════════════
+
+-- ─── the lifecycle block and the kinds ───────────────────────────────────────────────────────────
+create type einv_private.lifecycle as (
+  status text,
+  authority_code text,
+  qr_text text,
+  provider_reference text,
+  environment text,
+  last_message text,
+  attempt_count integer,
+  submitted_attempt integer,
+  lease_until timestamptz,
+  issuer_snapshot jsonb,
+  claimed_at timestamptz,
+  transmitted_at timestamptz,
+  status_checked_at timestamptz
+);
+
+-- The table holding each kind: its content columns, `id`, `org_id`, `company_id`, and the block.
+create function einv_private.kind_table(p_kind text) returns text
+language plpgsql immutable set search_path = '' as $$
+begin
+  case p_kind
+    when 'invoice' then return 'invoices';
+    when 'credit_note' then return 'credit_notes';
+    else raise exception 'unknown_kind' using errcode = 'P0001', hint = 'business_rule', detail = coalesce(p_kind, '');
+  end case;
+end
+$$;
+
+-- The status a document of the kind has once the authority accepted it.
+create function einv_private.accepted_status(p_kind text) returns text
+language sql immutable set search_path = '' as $$
+  select case p_kind when 'invoice' then 'transmitida' when 'credit_note' then 'emitida' end
+$$;
+
+-- The block's columns, in the type's order, each prefixed (`d.status, d.authority_code, …`).
+create function einv_private.lifecycle_columns(p_prefix text) returns text
+language sql stable set search_path = '' as $$
+  select string_agg(p_prefix || quote_ident(a.attname), ', ' order by a.attnum)
+    from pg_catalog.pg_attribute a
+   where a.attrelid = 'einv_private.lifecycle'::regclass and a.attnum > 0 and not a.attisdropped
+$$;
+
+-- The documents of a kind among `p_ids` that belong to the org, with their block; locked for update
+-- in id order (the order every writer locks them in) when `p_lock`.
+create function einv_private.read_documents(p_kind text, p_org_id uuid, p_ids uuid[], p_lock boolean)
+returns table (id uuid, company_id uuid, life einv_private.lifecycle)
+language plpgsql set search_path = '' as $$
+begin
+  return query execute format(
+    'select d.id, d.company_id, row(%s)::einv_private.lifecycle from public.%I d
+      where d.id = any ($1) and d.org_id = $2 order by d.id %s',
+    einv_private.lifecycle_columns('d.'), einv_private.kind_table(p_kind),
+    case when p_lock then 'for update of d' else '' end)
+  using p_ids, p_org_id;
+end
+$$;
+
+-- The document of a kind in the org, with its block (locked when `p_lock`); `not_found` otherwise.
+create function einv_private.document_of(p_kind text, p_org_id uuid, p_id uuid, p_lock boolean)
+returns table (id uuid, company_id uuid, life einv_private.lifecycle)
+language plpgsql set search_path = '' as $$
+begin
+  return query select * from einv_private.read_documents(p_kind, p_org_id, array[p_id], p_lock);
+  if not found then
+    raise exception 'not_found' using errcode = 'P0001', hint = 'not_found', detail = p_kind;
+  end if;
+end
+$$;
+
+-- The one writer of the block.
+create function einv_private.write_lifecycle(p_kind text, p_id uuid, p_life einv_private.lifecycle)
+returns void
+language plpgsql set search_path = '' as $$
+begin
+  execute format('update public.%I d set (%s) = (select ($1).*) where d.id = $2',
+                 einv_private.kind_table(p_kind), einv_private.lifecycle_columns(''))
+  using p_life, p_id;
+end
+$$;
+
+-- The one event writer of the lifecycle (and of the credentials' and deliveries' events).
+create function einv_private.log_event(
+  p_org_id uuid, p_kind text, p_document_id uuid, p_event text, p_actor_id uuid, p_data jsonb
+) returns void
+language sql set search_path = '' as $$
+  insert into public.events (org_id, document_type, document_id, kind, actor_id, data)
+  values (p_org_id, p_kind, p_document_id, p_event, p_actor_id, coalesce(p_data, '{}'::jsonb))
+$$;
+
+-- The one place a provider's answer changes a document's block: its status, the authority's code
+-- and QR text, the provider's reference, the message, when it was accepted and when last checked.
+create function einv_private.with_outcome(p_kind text, p_life einv_private.lifecycle, p_outcome jsonb)
+returns einv_private.lifecycle
+language plpgsql stable set search_path = '' as $$
+declare
+  _life einv_private.lifecycle := p_life;
+begin
+  _life.status := coalesce(p_outcome ->> 'status', p_life.status);
+  _life.authority_code := coalesce(p_outcome ->> 'authority_code', p_life.authority_code);
+  _life.qr_text := coalesce(p_outcome ->> 'qr_text', p_life.qr_text);
+  _life.provider_reference := coalesce(p_outcome ->> 'provider_reference', p_life.provider_reference);
+  _life.last_message := coalesce(p_outcome ->> 'message', p_life.last_message);
+  if _life.status = einv_private.accepted_status(p_kind) then
+    _life.transmitted_at := coalesce((p_outcome ->> 'validated_at')::timestamptz, p_life.transmitted_at, now());
+  end if;
+  _life.status_checked_at := now();
+  return _life;
+end
+$$;
+
+-- ─── what the provider and the PDF get: positive lists, so a new column reaches neither ─────────
+-- The issuer as members may see it (no secret): the company as it is now.
+create function einv_private.issuer_of(p_company_id uuid) returns jsonb
+language sql stable security definer set search_path = '' as $$
+  select jsonb_build_object(
+           'id', c.id, 'org_id', c.org_id, 'nit', c.nit, 'check_digit', c.check_digit,
+           'legal_name', c.legal_name, 'trade_name', c.trade_name, 'person_type', c.person_type,
+           'tax_regime', c.tax_regime, 'fiscal_responsibilities', c.fiscal_responsibilities,
+           'address', c.address, 'city_code', c.city_code, 'city_name', c.city_name,
+           'department_code', c.department_code, 'department_name', c.department_name,
+           'country_code', c.country_code, 'email', c.email, 'phone', c.phone,
+           'invoice_prefix', c.invoice_prefix, 'resolution_number', c.resolution_number,
+           'resolution_date', c.resolution_date, 'resolution_from', c.resolution_from,
+           'resolution_to', c.resolution_to, 'resolution_valid_until', c.resolution_valid_until,
+           'active_environment', c.active_environment)
+    from public.companies c where c.id = p_company_id
+$$;
+
+-- An invoice's content with its lines, and `p_issuer` with the CUFE's secret (the technical key,
+-- read live: it is kept in no snapshot that members can read).
+create function einv_private.invoice_payload(p_id uuid, p_issuer jsonb) returns jsonb
+language sql stable set search_path = '' as $$
+  select jsonb_build_object(
+           'id', i.id, 'org_id', i.org_id, 'company_id', i.company_id, 'number', i.number,
+           'issue_date', i.issue_date, 'issue_time', i.issue_time, 'due_date', i.due_date,
+           'currency', i.currency, 'payment_form', i.payment_form, 'payment_method', i.payment_method,
+           'notes', i.notes, 'buyer_id_type', i.buyer_id_type, 'buyer_id_number', i.buyer_id_number,
+           'buyer_check_digit', i.buyer_check_digit, 'buyer_name', i.buyer_name,
+           'buyer_email', i.buyer_email, 'buyer_address', i.buyer_address,
+           'buyer_city_code', i.buyer_city_code, 'buyer_phone', i.buyer_phone,
+           'subtotal', i.subtotal, 'tax_total', i.tax_total, 'total', i.total,
+           'lines', coalesce((
+             select jsonb_agg(jsonb_build_object(
+                      'id', l.id, 'position', l.position, 'code', l.code, 'description', l.description,
+                      'unit_code', l.unit_code, 'quantity', l.quantity, 'unit_price', l.unit_price,
+                      'line_extension', l.line_extension, 'tax_code', l.tax_code, 'tax_rate', l.tax_rate,
+                      'tax_amount', l.tax_amount) order by l.position)
+               from public.invoice_lines l where l.invoice_id = i.id), '[]'::jsonb),
+           'company', p_issuer || jsonb_build_object('technical_key',
+             (select c.technical_key from public.companies c where c.id = i.company_id)))
+    from public.invoices i
+   where i.id = p_id
+$$;
+
+-- The payload of a document of any kind: its issuer is the one frozen at the first claim, if any.
+create function einv_private.document_payload(
+  p_kind text, p_id uuid, p_company_id uuid, p_snapshot jsonb
+) returns jsonb
+language plpgsql stable set search_path = '' as $$
+declare
+  _issuer jsonb := coalesce(p_snapshot, einv_private.issuer_of(p_company_id));
+begin
+  case p_kind
+    when 'invoice' then return einv_private.invoice_payload(p_id, _issuer);
+    else raise exception 'unknown_kind' using errcode = 'P0001', hint = 'business_rule', detail = p_kind;
+  end case;
+end
+$$;
+
+-- ─── claim ───────────────────────────────────────────────────────────────────────────────────────
+-- One entry per requested id, in request order: `action` is `send` (never sent), `query` (may have
+-- reached the provider: ask before sending) or `skip` (left as it is; `reason` says why: accepted,
+-- failed — with its `last_message` —, in_progress, not_found).
+create function public.einv_document_claim(
+  p_org_id uuid, p_kind text, p_document_ids jsonb, p_reissue boolean, p_actor_id uuid,
+  p_lease_seconds integer
+) returns jsonb
+language plpgsql security definer set search_path = '' as $$
+declare
+  _ids uuid[] := array(select jsonb_array_elements_text(p_document_ids)::uuid);
+  _doc record;
+  _life einv_private.lifecycle;
+  _action text;
+  _entries jsonb := '{}'::jsonb;
+  _entry jsonb;
+  _prior_submitted integer;
+begin
+  for _doc in select * from einv_private.read_documents(p_kind, p_org_id, _ids, true) loop
+    _life := _doc.life;
+    _action := case
+      when _life.status = 'pendiente' then 'send'
+      when p_reissue and _life.status in ('error', 'en_proceso')
+           and (_life.lease_until is null or _life.lease_until < now())
+        then case when _life.submitted_attempt is not null then 'query' else 'send' end
+    end;
+
+    if _action is null then
+      _entry := jsonb_build_object('document_id', _doc.id, 'action', 'skip', 'status', _life.status,
+        'reason', case
+          when _life.status = einv_private.accepted_status(p_kind) then 'accepted'
+          when _life.status = 'error' then 'failed'
+          else 'in_progress'
+        end,
+        'last_message', _life.last_message);
+    else
+      _prior_submitted := _life.submitted_attempt;
+      _life.status := 'en_proceso';
+      _life.attempt_count := _life.attempt_count + 1;
+      -- a send records its intent before anything leaves: if this call dies before recording an
+      -- outcome, the next reissue queries the provider and reuses this attempt's key
+      _life.submitted_attempt := coalesce(_life.submitted_attempt, _life.attempt_count);
+      _life.claimed_at := now();
+      _life.lease_until := now() + make_interval(secs => p_lease_seconds);
+      -- a document that may be at the provider keeps its environment and issuer
+      if _prior_submitted is null then
+        _life.environment := (select c.active_environment from public.companies c where c.id = _doc.company_id);
+      end if;
+      _life.issuer_snapshot := coalesce(_life.issuer_snapshot, einv_private.issuer_of(_doc.company_id));
+      _life.last_message := 'transmission in progress';
+      perform einv_private.write_lifecycle(p_kind, _doc.id, _life);
+      perform einv_private.log_event(p_org_id, p_kind, _doc.id, 'transmit_claimed', p_actor_id,
+        jsonb_build_object('attempt', _life.attempt_count, 'action', _action, 'environment', _life.environment));
+
+      -- the payload is attached below, once, so this map of entries stays small while it grows
+      _entry := jsonb_build_object('document_id', _doc.id, 'action', _action, 'status', _life.status,
+        'attempt', _life.attempt_count, 'submitted_attempt', _prior_submitted,
+        'environment', _life.environment, 'company_id', _doc.company_id,
+        'issuer_snapshot', _life.issuer_snapshot);
+    end if;
+    _entries := _entries || jsonb_build_object(_doc.id::text, _entry);
+  end loop;
+
+  return (
+    select jsonb_agg(
+             case
+               when e.entry is null then jsonb_build_object('document_id', t.id, 'action', 'skip',
+                                                            'status', 'error', 'reason', 'not_found')
+               when e.entry ->> 'action' = 'skip' then e.entry
+               else (e.entry - 'issuer_snapshot') || jsonb_build_object('document',
+                      einv_private.document_payload(p_kind, t.id, (e.entry ->> 'company_id')::uuid,
+                                                    e.entry -> 'issuer_snapshot'))
+             end order by t.ord)
+      from unnest(_ids) with ordinality as t (id, ord)
+      cross join lateral (select _entries -> t.id::text as entry) e
+  );
+end
+$$;
+
+-- ─── record a transmission's outcome ─────────────────────────────────────────────────────────────
+-- p_outcome: { status: <accepted> | error | en_proceso | pendiente, message, authority_code?,
+--              qr_text?, provider_reference?, validated_at?, submitted_attempt?, detail? }.
+-- `en_proceso` means the outcome is unknown: the lease is released so that a later reissue or
+-- refresh can ask the provider. `pendiente` releases a document that was never submitted (a check
+-- failed, no credential): it stays an editable draft, with the reason in last_message.
+create function public.einv_document_record(
+  p_org_id uuid, p_kind text, p_document_id uuid, p_attempt integer, p_outcome jsonb
+) returns jsonb
+language plpgsql security definer set search_path = '' as $$
+declare
+  _status text := p_outcome ->> 'status';
+  _doc record;
+  _life einv_private.lifecycle;
+begin
+  if _status is null or _status not in ('error', 'en_proceso', 'pendiente', einv_private.accepted_status(p_kind)) then
+    raise exception 'unknown_status' using errcode = 'P0001', hint = 'business_rule', detail = p_kind;
+  end if;
+  select * into _doc from einv_private.read_documents(p_kind, p_org_id, array[p_document_id], true);
+  -- only the claim's holder records; and only a draft whose one intent to send is this claim's own
+  -- (nothing earlier may be at the provider) goes back to pendiente
+  if found then _life := _doc.life; end if;
+  if _life.status is null or _life.status <> 'en_proceso' or _life.attempt_count <> p_attempt
+     or (_status = 'pendiente' and _life.submitted_attempt is distinct from p_attempt) then
+    raise exception 'not_claimed' using errcode = 'P0001', hint = 'invalid_state', detail = p_kind;
+  end if;
+
+  _life := einv_private.with_outcome(p_kind, _life, p_outcome);
+  -- released without sending: the claim's intent is withdrawn
+  _life.submitted_attempt := case when _status = 'pendiente' then null
+                                  else coalesce((p_outcome ->> 'submitted_attempt')::integer, _life.submitted_attempt) end;
+  -- after a rejection (or a release) the next submit is a new request: it takes the company anew
+  if _status in ('pendiente', 'error') then _life.issuer_snapshot := null; end if;
+  if _status = 'pendiente' then _life.environment := null; end if;
+  _life.lease_until := null;
+  perform einv_private.write_lifecycle(p_kind, p_document_id, _life);
+
+  perform einv_private.log_event(p_org_id, p_kind, p_document_id,
+    case when _status = 'pendiente' then 'transmit_not_sent' else 'transmit_attempt' end, null,
+    jsonb_build_object('attempt', p_attempt, 'status', _status, 'message', _life.last_message,
+                       'provider_reference', _life.provider_reference, 'authority_code', _life.authority_code)
+    || coalesce(p_outcome -> 'detail', '{}'::jsonb));
+
+  return jsonb_build_object('document_id', p_document_id, 'status', _life.status, 'message', _life.last_message);
+end
+$$;
+
+-- ─── read ────────────────────────────────────────────────────────────────────────────────────────
+-- A document of the org with its fiscal state and its current representation; not_found otherwise.
+create function public.einv_document_get(p_org_id uuid, p_kind text, p_document_id uuid) returns jsonb
+language plpgsql stable security definer set search_path = '' as $$
+declare
+  _doc record;
+  _life einv_private.lifecycle;
+begin
+  select * into _doc from einv_private.document_of(p_kind, p_org_id, p_document_id, false);
+  _life := _doc.life;
+  return jsonb_build_object(
+    'document', einv_private.document_payload(p_kind, _doc.id, _doc.company_id, _life.issuer_snapshot),
+    'fiscal', jsonb_build_object(
+      'status', _life.status, 'authority_code', _life.authority_code, 'qr_text', _life.qr_text,
+      'provider_reference', _life.provider_reference, 'environment', _life.environment,
+      'last_message', _life.last_message, 'transmitted_at', _life.transmitted_at,
+      'attempt_count', _life.attempt_count,
+      'in_flight', coalesce(_life.lease_until > now(), false)),
+    'representation', (select to_jsonb(r) - 'id' from public.representations r
+                        where r.document_type = p_kind and r.document_id = _doc.id));
+end
+$$;
+
+-- ─── record a status query ───────────────────────────────────────────────────────────────────────
+-- Records what the authority answered to a status query. Refuses (invalid_state) when the document
+-- was never sent, changed since it was read (status or attempt), or a transmission holds it.
+create function public.einv_document_refresh_record(
+  p_org_id uuid, p_kind text, p_document_id uuid, p_expected_status text, p_expected_attempt integer,
+  p_outcome jsonb
+) returns jsonb
+language plpgsql security definer set search_path = '' as $$
+declare
+  _doc record;
+  _before einv_private.lifecycle;
+  _life einv_private.lifecycle;
+begin
+  select * into _doc from einv_private.document_of(p_kind, p_org_id, p_document_id, true);
+  _before := _doc.life;
+  if _before.status = 'pendiente' then
+    raise exception 'never_sent' using errcode = 'P0001', hint = 'invalid_state', detail = p_kind;
+  end if;
+  if _before.status <> p_expected_status or _before.attempt_count <> p_expected_attempt
+     or coalesce(_before.lease_until > now(), false) then
+    raise exception 'busy' using errcode = 'P0001', hint = 'invalid_state', detail = p_kind;
+  end if;
+  if coalesce(p_outcome ->> 'status', p_expected_status)
+     not in ('en_proceso', 'error', einv_private.accepted_status(p_kind)) then
+    raise exception 'unknown_status' using errcode = 'P0001', hint = 'business_rule', detail = p_kind;
+  end if;
+
+  _life := einv_private.with_outcome(p_kind, _before, p_outcome);
+  perform einv_private.write_lifecycle(p_kind, p_document_id, _life);
+  perform einv_private.log_event(p_org_id, p_kind, p_document_id, 'status_refreshed',
+    nullif(p_outcome ->> 'actor_id', '')::uuid,
+    jsonb_build_object('from', _before.status, 'to', _life.status,
+                       'changed', _life.status <> _before.status
+                                  or _life.authority_code is distinct from _before.authority_code,
+                       'message', _life.last_message));
+
+  return jsonb_build_object('document_id', p_document_id, 'status', _life.status,
+    'message', _life.last_message, 'authority_code', _life.authority_code,
+    'checked_at', _life.status_checked_at);
+end
+$$;
+
+revoke all on function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer),
+  public.einv_document_record(uuid, text, uuid, integer, jsonb),
+  public.einv_document_get(uuid, text, uuid),
+  public.einv_document_refresh_record(uuid, text, uuid, text, integer, jsonb)
+  from public, anon, authenticated, service_role;
+grant execute on function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer),
+  public.einv_document_record(uuid, text, uuid, integer, jsonb),
+  public.einv_document_get(uuid, text, uuid),
+  public.einv_document_refresh_record(uuid, text, uuid, text, integer, jsonb)
+  to service_role;
+revoke all on function einv_private.kind_table(text), einv_private.accepted_status(text),
+  einv_private.lifecycle_columns(text),
+  einv_private.read_documents(text, uuid, uuid[], boolean),
+  einv_private.document_of(text, uuid, uuid, boolean),
+  einv_private.write_lifecycle(text, uuid, einv_private.lifecycle),
+  einv_private.log_event(uuid, text, uuid, text, uuid, jsonb),
+  einv_private.with_outcome(text, einv_private.lifecycle, jsonb),
+  einv_private.issuer_of(uuid), einv_private.invoice_payload(uuid, jsonb),
+  einv_private.document_payload(text, uuid, uuid, jsonb)
+  from public;
