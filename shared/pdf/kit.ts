@@ -36,6 +36,8 @@ export interface Kit {
   text(page: PDFPage, text: string, x: number, y: number, style: TextStyle): void;
   /** Splits into lines no wider than `maxWidth`, breaking at spaces, or inside over-long words. */
   wrap(text: string, font: PDFFont, size: number, maxWidth: number): string[];
+  /** `wrap`, then at most `maxLines` of them, the last ending in "…" when text was left out. */
+  wrapAtMost(text: string, font: PDFFont, size: number, maxWidth: number, maxLines: number): string[];
   rect(page: PDFPage, box: { x: number; y: number; width: number; height: number } & Paint): void;
   line(page: PDFPage, from: [number, number], to: [number, number], color: RGB, width: number): void;
 }
@@ -95,6 +97,8 @@ export async function makeKit(lib: PdfLib, doc: PDFDocument): Promise<Kit> {
     }
     return key;
   };
+  const wrap = (text: string, font: PDFFont, size: number, maxWidth: number) =>
+    text.split(/\r?\n/).flatMap((p) => wrapText(safe(p), (s) => font.widthOfTextAtSize(s, size), maxWidth));
   return {
     lib,
     doc,
@@ -124,8 +128,17 @@ export async function makeKit(lib: PdfLib, doc: PDFDocument): Promise<Kit> {
       );
       page.pushOperators(...ops);
     },
-    wrap: (text, font, size, maxWidth) =>
-      text.split(/\r?\n/).flatMap((p) => wrapText(safe(p), (s) => font.widthOfTextAtSize(s, size), maxWidth)),
+    wrap,
+    wrapAtMost(text, font, size, maxWidth, maxLines) {
+      const lines = wrap(text, font, size, maxWidth);
+      if (lines.length <= maxLines) return lines;
+      const kept = lines.slice(0, maxLines);
+      const measure = (s: string) => font.widthOfTextAtSize(s, size);
+      let last = (kept[maxLines - 1] ?? "").trimEnd();
+      while (last !== "" && measure(`${last}…`) > maxWidth) last = last.slice(0, -1);
+      kept[maxLines - 1] = `${last}…`;
+      return kept;
+    },
     rect(page, { x, y, width, height, fill, stroke, lineWidth = 1 }) {
       const ops = [lib.pushGraphicsState()];
       if (fill) ops.push(lib.setFillingColor(fill));
@@ -169,18 +182,23 @@ export function sanitize(text: string, encodable: ReadonlySet<number>): string {
 }
 
 /**
- * One paragraph into lines no wider than `maxWidth`, in time about linear in its length: the line
- * being built is measured only while it fits (so at most one column's worth of characters), and a
- * word wider than the column is cut by `fittingPrefix`, never by stepping back one character at a
- * time (which measured the whole prefix at every step: cubic in the word's length).
+ * One paragraph into lines no wider than `maxWidth`, in time linear in its length. A width is
+ * additive but for the kerning of adjacent characters, so the line's width is kept as it grows:
+ * width(line + " " + word) = width(line) + width(last + " " + word) − width(last), where `last` is the
+ * line's last character — each word is measured once, never the whole line again. A word wider than
+ * the column is cut by `fittingPrefix`, never by stepping back one character at a time (which
+ * measured the whole prefix at every step: cubic in the word's length).
  */
 export function wrapText(text: string, measure: (s: string) => number, maxWidth: number): string[] {
   const lines: string[] = [];
   let line = "";
+  let lineWidth = 0;
   for (const word of text.trim().split(/ +/)) {
-    const candidate = line === "" ? word : `${line} ${word}`;
-    if (measure(candidate) <= maxWidth) {
-      line = candidate;
+    const last = line.slice(-1);
+    const width = line === "" ? measure(word) : lineWidth + measure(`${last} ${word}`) - measure(last);
+    if (width <= maxWidth) {
+      line = line === "" ? word : `${line} ${word}`;
+      lineWidth = width;
       continue;
     }
     if (line !== "") lines.push(line);
@@ -193,6 +211,7 @@ export function wrapText(text: string, measure: (s: string) => number, maxWidth:
       start = end;
     }
     line = word.slice(start);
+    lineWidth = measure(line);
   }
   lines.push(line);
   return lines;

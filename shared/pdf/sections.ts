@@ -17,19 +17,22 @@ export function drawFirstHeader(kit: Kit, page: PDFPage, frame: Frame, m: Docume
   const c = palette(kit.lib);
   const textWidth = frame.right - frame.left - NUMBER_BOX_WIDTH - 16;
   let y = frame.top - 13;
-  for (const line of kit.wrap(m.issuer.legalName, kit.bold, 14, textWidth)) {
+  // Every box above the lines table has a bounded height, so the first page always has room: the
+  // longest names and addresses the database allows are cut short with "…" rather than drawn off it.
+  for (const line of kit.wrapAtMost(m.issuer.legalName, kit.bold, 14, textWidth, 3)) {
     kit.text(page, line, frame.left, y, { font: kit.bold, size: 14, color: c.accent });
     y -= 15;
   }
   if (m.issuer.tradeName && m.issuer.tradeName !== m.issuer.legalName) {
-    kit.text(page, m.issuer.tradeName, frame.left, y, { font: kit.regular, size: 9, color: c.muted });
+    const [tradeName = ""] = kit.wrapAtMost(m.issuer.tradeName, kit.regular, 9, textWidth, 1);
+    kit.text(page, tradeName, frame.left, y, { font: kit.regular, size: 9, color: c.muted });
     y -= 12;
   }
   y -= 1;
   kit.text(page, m.issuer.taxId, frame.left, y, { font: kit.bold, size: 9.5, color: c.ink });
   y -= 12;
   for (const detail of m.issuer.details) {
-    for (const line of kit.wrap(detail, kit.regular, 8, textWidth)) {
+    for (const line of kit.wrapAtMost(detail, kit.regular, 8, textWidth, 2)) {
       kit.text(page, line, frame.left, y, { font: kit.regular, size: 8, color: c.ink });
       y -= 10;
     }
@@ -76,7 +79,7 @@ export function drawFirstHeader(kit: Kit, page: PDFPage, frame: Frame, m: Docume
 
   y = Math.min(y, top - 72) - 8;
   if (m.issuer.resolution) {
-    for (const line of kit.wrap(m.issuer.resolution, kit.regular, 7, frame.right - frame.left)) {
+    for (const line of kit.wrapAtMost(m.issuer.resolution, kit.regular, 7, frame.right - frame.left, 3)) {
       kit.text(page, line, frame.left, y, { font: kit.regular, size: 7, color: c.muted });
       y -= 8.5;
     }
@@ -110,12 +113,12 @@ export function drawParties(kit: Kit, page: PDFPage, frame: Frame, y: number, m:
   const pad = 7;
 
   const buyer: { text: string; bold: boolean; size: number }[] = [];
-  for (const line of kit.wrap(m.buyer.name, kit.bold, 9.5, leftWidth - 2 * pad)) {
+  for (const line of kit.wrapAtMost(m.buyer.name, kit.bold, 9.5, leftWidth - 2 * pad, 3)) {
     buyer.push({ text: line, bold: true, size: 9.5 });
   }
   buyer.push({ text: m.buyer.taxId, bold: true, size: 8.5 });
   for (const detail of m.buyer.details) {
-    for (const line of kit.wrap(detail, kit.regular, 8, leftWidth - 2 * pad)) {
+    for (const line of kit.wrapAtMost(detail, kit.regular, 8, leftWidth - 2 * pad, 2)) {
       buyer.push({ text: line, bold: false, size: 8 });
     }
   }
@@ -162,7 +165,14 @@ export function drawParties(kit: Kit, page: PDFPage, frame: Frame, y: number, m:
 export function drawContinuationHeader(kit: Kit, page: PDFPage, frame: Frame, m: DocumentPdfModel): number {
   const c = palette(kit.lib);
   const y = frame.top - 10;
-  kit.text(page, m.issuer.legalName, frame.left, y, { font: kit.bold, size: 10, color: c.accent });
+  const [legalName = ""] = kit.wrapAtMost(
+    m.issuer.legalName,
+    kit.bold,
+    10,
+    (frame.right - frame.left) / 2,
+    1,
+  );
+  kit.text(page, legalName, frame.left, y, { font: kit.bold, size: 10, color: c.accent });
   kit.text(page, m.issuer.taxId, frame.left, y - 12, { font: kit.regular, size: 8, color: c.ink });
   kit.text(page, `${m.names.title} No. ${m.number}`, frame.right, y, {
     font: kit.bold,
@@ -191,7 +201,13 @@ export function drawFooter(
   const c = palette(kit.lib);
   const y = frame.footer;
   kit.line(page, [frame.left, y + 10], [frame.right, y + 10], c.rule, 0.5);
-  const left = `${m.names.title} ${m.number} · ${m.issuer.legalName} · ${m.issuer.taxId}`;
+  const [left = ""] = kit.wrapAtMost(
+    `${m.names.title} ${m.number} · ${m.issuer.legalName} · ${m.issuer.taxId}`,
+    kit.regular,
+    7,
+    frame.right - frame.left - 80,
+    1,
+  );
   kit.text(page, left, frame.left, y, { font: kit.regular, size: 7, color: c.muted });
   kit.text(page, `Página ${index + 1} de ${count}`, frame.right, y, {
     font: kit.bold,
@@ -240,7 +256,7 @@ export function drawReference(kit: Kit, flow: Flow, block: ReferenceBlock): void
   const valueWidth = flow.contentWidth - labelWidth - 2 * pad;
   const rows = block.facts.map(([label, value]) => ({
     label,
-    lines: kit.wrap(value, kit.regular, 8, valueWidth),
+    lines: kit.wrapAtMost(value, kit.regular, 8, valueWidth, 8),
   }));
   const height = 15 + pad + rows.reduce((h, r) => h + r.lines.length * 10 + 2, 0);
   flow.ensure(height + 12);

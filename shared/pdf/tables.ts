@@ -68,33 +68,59 @@ export function drawLinesTable(kit: Kit, flow: Flow, m: DocumentPdfModel): void 
     const cells = columns.map((col) =>
       col.wraps ? kit.wrap(line[col.key], kit.regular, SIZE, col.w - 2 * PAD_X) : [line[col.key]],
     );
-    const height = Math.max(...cells.map((l) => l.length)) * LEADING + 2 * PAD_Y;
-    flow.ensure(height, header);
-    const { page, y } = flow;
-    if (index % 2 === 1)
-      kit.rect(page, {
-        x: flow.frame.left,
-        y: y - height,
-        width: flow.contentWidth,
-        height,
-        fill: c.zebra,
-      });
-    columns.forEach((col, i) => {
-      const x = col.align === "right" ? col.x + col.w - PAD_X : col.x + PAD_X;
-      (cells[i] ?? []).forEach((text, n) => {
-        const size = col.wraps ? SIZE : fitSize(kit, text, kit.regular, SIZE, col.w - 2 * PAD_X);
-        kit.text(page, text, x, y - PAD_Y - 7 - n * LEADING, {
-          font: kit.regular,
-          size,
-          color: c.ink,
-          align: col.align,
-        });
-      });
-    });
-    kit.line(page, [flow.frame.left, y - height], [flow.frame.right, y - height], c.rule, 0.4);
-    flow.y -= height;
+    const rows = Math.max(...cells.map((l) => l.length));
+    // A row that fits on a fresh page is kept whole; a taller one (a description of many short
+    // lines) flows on, a page's worth of its text lines at a time, so nothing is drawn off the page.
+    flow.ensure(Math.min(rows * LEADING, pageRoom(flow) - 2 * LEADING) + 2 * PAD_Y, header);
+    for (let from = 0; from < rows; ) {
+      const fit = Math.max(1, Math.floor((flow.room() - 2 * PAD_Y) / LEADING));
+      const to = Math.min(rows, from + fit);
+      drawRowPart(kit, flow, columns, cells, from, to, index % 2 === 1);
+      from = to;
+      if (from < rows) {
+        flow.newPage();
+        header();
+      }
+    }
   });
   flow.y -= 14;
+}
+
+/** About the room on a continuation page below its header (42 pt) and the table's; only decides
+ * where a row taller than that starts. */
+function pageRoom(flow: Flow): number {
+  return flow.frame.top - 42 - HEADER_HEIGHT - flow.frame.bottom;
+}
+
+/** Text lines `from`–`to` of one table row, with its zebra band and its rule below. */
+function drawRowPart(
+  kit: Kit,
+  flow: Flow,
+  columns: (Column & { x: number; w: number })[],
+  cells: string[][],
+  from: number,
+  to: number,
+  zebra: boolean,
+): void {
+  const c = palette(kit.lib);
+  const { page, y } = flow;
+  const height = (to - from) * LEADING + 2 * PAD_Y;
+  if (zebra)
+    kit.rect(page, { x: flow.frame.left, y: y - height, width: flow.contentWidth, height, fill: c.zebra });
+  columns.forEach((col, i) => {
+    const x = col.align === "right" ? col.x + col.w - PAD_X : col.x + PAD_X;
+    (cells[i] ?? []).slice(from, to).forEach((text, n) => {
+      const size = col.wraps ? SIZE : fitSize(kit, text, kit.regular, SIZE, col.w - 2 * PAD_X);
+      kit.text(page, text, x, y - PAD_Y - 7 - n * LEADING, {
+        font: kit.regular,
+        size,
+        color: c.ink,
+        align: col.align,
+      });
+    });
+  });
+  kit.line(page, [flow.frame.left, y - height], [flow.frame.right, y - height], c.rule, 0.4);
+  flow.y -= height;
 }
 
 const TOTALS_WIDTH = 228;

@@ -10,7 +10,8 @@ import { MAX_PAGES, RenderBudgetError } from "../../shared/pdf/flow.ts";
 import { wrapText } from "../../shared/pdf/kit.ts";
 import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
 import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
-import { acceptedFiscal, manyLinesInvoice, pendingFiscal } from "./fixtures.ts";
+import { acceptedFiscal, demoInvoice, line, manyLinesInvoice, pendingFiscal, withLines } from "./fixtures.ts";
+import { loadPdf, pageOperators, pageTexts } from "./support.ts";
 import { LIMITS, worstCaseInvoice } from "./worst-case.ts";
 
 /** One point per character, except "i" (half): a measure whose cost is counted, with a ceiling. */
@@ -36,6 +37,29 @@ describe("wrapText", () => {
     expect(lines.at(-1)).toHaveLength(20_000 % 30 || 30);
     // the old step-back-one-character cut measured ~n²/2 characters per piece: billions here
     expect(measured()).toBeLessThan(40 * word.length);
+  });
+
+  it("measures each word once, however many short words a line holds", () => {
+    // 50,000 one-letter words: re-measuring the line for each word cost ~column × length
+    const text = "i ".repeat(50_000);
+    const { measure, measured } = countingMeasure(10 * text.length);
+    const lines = wrapText(text, measure, 200);
+    expect(lines.join(" ")).toBe(text.trim());
+    for (const l of lines) expect(measure(l)).toBeLessThanOrEqual(200);
+    expect(lines.length).toBeLessThan(50_000 / 100);
+    expect(measured()).toBeLessThan(10 * text.length);
+  });
+
+  it("fills each line as a whole-line measure would", () => {
+    const { measure } = countingMeasure(Number.POSITIVE_INFINITY);
+    const text = "ab iii c dddd ee i fffff g hh iiii jjj k l mmmmmm n oo ppp".repeat(7);
+    const lines = wrapText(text, measure, 9);
+    for (const [i, l] of lines.entries()) {
+      expect(measure(l)).toBeLessThanOrEqual(9);
+      const next = lines[i + 1]?.split(" ")[0];
+      // greedy: the next line's first word would not have fitted on this one
+      if (next !== undefined) expect(measure(`${l} ${next}`)).toBeGreaterThan(9);
+    }
   });
 
   it("cuts a word of uneven widths into pieces within the width, each as long as it can be", () => {
@@ -90,5 +114,44 @@ describe("the render budget", () => {
   it("leaves room for the largest ordinary invoice: 1,000 lines of real descriptions", async () => {
     const bytes = await renderDocumentPdf(toInvoicePdfModel(manyLinesInvoice(1000), acceptedFiscal()));
     expect((await PDFDocument.load(bytes)).getPageCount()).toBeLessThan(MAX_PAGES / 2);
+  });
+});
+
+/** Every text a page shows, with where it starts. */
+function placedTexts(page: Parameters<typeof pageOperators>[0]): { x: number; y: number }[] {
+  return [...pageOperators(page).matchAll(/(-?[\d.]+) (-?[\d.]+) Td\s*<[0-9A-Fa-f]*> Tj/g)].map((m) => ({
+    x: Number(m[1]),
+    y: Number(m[2]),
+  }));
+}
+
+describe("what the database allows is drawn on the page", () => {
+  async function offPage(bytes: Uint8Array): Promise<number> {
+    const doc = await loadPdf(bytes);
+    let outside = 0;
+    for (const page of doc.getPages()) {
+      const { width, height } = page.getSize();
+      for (const { x, y } of placedTexts(page)) if (y < 20 || y > height || x < 0 || x > width) outside++;
+    }
+    return outside;
+  }
+
+  it("the longest names and addresses: cut short with an ellipsis, never below the page", async () => {
+    // stamped: the unstamped watermark is drawn rotated about the origin, which this check cannot place
+    const bytes = await renderDocumentPdf(toInvoicePdfModel(worstCaseInvoice(3), acceptedFiscal()));
+    expect(await offPage(bytes)).toBe(0);
+    const texts = (await loadPdf(bytes)).getPages().flatMap(pageTexts);
+    expect(texts.some((t) => t.endsWith("…"))).toBe(true);
+  });
+
+  it("a description of many short lines: split across pages, every line of it printed", async () => {
+    const description = Array.from({ length: 110 }, (_, i) => `R${String(i + 1).padStart(3, "0")}`).join(
+      "\n",
+    );
+    const doc = withLines(demoInvoice(), [line(1, 1, 1000, 19, { description })]);
+    const bytes = await renderDocumentPdf(toInvoicePdfModel(doc, acceptedFiscal()));
+    expect(await offPage(bytes)).toBe(0);
+    const texts = (await loadPdf(bytes)).getPages().flatMap(pageTexts);
+    for (let i = 1; i <= 110; i++) expect(texts).toContain(`R${String(i).padStart(3, "0")}`);
   });
 });

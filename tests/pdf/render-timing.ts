@@ -75,7 +75,8 @@ export async function measureRenderTiming(options: RenderTimingOptions = {}): Pr
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 export interface WorstCaseTiming {
-  /** The worst invoice the database's limits allow: wall time until the render budget refuses it. */
+  /** The worst invoices the database's limits allow (unbroken words; one-letter words): the slower
+   * one's median wall time until the render budget refuses it. */
   refusedMedianMs: number;
   /** 1,000 lines of ordinary descriptions, the largest realistic invoice: a full stamped render. */
   largestMedianMs: number;
@@ -84,8 +85,10 @@ export interface WorstCaseTiming {
 
 /** What the render budget bounds: the worst allowed input, and the largest ordinary one (warm). */
 export async function measureWorstCase(runs = 5): Promise<WorstCaseTiming> {
-  const { worstCaseInvoice } = await import("./worst-case.ts");
-  const worst = toInvoicePdfModel(worstCaseInvoice(), acceptedFiscal());
+  const { shortWordsInvoice, worstCaseInvoice } = await import("./worst-case.ts");
+  const worstModels = [worstCaseInvoice(), shortWordsInvoice()].map((doc) =>
+    toInvoicePdfModel(doc, acceptedFiscal()),
+  );
   const largest = toInvoicePdfModel(manyLinesInvoice(1000), acceptedFiscal());
   const time = async (work: () => Promise<unknown>) => {
     await work();
@@ -97,14 +100,20 @@ export async function measureWorstCase(runs = 5): Promise<WorstCaseTiming> {
     }
     return round(times.sort((a, b) => a - b)[Math.floor(runs / 2)] ?? Number.NaN);
   };
-  const refusedMedianMs = await time(async () => {
-    // refused by the budget, never rendered: anything else is a broken bench
-    const error = await renderDocumentPdf(worst).then(
-      () => undefined,
-      (e: unknown) => e,
+  const refusals: number[] = [];
+  for (const worst of worstModels) {
+    refusals.push(
+      await time(async () => {
+        // refused by the budget, never rendered: anything else is a broken bench
+        const error = await renderDocumentPdf(worst).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        if (!(error instanceof RenderBudgetError))
+          throw new Error(`expected the render budget to refuse: ${error}`);
+      }),
     );
-    if (!(error instanceof RenderBudgetError))
-      throw new Error(`expected the render budget to refuse: ${error}`);
-  });
+  }
+  const refusedMedianMs = Math.max(...refusals);
   return { refusedMedianMs, largestMedianMs: await time(() => renderDocumentPdf(largest)), runs };
 }

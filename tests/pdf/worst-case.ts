@@ -1,8 +1,10 @@
 /**
- * The most expensive invoice the database's limits allow (supabase/migrations: 1,000 lines, each
- * description 1,000 characters, codes of 60, notes of 5,000, the longest names and addresses), all
- * of it unbroken words so that every line must be cut inside a word. The bench renders it to show
- * that the render budget bounds its cost; the render tests check that it fails fast and clearly.
+ * The most expensive invoices the database's limits allow (supabase/migrations: 1,000 lines, each
+ * description 1,000 characters, codes of 60, notes of 5,000, the longest names and addresses): one
+ * all unbroken words, so that every line must be cut inside a word; one all one-letter words of the
+ * narrowest letter, so that every line holds as many words as it can. The bench renders both to
+ * show that the render budget bounds their cost; the render tests check that it fails fast and
+ * clearly.
  */
 import type { InvoiceDocumentRow } from "../../shared/db/rows.ts";
 import { DEMO_COMPANY, demoInvoice, line, withLines } from "./fixtures.ts";
@@ -30,5 +32,15 @@ export function worstCaseInvoice(lineCount: number = LIMITS.lines): InvoiceDocum
       company: { ...DEMO_COMPANY, legal_name: word(LIMITS.name), address: word(LIMITS.address) },
     },
     lines,
+  );
+}
+
+/** The same limits filled with "i " (a narrow one-letter word): the most words per line. */
+export function shortWordsInvoice(lineCount: number = LIMITS.lines): InvoiceDocumentRow {
+  const words = (n: number) => "i ".repeat(n / 2).trim();
+  const worst = worstCaseInvoice(lineCount);
+  return withLines(
+    { ...worst, notes: words(LIMITS.notes) },
+    worst.lines.map((l) => ({ ...l, code: words(LIMITS.code), description: words(LIMITS.description) })),
   );
 }
