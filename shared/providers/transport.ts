@@ -101,9 +101,16 @@ export function createProviderTransport(
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   /** Provider-supplied text may echo what we sent; the key must not travel on in a message. */
   const clean = (message: string) => scrub(message, apiKey).slice(0, MAX_PROVIDER_MESSAGE);
-  /** An answer's JSON with the key cut out of every string, whatever the status: a provider may
-   * echo what we sent in any field, and outcomes are stored, answered and read by lectores. */
-  const parse = (answer: RawAnswer) => scrubStrings(parseJson(answer), apiKey);
+  /**
+   * An answer's JSON with the key cut out of every string, whatever the status: a provider may echo
+   * what we sent in any field, and outcomes are stored, answered and read by lectores. NULs go
+   * first (they are dropped before storing anyway, and must not split a key past the scrub). The
+   * scrub runs inside the parse, so an answer too deep to walk is one that is not JSON.
+   */
+  const parse = (answer: RawAnswer) =>
+    parseJson(answer, (_key, value) =>
+      typeof value === "string" ? scrub(value.replaceAll("\0", ""), apiKey) : value,
+    );
   const errorBody = (answer: RawAnswer) => {
     const body = ProviderErrorBody.safeParse(parse(answer));
     return body.success ? body.data.error : undefined;
@@ -218,9 +225,9 @@ async function readAnswer(
 
 const NOT_JSON = Symbol("not-json");
 
-function parseJson(answer: RawAnswer): unknown {
+function parseJson(answer: RawAnswer, reviver: (key: string, value: unknown) => unknown): unknown {
   try {
-    return JSON.parse(new TextDecoder().decode(answer.body));
+    return JSON.parse(new TextDecoder().decode(answer.body), reviver);
   } catch {
     return NOT_JSON;
   }
@@ -235,18 +242,6 @@ function aborted(signal: AbortSignal): Promise<never> {
 
 function scrub(text: string, secret: string): string {
   return secret ? text.split(secret).join("[redacted]") : text;
-}
-
-/** Every string in a parsed JSON value (object keys included) scrubbed of `secret`. */
-function scrubStrings(value: unknown, secret: string): unknown {
-  if (typeof value === "string") return scrub(value, secret);
-  if (Array.isArray(value)) return value.map((v) => scrubStrings(v, secret));
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [scrub(k, secret), scrubStrings(v, secret)]),
-    );
-  }
-  return value;
 }
 
 /** A network error's message may quote a URL or header; keep its name and a scrubbed message only. */

@@ -286,3 +286,34 @@ describe("parseRetryAfter", () => {
     expect(parseRetryAfter("999999", now)).toBe(3600);
   });
 });
+
+describe("what a provider says never carries the key", () => {
+  it("cuts the key out of a successful outcome, even when a NUL splits it", async () => {
+    const doc = makeDocument();
+    const [head, tail] = [API_KEY.slice(0, 8), API_KEY.slice(8)];
+    server.use(
+      http.post(`${BASE}/documents`, () =>
+        HttpResponse.json(
+          { ...acceptedFor(doc.reference), message: `ok (${API_KEY}) (${head}\u0000${tail})` },
+          { status: 201 },
+        ),
+      ),
+    );
+    const outcome = await client.submit(doc);
+    expect(outcome.message).toBe("ok ([redacted]) ([redacted])");
+  });
+
+  it("answers a body nested too deep to walk as malformed, a typed provider error", async () => {
+    const doc = makeDocument();
+    const deep = `${"[".repeat(20_000)}${"]".repeat(20_000)}`;
+    const body = JSON.stringify(acceptedFor(doc.reference)).replace(/}$/, `,"extra":${deep}}`);
+    server.use(
+      http.post(
+        `${BASE}/documents`,
+        () => new HttpResponse(body, { status: 201, headers: { "content-type": "application/json" } }),
+      ),
+    );
+    const error = await client.submit(doc).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderMalformedError);
+  });
+});
