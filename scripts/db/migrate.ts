@@ -1,25 +1,28 @@
 /**
- * Brings a database off Supabase up to date: the compatibility bootstrap (idempotent), then each
- * migration not yet recorded in `supabase_migrations.schema_migrations` — the table the Supabase
- * CLI keeps, so a database migrated here and one migrated by `supabase migration up` agree — and
- * the demo seed on a database that had no migrations before.
+ * Brings a database off Supabase up to date: on a database with no migrations recorded, the
+ * compatibility bootstrap first; then each migration not yet recorded in
+ * `supabase_migrations.schema_migrations` — the table the Supabase CLI keeps, so a database migrated
+ * here and one migrated by `supabase migration up` agree — each in one transaction with its record;
+ * then the demo seed, when asked for and the database holds no organization yet.
  */
 import { type SqlClient, sqlLiteral } from "../../shared/db/sql-client.ts";
-import { schemaFiles } from "./schema.ts";
+import { type SchemaFile, schemaFiles } from "./schema.ts";
 
 export interface MigrationReport {
   applied: string[];
   seeded: boolean;
 }
 
-export async function migrate(client: SqlClient, options: { seed: boolean }): Promise<MigrationReport> {
-  const files = await schemaFiles({ seed: true });
+export async function migrate(
+  client: SqlClient,
+  options: { seed: boolean; files?: SchemaFile[] },
+): Promise<MigrationReport> {
+  const files = options.files ?? (await schemaFiles({ seed: true }));
   const bootstrap = files.find((f) => f.name === "compat/bootstrap.sql");
   const seed = files.find((f) => f.name === "seed.sql");
   const migrations = files.filter((f) => f.name.startsWith("migrations/"));
   if (!bootstrap || !seed) throw new Error("supabase/compat/bootstrap.sql or supabase/seed.sql is missing");
 
-  await client.exec(bootstrap.sql);
   await client.exec(`
     create schema if not exists supabase_migrations;
     create table if not exists supabase_migrations.schema_migrations (
@@ -31,6 +34,9 @@ export async function migrate(client: SqlClient, options: { seed: boolean }): Pr
       )
     ).map((r) => r.version),
   );
+  // Only once: the bootstrap grants what Supabase grants by default (sequences included), and the
+  // migrations take some of it back; running it again would hand it out again.
+  if (done.size === 0) await client.exec(bootstrap.sql);
 
   const applied: string[] = [];
   for (const file of migrations) {
@@ -50,7 +56,12 @@ export async function migrate(client: SqlClient, options: { seed: boolean }): Pr
     applied.push(file.name);
   }
 
-  const seeded = options.seed && done.size === 0 && applied.length > 0;
+  // Decided by the data, not by "nothing was migrated before": a first start that failed midway
+  // and was fixed still gets its demo data.
+  const [empty] = await client.transaction((s) =>
+    s.query<{ empty: boolean }>("select not exists (select 1 from public.organizations) as empty"),
+  );
+  const seeded = options.seed && empty?.empty === true;
   if (seeded) await client.exec(seed.sql);
   return { applied, seeded };
 }

@@ -2,14 +2,16 @@
  * `DATABASE_URL=… npm start` on a fresh PostgreSQL database, as the README tells a developer to run
  * it: the local server (scripts/local/serve.ts under Deno) applies the bootstrap, the migrations and
  * the seed through a pooled postgres.js client, serves the function, and a second start applies
- * nothing. Also checks the premise the migration runner rests on: a script of several statements is
- * one transaction, on both engines.
+ * nothing. Also the migration runner itself, on this run's engine: a script of several statements is
+ * one transaction, a failed migration leaves nothing behind, and the bootstrap runs once.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { migrate } from "../../scripts/db/migrate.ts";
+import { schemaFiles } from "../../scripts/db/schema.ts";
 import { connectPostgres, fromPGlite, type SqlClient } from "../../shared/db/sql-client.ts";
 import { type DenoProcess, startDeno } from "../support/deno.ts";
 
@@ -123,4 +125,85 @@ describe("a script of several statements (how each migration is applied)", () =>
       await client.close();
     }
   });
+});
+
+describe("migrate() on a fresh database", () => {
+  /** A client on an empty database of this run's engine, and a way to drop it. */
+  async function freshClient(): Promise<{ client: SqlClient; drop(): Promise<void> }> {
+    if (target.kind === "postgres") {
+      const name = `fresh_${crypto.randomUUID().replaceAll("-", "")}`;
+      const admin = postgres(target.adminUrl, { max: 1, onnotice: () => {} });
+      await admin.unsafe(`create database ${name}`).finally(() => admin.end({ timeout: 5 }));
+      const url = new URL(target.adminUrl);
+      url.pathname = `/${name}`;
+      const client = await connectPostgres(url.toString(), { max: 4 });
+      return {
+        client,
+        drop: async () => {
+          await client.close();
+          const dropper = postgres(target.adminUrl, { max: 1, onnotice: () => {} });
+          await dropper
+            .unsafe(`drop database ${name} with (force)`)
+            .finally(() => dropper.end({ timeout: 5 }));
+        },
+      };
+    }
+    const { PGlite } = await import("@electric-sql/pglite");
+    const client = fromPGlite(await PGlite.create());
+    return { client, drop: () => client.close() };
+  }
+
+  const query = <R>(client: SqlClient, sql: string) => client.transaction((s) => s.query<R>(sql));
+
+  it("leaves nothing of a migration that fails midway, then applies it once fixed, and seeds", async () => {
+    const { client, drop } = await freshClient();
+    try {
+      const files = await schemaFiles({ seed: true });
+      const broken = {
+        name: "migrations/20991231000000_broken.sql",
+        sql: "create table public.half_done (x int);\nselect 1 / 0;",
+      };
+      const fixed = { ...broken, sql: "create table public.half_done (x int);" };
+      await expect(migrate(client, { seed: true, files: [...files, broken] })).rejects.toThrow(
+        /migration migrations\/20991231000000_broken.sql failed: division by zero/,
+      );
+      const [after] = await query<{ table: boolean; recorded: boolean }>(
+        client,
+        `select to_regclass('public.half_done') is not null as table,
+                exists (select 1 from supabase_migrations.schema_migrations where version = '20991231000000') as recorded`,
+      );
+      expect(after).toEqual({ table: false, recorded: false });
+
+      const report = await migrate(client, { seed: true, files: [...files, fixed] });
+      expect(report).toEqual({ applied: [fixed.name], seeded: true });
+      const [orgs] = await query<{ n: number }>(
+        client,
+        "select count(*)::int as n from public.organizations",
+      );
+      expect(orgs?.n).toBeGreaterThan(0);
+      expect(await migrate(client, { seed: true, files: [...files, fixed] })).toEqual({
+        applied: [],
+        seeded: false,
+      });
+    } finally {
+      await drop();
+    }
+  }, 60_000);
+
+  it("runs the bootstrap once: a second start does not hand the API roles sequences again", async () => {
+    const { client, drop } = await freshClient();
+    try {
+      await migrate(client, { seed: false });
+      await migrate(client, { seed: false });
+      await client.exec("create sequence public.made_later_seq");
+      const [row] = await query<{ anon: boolean; authenticated: boolean }>(
+        client,
+        `select has_sequence_privilege('anon', 'public.made_later_seq', 'UPDATE') as anon,
+                has_sequence_privilege('authenticated', 'public.made_later_seq', 'UPDATE') as authenticated`,
+      );
+      expect(row).toEqual({ anon: false, authenticated: false });
+    } finally {
+      await drop();
+    }
+  }, 60_000);
 });
