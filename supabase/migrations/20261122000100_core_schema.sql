@@ -241,12 +241,12 @@ declare
   end;
   _status text;
 begin
-  -- the row's own invoice (a delete's was visible to the caller through RLS, or is being deleted)
-  if tg_op <> 'DELETE' and not exists (
-    select 1 from public.invoices i
-     where i.id = new.invoice_id and i.org_id = new.org_id
-       and (einv_private.caller_bypasses_rls()
-            or i.org_id in (select einv_private.my_org_ids()))
+  -- the row's own invoice (a delete's was visible to the caller through RLS, or is being deleted);
+  -- the caller's membership is asked first, so that whatever it answers (or raises) cannot depend
+  -- on whether the invoice exists
+  if tg_op <> 'DELETE' and not (
+    (einv_private.caller_bypasses_rls() or new.org_id in (select einv_private.my_org_ids()))
+    and exists (select 1 from public.invoices i where i.id = new.invoice_id and i.org_id = new.org_id)
   ) then
     raise exception 'invoice % not found', new.invoice_id using errcode = 'P0001', hint = 'not_found';
   end if;
