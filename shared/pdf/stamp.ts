@@ -4,6 +4,7 @@
  * draws it. The block is opaque: a provider template must keep the lowest `STAMP_AREA_HEIGHT` points
  * above a 36 pt margin of the last page free, or the block covers what is there.
  */
+import { MAX_PAGES, RenderBudgetError } from "./flow.ts";
 import { loadPdfLib, makeKit, PRODUCER } from "./kit.ts";
 import type { ValidationStamp } from "./model.ts";
 import { qrMatrix } from "./qr.ts";
@@ -28,6 +29,7 @@ export async function stampPdf(
     parseSpeed: lib.ParseSpeeds.Fastest,
   });
   const pages = doc.getPages();
+  if (pages.length > MAX_PAGES) throw new RenderBudgetError();
   const page = pages[pages.length - 1];
   if (!page) throw new Error("the PDF to stamp has no pages");
   const kit = await makeKit(lib, doc);

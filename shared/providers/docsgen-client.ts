@@ -1,8 +1,11 @@
 /**
  * HTTP client for a docsgen provider (docs/provider-protocol.md#docsgen): POST /render answers the
  * PDF's bytes. The request is validated before it leaves (and stripped of unknown keys); the answer
- * must be a whole PDF within MAX_PDF_BYTES, read without ever buffering more than that.
+ * must be a whole PDF within MAX_PDF_BYTES, read without ever buffering more than that, and cheap
+ * enough to parse for stamping (../pdf/cost.ts).
  */
+
+import { pdfCostProblem } from "../pdf/cost.ts";
 import {
   type DocumentGenerator,
   MAX_PDF_BYTES,
@@ -34,7 +37,7 @@ export function createDocsgenClient(options: DocsgenClientOptions): DocumentGene
       });
       if (!isSuccess(answer.status)) throw http.failure("render", answer);
       if (answer.truncated) throw http.malformed("render", answer, `a PDF larger than ${maxPdfBytes} bytes`);
-      const problem = pdfProblem(answer.body, maxPdfBytes);
+      const problem = pdfProblem(answer.body, maxPdfBytes) ?? (await pdfCostProblem(answer.body));
       if (problem) throw http.malformed("render", answer, problem);
       return answer.body;
     },

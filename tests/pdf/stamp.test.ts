@@ -1,4 +1,6 @@
+import { PDFDocument } from "pdf-lib";
 import { describe, expect, it } from "vitest";
+import { MAX_PAGES, RenderBudgetError } from "../../shared/pdf/flow.ts";
 import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
 import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 import { stampPdf } from "../../shared/pdf/stamp.ts";
@@ -44,6 +46,13 @@ describe("stampPdf", () => {
     expect(pages.length).toBe((await loadPdf(base)).getPageCount());
     expect(pages.at(-1)?.join("")).toContain(DEMO_CUFE);
     expect(pages.slice(0, -1).flat().join("")).not.toContain(DEMO_CUFE);
+  });
+
+  it("refuses, with the render budget's 422, a provider PDF of more pages than a render may draw", async () => {
+    const doc = await PDFDocument.create();
+    for (let i = 0; i <= MAX_PAGES; i++) doc.addPage([200, 200]);
+    const error = await stampPdf(await doc.save(), DEMO_STAMP, new Date(0)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RenderBudgetError);
   });
 
   it("refuses something that is not a PDF", async () => {

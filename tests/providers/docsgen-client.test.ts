@@ -2,13 +2,16 @@
  * The docsgen HTTP client against a provider faked at the network edge (msw; any request without a
  * handler fails the test).
  */
+import { deflateSync } from "node:zlib";
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
+import { MAX_INFLATED_BYTES, MAX_OBJECTS, pdfCostProblem } from "../../shared/pdf/cost.ts";
 import type { RenderRequest } from "../../shared/providers/docsgen.ts";
 import { pdfProblem } from "../../shared/providers/docsgen.ts";
 import { createDocsgenClient } from "../../shared/providers/docsgen-client.ts";
 import { ProviderMalformedError, ProviderTimeoutError } from "../../shared/providers/errors.ts";
 import { ProviderRequestError } from "../../shared/providers/transport.ts";
+import { providerPdf } from "../pdf/fixtures.ts";
 import { useNetworkEdge } from "../support/msw.ts";
 import { accepted, failure, fakePdf, makeDocument, makeRenderRequest } from "./fixtures.ts";
 
@@ -174,5 +177,46 @@ describe("pdfProblem", () => {
     expect(pdfProblem(new Uint8Array(0))).toContain("not a PDF");
     expect(pdfProblem(fakePdf(2_000).subarray(0, 1_500))).toContain("truncated");
     expect(pdfProblem(fakePdf(100), 50)).toContain("larger than 50 bytes");
+  });
+});
+
+describe("a PDF too costly to stamp", () => {
+  /** A minimal PDF around `body`, which pdfProblem accepts as a whole PDF. */
+  const pdfOf = (body: Buffer) =>
+    new Uint8Array(Buffer.concat([Buffer.from("%PDF-1.7\n"), body, Buffer.from("\ntrailer\n<<>>\n%%EOF\n")]));
+  const streamObject = (data: Buffer) =>
+    Buffer.concat([
+      Buffer.from(`1 0 obj\n<< /Length ${data.byteLength} /Filter /FlateDecode >>\nstream\n`),
+      data,
+      Buffer.from("\nendstream\nendobj"),
+    ]);
+  const render = async (pdf: Uint8Array) => {
+    server.use(http.post(`${BASE}/render`, () => pdfResponse(pdf)));
+    return client.render(makeRenderRequest()).catch((e: unknown) => e);
+  };
+
+  it("is refused as malformed when a stream inflates past the budget (a zip bomb), before any parsing", async () => {
+    const bomb = deflateSync(Buffer.alloc(MAX_INFLATED_BYTES + 1024 * 1024));
+    expect(bomb.byteLength).toBeLessThan(100_000);
+    const error = await render(pdfOf(streamObject(bomb)));
+    expect(error).toBeInstanceOf(ProviderMalformedError);
+    expect((error as Error).message).toMatch(/inflate past/);
+  });
+
+  it("is refused as malformed when it holds too many objects, in object streams too", async () => {
+    const many = Array.from({ length: MAX_OBJECTS + 1 }, (_, i) => `${i + 2} 0 obj null endobj`).join("\n");
+    expect(await render(pdfOf(Buffer.from(many)))).toBeInstanceOf(ProviderMalformedError);
+    const packed = Buffer.from(
+      `1 0 obj\n<< /Type /ObjStm /N ${MAX_OBJECTS + 1} /First 10 /Length 0 >>\nendobj`,
+    );
+    expect(await render(pdfOf(packed))).toBeInstanceOf(ProviderMalformedError);
+  });
+
+  it("lets an ordinary provider PDF through, compressed streams and object streams included", async () => {
+    const pdf = await providerPdf();
+    expect(await pdfCostProblem(pdf)).toBeUndefined();
+    expect(await render(pdf)).toEqual(pdf);
+    const big = deflateSync(Buffer.alloc(MAX_INFLATED_BYTES - 1024 * 1024));
+    expect(await pdfCostProblem(pdfOf(streamObject(big)))).toBeUndefined();
   });
 });
