@@ -5,8 +5,9 @@
 -- with an idempotency key, recorded, re-queried, stamped into a PDF. Each kind keeps its content in
 -- its own table, and every such table carries the same block of lifecycle columns, the composite
 -- type `einv_private.lifecycle` below (a catalogue test holds them equal). Everything here works on
--- that block, for the table `kind_table(kind)` names; what differs per kind is only the content:
--- its payload builder and the word for "accepted" (`transmitida`, `emitida`).
+-- that block, for the table a kind's row in `einv_private.document_kinds` names; what differs per
+-- kind is data there — its table, its word for "accepted" (`transmitida`, `emitida`) and its payload
+-- builder — so a new kind is a row, its tables and one function, and nothing here changes.
 --
 -- Exactly-once rests on three things: (1) a claim takes row locks in id order and moves each
 -- document to `en_proceso` with a lease, so a concurrent call finds it claimed and skips it; (2) an
@@ -36,22 +37,37 @@ create type einv_private.lifecycle as (
   status_checked_at timestamptz
 );
 
--- The table holding each kind: its content columns, `id`, `org_id`, `company_id`, and the block.
+-- The kinds of fiscal document. Each kind's migration adds its row, once its table exists.
+create table einv_private.document_kinds (
+  kind text primary key check (kind ~ '^[a-z_]{1,30}$'),
+  -- holds `id`, `org_id`, `company_id`, the content columns and the lifecycle block
+  content_table regclass not null unique,
+  -- the status once the authority accepted it
+  accepted_status text not null check (accepted_status ~ '^[a-z_]{1,30}$'),
+  -- einv_private.<…>(p_id uuid, p_issuer jsonb) returns jsonb: the content, lines and issuer, with
+  -- the authority code's secret; positive lists only
+  payload regproc not null
+);
+revoke all on einv_private.document_kinds from public, anon, authenticated, service_role;
+
+-- The table holding a kind's documents, as a qualified name for `format('%s')`; unknown kinds refused.
 create function einv_private.kind_table(p_kind text) returns text
-language plpgsql immutable set search_path = '' as $$
+language plpgsql stable set search_path = '' as $$
+declare
+  _table text;
 begin
-  case p_kind
-    when 'invoice' then return 'invoices';
-    when 'credit_note' then return 'credit_notes';
-    else raise exception 'unknown_kind' using errcode = 'P0001', hint = 'business_rule', detail = coalesce(p_kind, '');
-  end case;
+  select k.content_table::text into _table from einv_private.document_kinds k where k.kind = p_kind;
+  if _table is null then
+    raise exception 'unknown_kind' using errcode = 'P0001', hint = 'business_rule', detail = coalesce(p_kind, '');
+  end if;
+  return _table;
 end
 $$;
 
 -- The status a document of the kind has once the authority accepted it.
 create function einv_private.accepted_status(p_kind text) returns text
-language sql immutable set search_path = '' as $$
-  select case p_kind when 'invoice' then 'transmitida' when 'credit_note' then 'emitida' end
+language sql stable set search_path = '' as $$
+  select k.accepted_status from einv_private.document_kinds k where k.kind = p_kind
 $$;
 
 -- The block's columns, in the type's order, each prefixed (`d.status, d.authority_code, …`).
@@ -69,7 +85,7 @@ returns table (id uuid, company_id uuid, life einv_private.lifecycle)
 language plpgsql set search_path = '' as $$
 begin
   return query execute format(
-    'select d.id, d.company_id, row(%s)::einv_private.lifecycle from public.%I d
+    'select d.id, d.company_id, row(%s)::einv_private.lifecycle from %s d
       where d.id = any ($1) and d.org_id = $2 order by d.id %s',
     einv_private.lifecycle_columns('d.'), einv_private.kind_table(p_kind),
     case when p_lock then 'for update of d' else '' end)
@@ -94,7 +110,7 @@ create function einv_private.write_lifecycle(p_kind text, p_id uuid, p_life einv
 returns void
 language plpgsql set search_path = '' as $$
 begin
-  execute format('update public.%I d set (%s) = (select ($1).*) where d.id = $2',
+  execute format('update %s d set (%s) = (select ($1).*) where d.id = $2',
                  einv_private.kind_table(p_kind), einv_private.lifecycle_columns(''))
   using p_life, p_id;
 end
@@ -174,20 +190,27 @@ language sql stable set search_path = '' as $$
    where i.id = p_id
 $$;
 
--- The payload of a document of any kind: its issuer is the one frozen at the first claim, if any.
+-- The payload of a document of any kind, by its kind's builder: its issuer is the one frozen at the
+-- first claim, if any.
 create function einv_private.document_payload(
   p_kind text, p_id uuid, p_company_id uuid, p_snapshot jsonb
 ) returns jsonb
 language plpgsql stable set search_path = '' as $$
 declare
-  _issuer jsonb := coalesce(p_snapshot, einv_private.issuer_of(p_company_id));
+  _builder regproc := (select k.payload from einv_private.document_kinds k where k.kind = p_kind);
+  _payload jsonb;
 begin
-  case p_kind
-    when 'invoice' then return einv_private.invoice_payload(p_id, _issuer);
-    else raise exception 'unknown_kind' using errcode = 'P0001', hint = 'business_rule', detail = p_kind;
-  end case;
+  if _builder is null then
+    raise exception 'unknown_kind' using errcode = 'P0001', hint = 'business_rule', detail = coalesce(p_kind, '');
+  end if;
+  execute format('select %s($1, $2)', _builder)
+    into _payload using p_id, coalesce(p_snapshot, einv_private.issuer_of(p_company_id));
+  return _payload;
 end
 $$;
+
+insert into einv_private.document_kinds (kind, content_table, accepted_status, payload)
+values ('invoice', 'public.invoices', 'transmitida', 'einv_private.invoice_payload');
 
 -- ─── claim ───────────────────────────────────────────────────────────────────────────────────────
 -- One entry per requested id, in request order: `action` is `send` (never sent), `query` (may have

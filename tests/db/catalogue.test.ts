@@ -41,9 +41,11 @@ describe("the database API catalogue", () => {
 });
 
 describe("the lifecycle block", () => {
-  const KIND_TABLES = ["invoices"]; // credit_notes joins with the credit-note routes
-
-  it("is on every kind's table with the type's names and types, so the lifecycle SQL fits each", async () => {
+  it("is on every registered kind's table with the type's names and types, so the lifecycle SQL fits each", async () => {
+    const kinds = await db.superuser<{ kind: string; table: string }>(
+      "select kind, content_table::text as table from einv_private.document_kinds order by kind",
+    );
+    expect(kinds.map((k) => k.kind)).toContain("invoice");
     const block = await db.superuser<{ name: string; type: string }>(
       `select a.attname as name, format_type(a.atttypid, a.atttypmod) as type
          from pg_attribute a
@@ -51,11 +53,11 @@ describe("the lifecycle block", () => {
         order by a.attnum`,
     );
     expect(block.map((c) => c.name)).toContain("lease_until");
-    for (const table of KIND_TABLES) {
+    for (const { table } of kinds) {
       const columns = await db.superuser<{ name: string; type: string }>(
         `select a.attname as name, format_type(a.atttypid, a.atttypmod) as type
            from pg_attribute a
-          where a.attrelid = format('public.%I', $1::text)::regclass and a.attnum > 0 and not a.attisdropped`,
+          where a.attrelid = $1::regclass and a.attnum > 0 and not a.attisdropped`,
         [table],
       );
       const byName = new Map(columns.map((c) => [c.name, c.type]));
@@ -66,11 +68,11 @@ describe("the lifecycle block", () => {
     }
   });
 
-  it("names the table of each kind, and refuses an unknown kind", async () => {
-    const [row] = await db.superuser<{ invoice: string; credit: string }>(
-      "select einv_private.kind_table('invoice') as invoice, einv_private.kind_table('credit_note') as credit",
+  it("finds a kind's table and accepted word in the registry, and refuses a kind not registered", async () => {
+    const [row] = await db.superuser<{ table: string; accepted: string }>(
+      "select einv_private.kind_table('invoice') as table, einv_private.accepted_status('invoice') as accepted",
     );
-    expect(row).toEqual({ invoice: "invoices", credit: "credit_notes" });
+    expect(row).toEqual({ table: "public.invoices", accepted: "transmitida" });
     await expect(db.superuser("select einv_private.kind_table('receipt')")).rejects.toMatchObject({
       message: "unknown_kind",
     });
