@@ -37,6 +37,11 @@ export interface Ledger {
   clear(): void;
 }
 
+/** How the authority's messages name the document. */
+function documentName(doc: SubmitDocumentRequest): string {
+  return doc.kind === "credit_note" ? "La nota crédito electrónica" : "La factura electrónica";
+}
+
 export function createLedger(now: () => Date): Ledger {
   /** Idempotency store: key → the submission it produced and the body it came with. */
   const byKey = new Map<string, { submission: Submission; fingerprint: string }>();
@@ -53,7 +58,7 @@ export function createLedger(now: () => Date): Ledger {
       status: "accepted",
       authority_code: stamped.cufe,
       qr_text: stamped.qrText,
-      message: `La factura electrónica ${doc.number} ha sido autorizada.`,
+      message: `${documentName(doc)} ${doc.number} ha sido autorizada.`,
       validated_at: now().toISOString(),
     };
   }
@@ -66,7 +71,7 @@ export function createLedger(now: () => Date): Ledger {
         reference: doc.reference,
         provider_reference: providerReference,
         status: "pending",
-        message: `La factura electrónica ${doc.number} está en proceso de validación.`,
+        message: `${documentName(doc)} ${doc.number} está en proceso de validación.`,
       };
     }
     const stamped = await stamp(doc);

@@ -3,7 +3,7 @@
  * lists the same rules), and the CUFE and QR text of an accepted one. Rule codes follow DIAN's
  * naming by group (FAJ buyer, FAU totals), but their meaning is the sandbox's own.
  */
-import { computeCufe, type DianEnvironment, dianQrText } from "../shared/fiscal/co/cufe.ts";
+import { computeCude, computeCufe, type DianEnvironment, dianQrText } from "../shared/fiscal/co/cufe.ts";
 import {
   centsToMoney,
   type Money,
@@ -18,6 +18,8 @@ export const REJECTED_BUYER_ID = "222222222222";
 export const REJECT_NAME_MARKER = "RECHAZAR";
 /** A line description containing this word (any case) leaves the document pending. */
 export const PENDING_MARKER = "PENDIENTE";
+/** A credit note whose reason contains this word (any case) is rejected. */
+export const REJECT_REASON_MARKER = "RECHAZAR";
 /** Rule code of a document whose CUFE was already accepted under another reference. */
 export const DUPLICATE_RULE = "90";
 
@@ -62,6 +64,12 @@ export function judge(doc: SubmitDocumentRequest): Verdict {
       message: `El total a pagar (${doc.totals.total}) no es igual al subtotal más impuestos (${expectedTotal}).`,
     });
   }
+  if (doc.correction?.reason.toUpperCase().includes(REJECT_REASON_MARKER)) {
+    errors.push({
+      code: "CAJ51",
+      message: "El motivo de la nota crédito no es aceptado para el concepto de corrección informado.",
+    });
+  }
   if (errors.length > 0) return { status: "rejected", errors };
   const pending = doc.lines.some((line) => line.description.toUpperCase().includes(PENDING_MARKER));
   return { status: pending ? "pending" : "accepted", errors };
@@ -80,7 +88,10 @@ export function dianAmounts(doc: SubmitDocumentRequest): {
   return { iva: centsToMoney(iva), inc: centsToMoney(inc), other: centsToMoney(inc + zz) };
 }
 
-/** CUFE and QR text of a document, as the authority would stamp it. */
+/**
+ * The authority code and QR text of a document, as the authority would stamp it: the CUFE (technical
+ * key) of an invoice, the CUDE (software PIN) of a credit note.
+ */
 export async function stamp(doc: SubmitDocumentRequest): Promise<{ cufe: string; qrText: string }> {
   const environment: DianEnvironment = doc.environment;
   const { iva, inc, other } = dianAmounts(doc);
@@ -94,15 +105,14 @@ export async function stamp(doc: SubmitDocumentRequest): Promise<{ cufe: string;
     buyerId: doc.buyer.id_number,
     environment,
   };
-  const cufe = await computeCufe({
-    ...common,
-    iva,
-    inc,
-    // Our lines carry no ICA (scheme 03).
-    ica: "0.00",
-    technicalKey: doc.issuer.technical_key,
-  });
-  return { cufe, qrText: dianQrText({ ...common, iva, otherTaxes: other, cufe }) };
+  // Our lines carry no ICA (scheme 03).
+  const amounts = { ...common, iva, inc, ica: "0.00" };
+  const credit = doc.kind === "credit_note";
+  const cufe = credit
+    ? await computeCude({ ...amounts, softwarePin: doc.issuer.software_pin ?? "" })
+    : await computeCufe({ ...amounts, technicalKey: doc.issuer.technical_key ?? "" });
+  const codeLabel = credit ? "CUDE" : "CUFE";
+  return { cufe, qrText: dianQrText({ ...common, iva, otherTaxes: other, cufe, codeLabel }) };
 }
 
 function sum(amounts: Money[]): bigint {

@@ -4,14 +4,18 @@
  */
 import { createTokenVerifier } from "./auth/jwt.ts";
 import { type Config, ConfigError, type Env, loadConfig } from "./config.ts";
-import { createSecretBox } from "./crypto/secret-box.ts";
+import { createSecretBox, type SecretBox } from "./crypto/secret-box.ts";
 import type { Db } from "./db/port.ts";
 import { createPostgresDb } from "./db/postgres-transport.ts";
 import { connectPostgres } from "./db/sql-client.ts";
 import { createSupabaseDb } from "./db/supabase-transport.ts";
 import type { AppDeps } from "./http/context.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { denoNetwork } from "./providers/deno-network.ts";
+import { type Egress, noResolver } from "./providers/egress.ts";
+import { createPinnedFetch } from "./providers/pinned-fetch.ts";
 import type { FetchLike } from "./providers/tax-client.ts";
+import type { Resolver } from "./providers/url-policy.ts";
 import type { DocumentStore } from "./storage/port.ts";
 import { createSupabaseStore } from "./storage/supabase-store.ts";
 
@@ -20,6 +24,8 @@ export interface Overrides {
   db?: Db;
   logger?: Logger;
   providerFetch?: FetchLike;
+  /** How provider host names resolve (tests' fake DNS); default Deno's resolver. */
+  resolver?: Resolver;
   /** Where PDFs go when not Supabase Storage (the local server's folder, the tests'). */
   documents?: DocumentStore;
 }
@@ -34,9 +40,44 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
     db,
     logger,
     verifyToken: (token) => verifier.verify(token),
-    secretBox: await createSecretBox(config.credentialsKey),
+    secretBox: await createSecretBox(config.credentialsKey, config.credentialsPreviousKeys),
     documents: overrides.documents ?? createDocumentStore(config),
     ...(overrides.providerFetch ? { providerFetch: overrides.providerFetch } : {}),
+    egress: createEgress(overrides, logger),
+  };
+}
+
+/**
+ * Provider egress: Deno's DNS and pinned TLS connections in production. A fetch handed in (tests,
+ * in-process sandboxes) stands in for the network and cannot be pinned; a runtime without a
+ * resolver (Node, unless a test gives one) resolves nothing, so names are refused, not fetched
+ * unchecked; a runtime without `Deno.connect`/`Deno.startTls` checks, then fetches by name (logged).
+ */
+function createEgress(overrides: Overrides, logger: Logger): Egress {
+  const runtime = denoNetwork();
+  const resolve = overrides.resolver ?? runtime?.resolve ?? noResolver;
+  const handed = overrides.providerFetch;
+  if (handed) return { resolve, fetch: handed, pinned: () => handed, pins: false };
+  const fetch: FetchLike = (input, init) => globalThis.fetch(input, init);
+  const connect = runtime?.connect;
+  if (connect)
+    return { resolve, fetch, pinned: (addresses) => createPinnedFetch(connect, addresses), pins: true };
+  if (runtime) logger.warn("provider connections are not pinned: this runtime lacks Deno.connect/startTls");
+  return { resolve, fetch, pinned: () => fetch, pins: false };
+}
+
+/**
+ * What `npm run credentials:reseal` needs, from the same configuration as the function: the database
+ * (the `supabase` or `postgres` transport) and the SecretBox with the current and previous keys.
+ */
+export async function buildCredentialStore(env: Env): Promise<{ db: Db; secretBox: SecretBox }> {
+  const config = loadConfig(env);
+  if (config.db.transport === "embedded") {
+    throw new ConfigError("invalid configuration: EINV_DB_TRANSPORT must be supabase or postgres here");
+  }
+  return {
+    db: await createDb(config),
+    secretBox: await createSecretBox(config.credentialsKey, config.credentialsPreviousKeys),
   };
 }
 

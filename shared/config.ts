@@ -50,6 +50,23 @@ const EnvSchema = z.object({
   EINV_CREDENTIALS_KEY: z
     .string({ error: "is required: 32 random bytes, base64 (openssl rand -base64 32)" })
     .regex(/^[A-Za-z0-9+/_-]{43}=?$/, "must be 32 bytes, base64-encoded (openssl rand -base64 32)"),
+  /** Keys EINV_CREDENTIALS_KEY replaced, comma-separated: they still open what they sealed. */
+  EINV_CREDENTIALS_PREVIOUS_KEYS: z
+    .string()
+    .optional()
+    .transform((raw) =>
+      (raw ?? "")
+        .split(",")
+        .map((k) => k.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(/^[A-Za-z0-9+/_-]{43}=?$/, "each key must be 32 bytes, base64-encoded (comma-separated)"),
+      ),
+    ),
   EINV_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   EINV_TRANSMIT_CONCURRENCY: z.coerce.number().int().min(1).max(50).default(8),
   EINV_ALLOW_PRIVATE_PROVIDER_URLS: z
@@ -83,6 +100,8 @@ export interface Config {
   storage: { url: string; serviceKey: string } | undefined;
   /** Base64 AES-256 key that seals provider API keys at rest. A secret. */
   credentialsKey: string;
+  /** Keys that sealed before `credentialsKey` (rotation): they still open. Secrets. */
+  credentialsPreviousKeys: string[];
   providers: {
     timeoutMs: number;
     /** Invoices sent at once by one /transmit call. */
@@ -152,6 +171,7 @@ export function loadConfig(env: Env): Config {
     },
     storage: e.SUPABASE_URL && serviceKey ? { url: e.SUPABASE_URL, serviceKey } : undefined,
     credentialsKey: e.EINV_CREDENTIALS_KEY,
+    credentialsPreviousKeys: e.EINV_CREDENTIALS_PREVIOUS_KEYS,
     providers: {
       timeoutMs: e.EINV_PROVIDER_TIMEOUT_MS,
       transmitConcurrency: e.EINV_TRANSMIT_CONCURRENCY,

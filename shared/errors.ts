@@ -74,6 +74,12 @@ export class InvalidStateError extends DomainError {
   readonly code = "invalid_state";
 }
 
+/**
+ * A 409 that passes by itself: a transmission holds the document right now. Unlike other 409s it is
+ * not the final answer to the request, so an `Idempotency-Key` is not kept on it.
+ */
+export class BusyError extends InvalidStateError {}
+
 export class BusinessRuleError extends DomainError {
   readonly code = "business_rule";
 }

@@ -4,6 +4,8 @@
 --   Demo Org (1111…):  admin@demo.test (admin), operador@demo.test (operador), lector@demo.test (lector)
 --   Otra Org (2222…):  admin@otra.test (admin)
 --   Invoices: 60 `pendiente` in Demo Org, and a few in every other state in both organizations.
+--   Credit notes: one in each state (emitida, error, en_proceso) on Demo Org's transmitted invoices,
+--   and two (emitida, error) on Otra Org's.
 
 insert into auth.users (id, email) values
   ('a0000000-0000-4000-8000-000000000001', 'admin@demo.test'),
@@ -23,15 +25,15 @@ insert into public.memberships (org_id, user_id, role) values
 
 insert into public.companies (id, org_id, nit, check_digit, legal_name, trade_name, address, city_code,
   city_name, department_code, department_name, email, phone, invoice_prefix, resolution_number,
-  resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key) values
+  resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key, software_pin) values
   ('c1111111-1111-4111-8111-111111111111', '11111111-1111-4111-8111-111111111111', '900123456', '7',
    'Demo Comercial S.A.S.', 'Demo Comercial', 'Calle 100 # 10-20', '11001', 'Bogotá, D.C.', '11',
    'Bogotá', 'facturacion@demo.test', '6011234567', 'SETP', '18760000001', '2019-01-19', 990000000,
-   995000000, '2030-01-19', 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c'),
+   995000000, '2030-01-19', 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c', '12345'),
   ('c2222222-2222-4222-8222-222222222222', '22222222-2222-4222-8222-222222222222', '800765432', '1',
    'Otra Empresa Ltda.', 'Otra', 'Carrera 7 # 71-21', '05001', 'Medellín', '05', 'Antioquia',
    'facturas@otra.test', '6047654321', 'FE', '18760000002', '2020-03-01', 1, 100000, '2030-03-01',
-   '2c1f4b7e9a3d5c8b0e6f1a2d3c4b5a69788796a5');
+   '2c1f4b7e9a3d5c8b0e6f1a2d3c4b5a69788796a5', '54321');
 
 -- Invoices: (org, company, prefix, count, status) in a compact table, expanded with generate_series.
 with plan (org_id, company_id, prefix, first_number, how_many, status) as (
@@ -97,3 +99,49 @@ update public.invoices
 update public.invoices
    set submitted_attempt = 1, issuer_snapshot = einv_private.issuer_of(company_id)
  where status <> 'pendiente';
+
+-- Credit notes on transmitted invoices, as the service would have left them: (invoice, note number,
+-- the invoice line positions it credits, status).
+with plan (invoice_number, note_number, positions, status) as (
+  values
+    ('SETP990000201', 'NC1', array[1], 'emitida'),
+    ('SETP990000202', 'NC2', array[2], 'error'),
+    ('SETP990000203', 'NC3', array[1, 2], 'en_proceso'),
+    ('FE201', 'NC1', array[1, 2], 'emitida'),
+    ('FE202', 'NC2', array[1], 'error')
+),
+notes as (
+  insert into public.credit_notes (id, org_id, company_id, invoice_id, number, issue_date, issue_time,
+    concept_code, reason, currency, subtotal, tax_total, total, status, authority_code, environment,
+    last_message, attempt_count, submitted_attempt, issuer_snapshot, transmitted_at)
+  select md5('demo-credit-note-' || i.number)::uuid, i.org_id, i.company_id, i.id, p.note_number,
+         date '2026-11-21', time with time zone '09:30:00-05',
+         case when cardinality(p.positions) = 2 then '2' else '1' end,
+         case when cardinality(p.positions) = 2 then 'Anulación de la factura' else 'Devolución parcial' end,
+         i.currency, s.subtotal, s.tax_total, s.subtotal + s.tax_total, p.status,
+         case when p.status = 'emitida' then encode(sha384(convert_to(i.number || '-' || p.note_number || '-demo', 'UTF8')), 'hex') end,
+         'uat',
+         case p.status when 'emitida' then 'accepted by the authority'
+                       when 'error' then 'Rechazo CAJ51: el motivo no es aceptado para el concepto informado'
+                       else 'sent; waiting for the authority' end,
+         1, 1, einv_private.issuer_of(i.company_id),
+         case when p.status = 'emitida' then now() end
+    from plan p
+    join public.invoices i on i.number = p.invoice_number
+   cross join lateral (
+     select sum(l.line_extension) as subtotal, sum(l.tax_amount) as tax_total
+       from public.invoice_lines l where l.invoice_id = i.id and l.position = any (p.positions)) s
+  returning id, org_id, invoice_id, number
+)
+insert into public.credit_note_lines (credit_note_id, org_id, invoice_line_id, position, code, description,
+  unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount)
+select n.id, n.org_id, l.id, row_number() over (partition by n.id order by l.position), l.code, l.description,
+       l.unit_code, l.quantity, l.unit_price, l.line_extension, l.tax_code, l.tax_rate, l.tax_amount
+  from notes n
+  join plan p on p.note_number = n.number
+  join public.invoices i on i.id = n.invoice_id and i.number = p.invoice_number
+  join public.invoice_lines l on l.invoice_id = n.invoice_id and l.position = any (p.positions);
+
+-- The companies' next credit-note numbers follow the demo notes.
+insert into einv_private.credit_note_counters (company_id, next_number)
+select company_id, count(*) + 1 from public.credit_notes group by company_id;

@@ -4,5 +4,13 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../../shared/http/context.ts";
+import { create } from "./create.ts";
+import { refresh } from "./refresh.ts";
+import { reissue } from "./reissue.ts";
+import { representation } from "./representation.ts";
 
-export const creditNoteRoutes = new Hono<AppEnv>();
+export const creditNoteRoutes = new Hono<AppEnv>()
+  .post("/", create)
+  .post("/reissue", reissue)
+  .post("/representation", representation)
+  .post("/refresh", refresh);

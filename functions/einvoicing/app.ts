@@ -27,8 +27,15 @@ export function createPipeline(deps: AppDeps): Hono<AppEnv> {
     cors({
       origin: deps.config.http.corsOrigins,
       allowMethods: ["POST", "OPTIONS"],
-      allowHeaders: ["authorization", "apikey", "content-type", "x-client-info", "x-request-id"],
-      exposeHeaders: ["x-request-id", "retry-after"],
+      allowHeaders: [
+        "authorization",
+        "apikey",
+        "content-type",
+        "x-client-info",
+        "x-request-id",
+        "idempotency-key",
+      ],
+      exposeHeaders: ["x-request-id", "retry-after", "idempotent-replayed"],
       maxAge: 600,
     }),
   );

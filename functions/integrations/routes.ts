@@ -4,5 +4,9 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../../shared/http/context.ts";
+import { integrationSave } from "./save.ts";
+import { integrationTest } from "./test.ts";
 
-export const integrationRoutes = new Hono<AppEnv>();
+export const integrationRoutes = new Hono<AppEnv>()
+  .post("/test", integrationTest)
+  .post("/save", integrationSave);

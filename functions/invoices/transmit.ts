@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { transmitDocuments } from "../../shared/core/documents/transmit.ts";
 import { invoiceKind } from "../../shared/core/invoices/kind.ts";
-import { DOCUMENT_ROLES, operation, orgScoped, uuid } from "../../shared/http/route.ts";
+import { DOCUMENT_ROLES, operation, orgScoped, transmitting, uuid } from "../../shared/http/route.ts";
 
 export const MAX_INVOICES_PER_CALL = 50;
 
@@ -38,11 +38,7 @@ export const transmit = operation({
     const results = await transmitDocuments({
       kind: invoiceKind,
       input: { org_id, document_ids: invoice_ids, reissue },
-      ctx: {
-        ...ctx,
-        concurrency: ctx.deps.config.providers.transmitConcurrency,
-        providerTimeoutMs: ctx.deps.config.providers.timeoutMs,
-      },
+      ctx: transmitting(ctx),
     });
     return {
       results: results.map(({ document_id, status, message }) => ({

@@ -1,9 +1,11 @@
 /**
  * `.data/local.json`: everything a developer needs to call the local server — base URL, apikey,
- * a ready token per demo user, and the demo organizations, companies and invoices.
+ * a ready token per demo user, and the demo organizations, companies, invoices (with their line ids)
+ * and credit notes.
  */
 import type { SqlClient } from "../../shared/db/sql-client.ts";
 import type { LocalSigner } from "./auth.ts";
+import { DEMO_SANDBOX_KEY } from "./demo-credentials.ts";
 
 /** The local deployment's publishable key. Not a secret: it only names the project. */
 export const LOCAL_API_KEY = "sb_publishable_local_einvoicing";
@@ -14,7 +16,18 @@ export interface LocalRun {
   users: { email: string; user_id: string; role: string; org_id: string; access_token: string }[];
   orgs: { id: string; name: string }[];
   companies: { id: string; org_id: string; nit: string; legal_name: string; active_environment: string }[];
-  invoices: { id: string; org_id: string; company_id: string; number: string; status: string }[];
+  invoices: {
+    id: string;
+    org_id: string;
+    company_id: string;
+    number: string;
+    status: string;
+    /** The invoice's lines in order: what `line_ids` of /credit-notes names. */
+    line_ids: string[];
+  }[];
+  credit_notes: { id: string; org_id: string; invoice_id: string; number: string; status: string }[];
+  /** For /integrations/test and /integrations/save: a key the sandbox accepts, and its url per service. */
+  sandbox: { api_key: string; urls: Record<"adapter-tax" | "docsgen" | "deliver", string> };
 }
 
 export async function describeLocalRun(
@@ -46,8 +59,21 @@ export async function describeLocalRun(
         "select id, org_id, nit, legal_name, active_environment from public.companies order by legal_name",
       ),
       invoices: await s.query(
-        "select id, org_id, company_id, number, status from public.invoices order by org_id, number",
+        `select i.id, i.org_id, i.company_id, i.number, i.status,
+                array(select l.id from public.invoice_lines l where l.invoice_id = i.id order by l.position) as line_ids
+           from public.invoices i order by i.org_id, i.number`,
       ),
+      credit_notes: await s.query(
+        "select id, org_id, invoice_id, number, status from public.credit_notes order by org_id, number",
+      ),
+      sandbox: {
+        api_key: DEMO_SANDBOX_KEY,
+        urls: {
+          "adapter-tax": `${baseUrl}/sandbox/adapter-tax`,
+          docsgen: `${baseUrl}/sandbox/docsgen`,
+          deliver: `${baseUrl}/sandbox/deliver`,
+        },
+      },
     };
   });
 }

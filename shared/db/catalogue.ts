@@ -42,6 +42,83 @@ interface CredentialFunctions {
   };
 }
 
+/** A stored credential as /integrations reads it: with the id of the key that sealed it. */
+export interface StoredCredential extends CredentialRow {
+  /** null for a row sealed before key ids were recorded (einv_credential_save). */
+  key_id: string | null;
+}
+
+/** What a save answers: the credential without its key. */
+export interface SavedCredential {
+  company_id: string;
+  service: "adapter-tax" | "docsgen" | "deliver";
+  environment: "uat" | "prd";
+  url: string;
+  settings: Record<string, unknown>;
+  api_key_hint: string;
+  verified_at: string;
+}
+
+/** One credential as a re-seal walks them. */
+export interface SealedCredential {
+  id: string;
+  org_id: string;
+  company_id: string;
+  service: string;
+  environment: string;
+  api_key_ciphertext: string;
+  key_id: string | null;
+}
+
+/** Callable by `service_role`: /integrations/test and /integrations/save, and re-sealing. */
+interface IntegrationFunctions {
+  einv_integration_get: {
+    args: { p_org_id: string; p_company_id: string; p_service: string; p_environment: string };
+    result: StoredCredential | null;
+  };
+  einv_integration_save: {
+    args: {
+      p_org_id: string;
+      p_company_id: string;
+      p_service: string;
+      p_environment: string;
+      p_url: string;
+      p_settings: Record<string, unknown>;
+      p_api_key_ciphertext: string;
+      p_api_key_hint: string;
+      p_key_id: string;
+      p_key_source: "given" | "saved";
+      p_message: string;
+      p_actor_id: string;
+    };
+    result: SavedCredential;
+  };
+  einv_integration_event: {
+    args: {
+      p_org_id: string;
+      p_company_id: string;
+      p_event: "credential_tested" | "credential_save_refused";
+      p_service: string;
+      p_environment: string;
+      p_outcome: "ok" | "failed" | "refused_url" | "rejected" | "unverified";
+      p_message: string;
+      p_url: string | null;
+      p_api_key_hint: string | null;
+      p_key_source: "given" | "saved";
+      p_actor_id: string;
+    };
+    result: null;
+  };
+  einv_credential_list: {
+    args: { p_after: string | null; p_limit: number };
+    result: SealedCredential[];
+  };
+  einv_credential_reseal: {
+    args: { p_id: string; p_expected_ciphertext: string; p_api_key_ciphertext: string; p_key_id: string };
+    result: boolean;
+  };
+}
+
 /** Callable by `service_role`: the fiscal-document lifecycle, for any kind. */
 interface LifecycleFunctions {
   einv_document_claim: {
@@ -88,6 +165,49 @@ interface LifecycleFunctions {
   };
 }
 
+/** Callable by `service_role`: credit notes, created and claimed in one call. */
+interface CreditNoteFunctions {
+  einv_credit_note_create: {
+    args: {
+      p_org_id: string;
+      p_invoice_id: string;
+      p_concept_code: string;
+      p_reason: string;
+      /** null: every line still uncredited. */
+      p_line_ids: string[] | null;
+      p_actor_id: string;
+      p_lease_seconds: number;
+    };
+    result: ClaimEntry<"credit_note">;
+  };
+}
+
+/**
+ * Callable by `service_role`: the Idempotency-Key of every POST (shared/http/idempotency.ts). The
+ * reasons of a conflict are reason codes (./reasons.ts).
+ */
+interface IdempotencyFunctions {
+  einv_idempotency_begin: {
+    args: { p_org_id: string; p_route: string; p_key: string; p_request_hash: string };
+    result:
+      | { outcome: "proceed"; claim_id: string }
+      | { outcome: "replay"; status: number; response: unknown }
+      | { outcome: "conflict"; reason: "idempotency_body_differs" | "idempotency_in_flight" };
+  };
+  einv_idempotency_finish: {
+    args: {
+      p_org_id: string;
+      p_route: string;
+      p_key: string;
+      p_claim_id: string;
+      /** null releases the key; otherwise the answer's status, kept with `p_response`. */
+      p_status: number | null;
+      p_response: unknown;
+    };
+    result: { outcome: "stored" | "released" | "lost" };
+  };
+}
+
 /** Callable by `service_role`: PDFs and deliveries. */
 interface RecordFunctions {
   einv_representation_save: {
@@ -129,7 +249,10 @@ export interface ApiFunctions
   extends CallerFunctions,
     CredentialFunctions,
     LifecycleFunctions,
-    RecordFunctions {}
+    CreditNoteFunctions,
+    RecordFunctions,
+    IdempotencyFunctions,
+    IntegrationFunctions {}
 
 export type ApiFunctionName = keyof ApiFunctions;
 
@@ -171,6 +294,18 @@ export const CATALOGUE = {
     role: "service_role",
     args: ["p_org_id", "p_kind", "p_document_id", "p_expected_status", "p_expected_attempt", "p_outcome"],
   },
+  einv_credit_note_create: {
+    role: "service_role",
+    args: [
+      "p_org_id",
+      "p_invoice_id",
+      "p_concept_code",
+      "p_reason",
+      "p_line_ids",
+      "p_actor_id",
+      "p_lease_seconds",
+    ],
+  },
   einv_representation_save: {
     role: "service_role",
     args: [
@@ -191,6 +326,56 @@ export const CATALOGUE = {
   einv_delivery_record: {
     role: "service_role",
     args: ["p_org_id", "p_delivery_id", "p_status", "p_message", "p_provider_reference"],
+  },
+  einv_idempotency_begin: {
+    role: "service_role",
+    args: ["p_org_id", "p_route", "p_key", "p_request_hash"],
+  },
+  einv_idempotency_finish: {
+    role: "service_role",
+    args: ["p_org_id", "p_route", "p_key", "p_claim_id", "p_status", "p_response"],
+  },
+  einv_integration_get: {
+    role: "service_role",
+    args: ["p_org_id", "p_company_id", "p_service", "p_environment"],
+  },
+  einv_integration_save: {
+    role: "service_role",
+    args: [
+      "p_org_id",
+      "p_company_id",
+      "p_service",
+      "p_environment",
+      "p_url",
+      "p_settings",
+      "p_api_key_ciphertext",
+      "p_api_key_hint",
+      "p_key_id",
+      "p_key_source",
+      "p_message",
+      "p_actor_id",
+    ],
+  },
+  einv_integration_event: {
+    role: "service_role",
+    args: [
+      "p_org_id",
+      "p_company_id",
+      "p_event",
+      "p_service",
+      "p_environment",
+      "p_outcome",
+      "p_message",
+      "p_url",
+      "p_api_key_hint",
+      "p_key_source",
+      "p_actor_id",
+    ],
+  },
+  einv_credential_list: { role: "service_role", args: ["p_after", "p_limit"] },
+  einv_credential_reseal: {
+    role: "service_role",
+    args: ["p_id", "p_expected_ciphertext", "p_api_key_ciphertext", "p_key_id"],
   },
 } as const satisfies Record<
   ApiFunctionName,

@@ -1,5 +1,6 @@
 import {
   BusinessRuleError,
+  BusyError,
   DatabaseError,
   type DomainError,
   ForbiddenError,
@@ -35,7 +36,7 @@ export function toDomainError(error: SqlErrorLike): DomainError {
       case "not_found":
         return new NotFoundError(message);
       case "invalid_state":
-        return new InvalidStateError(message);
+        return raw === "busy" ? new BusyError(message) : new InvalidStateError(message);
       case "business_rule":
         return new BusinessRuleError(message);
       case "forbidden":

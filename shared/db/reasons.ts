@@ -1,6 +1,7 @@
 /**
  * The sentences a caller reads for the reason codes the database API raises. SQL says what happened
- * (`never_sent`, with the document kind in the error's detail); the words are chosen here, once.
+ * (`never_sent`, with the document kind in the error's detail, and after a colon the one value the
+ * sentence needs: `line_already_credited:<line id>`); the words are chosen here, once.
  */
 export type DocumentKind = "invoice" | "credit_note";
 
@@ -10,7 +11,7 @@ const NOUNS: Record<string, string> = {
   credential: "credential",
 };
 
-const SENTENCES: Record<string, (noun: string) => string> = {
+const SENTENCES: Record<string, (noun: string, value: string) => string> = {
   not_found: (noun) => `${capitalise(noun)} not found.`,
   company_not_found: () => "Company not found in this organization.",
   never_sent: (noun) => `This ${noun} was never sent; transmit it first.`,
@@ -21,12 +22,26 @@ const SENTENCES: Record<string, (noun: string) => string> = {
   unknown_kind: () => "Unknown kind of document.",
   outside_org_folder: () => "A representation must live under its organization's folder.",
   delivery_not_open: () => "This delivery was already recorded.",
+  incomplete_credential: () => "A credential is saved with its url, settings and sealed key together.",
+  unknown_event: () => "Unknown kind of credential event.",
+  idempotency_body_differs: () =>
+    "This Idempotency-Key was already used on this route with a different body; use a new key for a new request.",
+  idempotency_in_flight: () =>
+    "A request with this Idempotency-Key is still being processed; retry once it has answered.",
+  invoice_not_accepted: (_, status) =>
+    `Only an invoice the authority accepted (transmitida) can be credited; this one is ${status}.`,
+  line_not_of_invoice: (_, line) => `Line ${line} is not a line of this invoice.`,
+  line_already_credited: (_, line) => `Line ${line} was already credited by another credit note.`,
+  nothing_left_to_credit: () => "Every line of this invoice has already been credited.",
+  annulment_incomplete: (_, left) =>
+    `An annulment (concept "2") must credit everything still uncredited; ${left} line(s) would be left out.`,
 };
 
 /** The caller's sentence for a reason code, or undefined when `reason` is not one. */
 export function reasonSentence(reason: string, kind: string | null | undefined): string | undefined {
-  const sentence = SENTENCES[reason];
-  return sentence?.(NOUNS[kind ?? ""] ?? "document");
+  const at = reason.indexOf(":");
+  const sentence = SENTENCES[at === -1 ? reason : reason.slice(0, at)];
+  return sentence?.(NOUNS[kind ?? ""] ?? "document", at === -1 ? "" : reason.slice(at + 1));
 }
 
 function capitalise(text: string): string {

@@ -55,10 +55,16 @@ export interface IssuerRow {
   active_environment: Environment;
 }
 
-/** The issuer of a payload: the row above plus the authority code's secret, read live. */
+/** The issuer of an invoice's payload: the row above plus the CUFE's secret, read live. */
 export interface PayloadIssuer extends IssuerRow {
   /** The numbering range's technical key (ClTec): an input of the CUFE. Never shown, never logged. */
   technical_key: string | null;
+}
+
+/** The issuer of a credit note's payload: the row above plus the CUDE's secret, read live. */
+export interface CreditNoteIssuer extends IssuerRow {
+  /** The issuer's DIAN software PIN: an input of the CUDE. Never shown, never logged. */
+  software_pin: string | null;
 }
 
 export interface InvoiceLineRow {
@@ -103,10 +109,45 @@ export interface InvoiceDocumentRow {
   company: PayloadIssuer;
 }
 
+export interface CreditNoteLineRow extends InvoiceLineRow {
+  /** The invoice line it credits, in full. */
+  invoice_line_id: string;
+}
+
+/** `einv_private.credit_note_payload`: the note, its credited lines, the buyer and the invoice. */
+export interface CreditNoteDocumentRow {
+  id: string;
+  org_id: string;
+  company_id: string;
+  invoice_id: string;
+  number: string;
+  issue_date: string;
+  issue_time: string;
+  /** DIAN correction concept, "1"–"6". */
+  concept_code: string;
+  reason: string;
+  currency: string;
+  subtotal: number;
+  tax_total: number;
+  total: number;
+  buyer_id_type: string;
+  buyer_id_number: string | null;
+  buyer_check_digit: string | null;
+  buyer_name: string | null;
+  buyer_email: string | null;
+  buyer_address: string | null;
+  buyer_city_code: string | null;
+  buyer_phone: string | null;
+  /** The corrected invoice: its number, issue date and CUFE. */
+  billing_reference: { number: string; issue_date: string; authority_code: string | null };
+  lines: CreditNoteLineRow[];
+  company: CreditNoteIssuer;
+}
+
 /** The payload of each kind of document. */
 export interface DocumentPayloads {
   invoice: InvoiceDocumentRow;
-  credit_note: never;
+  credit_note: CreditNoteDocumentRow;
 }
 
 export interface FiscalRow {

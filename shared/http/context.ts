@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Db } from "../db/port.ts";
 import type { Logger } from "../log.ts";
+import type { Egress } from "../providers/egress.ts";
 import type { FetchLike } from "../providers/tax-client.ts";
 import type { DocumentStore } from "../storage/port.ts";
 
@@ -19,6 +20,8 @@ export interface AppDeps {
   secretBox: SecretBox;
   /** How provider calls reach the network; the global fetch unless a test or the local run says otherwise. */
   providerFetch?: FetchLike;
+  /** Resolution and address-pinned connections for provider calls (../providers/egress.ts). */
+  egress: Egress;
 }
 
 /** Hono's environment for our app: the dependencies and what the pipeline learns per request. */

@@ -3,7 +3,8 @@
  * handler into a Hono handler: it validates the body, checks that the caller is a member of
  * `org_id` with one of the roles, hands the handler a ready context (database scopes, providers,
  * documents store, actor, logger), and answers with the handler's result as JSON. Every route goes
- * through it, so validation and authorisation cannot be forgotten and no route wires adapters.
+ * through it, so validation and authorisation cannot be forgotten and no route wires adapters; and
+ * so does the `Idempotency-Key` of every POST (./idempotency.ts), taken after the membership check.
  */
 import type { Handler } from "hono";
 import { z } from "zod";
@@ -15,6 +16,7 @@ import { createProviderDirectory, type ProviderDirectory } from "../providers/di
 import type { DocumentStore } from "../storage/port.ts";
 import type { AppDeps, AppEnv } from "./context.ts";
 import { fail } from "./errors.ts";
+import { idempotencyKeyOf, idempotent } from "./idempotency.ts";
 
 export type Role = "admin" | "operador" | "lector";
 export const DOCUMENT_ROLES: readonly Role[] = ["admin", "operador"];
@@ -55,6 +57,7 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
       fail("validation_failed", "The request body is not valid.", { details: toDetails(parsed.error) });
     }
     const input = parsed.data;
+    const idempotencyKey = idempotencyKeyOf(c);
     const deps = c.get("deps");
     const caller = c.get("caller");
     const userDb = deps.db.asUser(caller);
@@ -67,7 +70,7 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
       );
     }
     const serviceDb = deps.db.asService();
-    const result = await spec.handle(input, {
+    const context: OperationContext = {
       deps,
       caller,
       membership,
@@ -79,13 +82,17 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
         secretBox: deps.secretBox,
         timeoutMs: deps.config.providers.timeoutMs,
         allowPrivateUrls: deps.config.providers.allowPrivateUrls,
-        ...(deps.providerFetch ? { fetch: deps.providerFetch } : {}),
+        egress: deps.egress,
       }),
       documents: deps.documents,
       requestId: c.get("requestId"),
       log: c.get("log"),
-    });
-    return c.json(result as object, 200);
+    };
+    const handle = () => spec.handle(input, context);
+    if (idempotencyKey === undefined) return c.json((await handle()) as object, 200);
+    // After the membership check, so a stranger can neither probe nor fill the org's keys.
+    const scope = { db: serviceDb, orgId: input.org_id, route: c.req.routePath, key: idempotencyKey };
+    return idempotent(c, scope, handle);
   };
 }
 
@@ -94,4 +101,15 @@ function toDetails(error: z.ZodError): ErrorDetail[] {
     field: issue.path.length > 0 ? issue.path.map(String).join(".") : "(body)",
     message: issue.message,
   }));
+}
+
+/** The context of an operation that transmits documents: the request's, with the configured pace. */
+export function transmitting(
+  ctx: OperationContext,
+): OperationContext & { concurrency: number; providerTimeoutMs: number } {
+  return {
+    ...ctx,
+    concurrency: ctx.deps.config.providers.transmitConcurrency,
+    providerTimeoutMs: ctx.deps.config.providers.timeoutMs,
+  };
 }

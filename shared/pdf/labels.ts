@@ -81,3 +81,14 @@ export const taxRegimeLabel = (code: unknown) =>
   typeof code === "string" ? (TAX_REGIMES[code] ?? null) : null;
 export const personTypeLabel = (code: unknown) =>
   typeof code === "string" ? (PERSON_TYPES[code] ?? null) : null;
+
+/** DIAN credit-note correction concepts (Anexo 1.9, table 13.2.4). */
+const CORRECTION_CONCEPTS: Record<string, string> = {
+  "1": "Devolución parcial de los bienes y/o no aceptación parcial del servicio",
+  "2": "Anulación de factura electrónica",
+  "3": "Rebaja o descuento parcial o total",
+  "4": "Ajuste de precio",
+  "5": "Descuento comercial por pronto pago",
+  "6": "Descuento comercial por volumen de ventas",
+};
+export const correctionConceptLabel = (code: string) => CORRECTION_CONCEPTS[code] ?? `código ${code}`;

@@ -3,7 +3,7 @@
  * invoice document (`einv_private.invoice_document`) and the fiscal columns the service wrote. Plain
  * JSON (no Date, no bigint), so equal inputs give an equal model and, from it, equal PDF bytes.
  */
-import type { FiscalStatus, InvoiceDocumentRow, IssuerRow } from "../db/rows.ts";
+import type { CreditNoteDocumentRow, FiscalStatus, InvoiceDocumentRow, IssuerRow } from "../db/rows.ts";
 import { type DianEnvironment, formatAmount as dianAmount, dianQrText } from "../fiscal/co/cufe.ts";
 import { centsToDecimal, toCents } from "../fiscal/money.ts";
 import {
@@ -49,6 +49,12 @@ export const INVOICE_NAMES: DocumentNames = {
   title: "Factura electrónica de venta",
   short: "Factura",
   codeLabel: "CUFE",
+};
+
+export const CREDIT_NOTE_NAMES: DocumentNames = {
+  title: "Nota crédito electrónica",
+  short: "Nota crédito",
+  codeLabel: "CUDE",
 };
 
 /** The authority's validation, printed only once the document is accepted. */
@@ -118,11 +124,96 @@ const STATUS_LABELS: Record<FiscalStatus, string> = {
   error: "no aceptada por la DIAN",
 };
 
-/** Builds the printable model; the invoice is `stamped` only when accepted and it has a CUFE. */
+/** Builds an invoice's printable model; `stamped` only when accepted and it has a CUFE. */
 export function toInvoicePdfModel(
   doc: InvoiceDocumentRow,
   fiscal: InvoiceFiscal,
   options: { pageSize?: PageSizeName } = {},
+): DocumentPdfModel {
+  return buildPdfModel(doc, fiscal, options, {
+    names: INVOICE_NAMES,
+    accepted: "transmitida",
+    grandTotal: "TOTAL A PAGAR",
+    facts: [
+      ["Fecha de emisión", formatDate(doc.issue_date)],
+      ["Hora de emisión", formatTime(doc.issue_time)],
+      ["Fecha de vencimiento", doc.due_date ? formatDate(doc.due_date) : "—"],
+      ["Forma de pago", label.paymentFormLabel(doc.payment_form)],
+      ["Medio de pago", label.paymentMethodLabel(doc.payment_method)],
+      ["Moneda", doc.currency],
+    ],
+    reference: null,
+    notes: doc.notes,
+  });
+}
+
+/** Builds a credit note's printable model: the invoice it corrects, why, and what it credits. */
+export function toCreditNotePdfModel(
+  doc: CreditNoteDocumentRow,
+  fiscal: InvoiceFiscal,
+  options: { pageSize?: PageSizeName } = {},
+): DocumentPdfModel {
+  const ref = doc.billing_reference;
+  return buildPdfModel(doc, fiscal, options, {
+    names: CREDIT_NOTE_NAMES,
+    accepted: "emitida",
+    grandTotal: "TOTAL NOTA CRÉDITO",
+    facts: [
+      ["Fecha de emisión", formatDate(doc.issue_date)],
+      ["Hora de emisión", formatTime(doc.issue_time)],
+      ["Factura que corrige", ref.number],
+      ["Moneda", doc.currency],
+    ],
+    reference: {
+      heading: "FACTURA ELECTRÓNICA REFERENCIADA Y CORRECCIÓN",
+      facts: [
+        ["Factura", `${ref.number} del ${formatDate(ref.issue_date)}`],
+        ["CUFE de la factura", ref.authority_code ?? "—"],
+        ["Concepto", `${doc.concept_code} · ${label.correctionConceptLabel(doc.concept_code)}`],
+        ["Motivo", doc.reason],
+      ],
+    },
+    notes: null,
+  });
+}
+
+/** What a document of any kind prints: its content, lines and totals, and its issuer. */
+type PrintableDocument = Pick<
+  InvoiceDocumentRow,
+  | "number"
+  | "issue_date"
+  | "issue_time"
+  | "currency"
+  | "buyer_id_type"
+  | "buyer_id_number"
+  | "buyer_check_digit"
+  | "buyer_name"
+  | "buyer_email"
+  | "buyer_address"
+  | "buyer_city_code"
+  | "buyer_phone"
+  | "subtotal"
+  | "tax_total"
+  | "total"
+  | "lines"
+> & { company: IssuerRow };
+
+/** What differs between the kinds on paper. */
+interface PrintedKind {
+  names: DocumentNames;
+  /** The status in which the document is stamped. */
+  accepted: FiscalStatus;
+  grandTotal: string;
+  facts: [string, string][];
+  reference: ReferenceBlock | null;
+  notes: string | null;
+}
+
+function buildPdfModel(
+  doc: PrintableDocument,
+  fiscal: InvoiceFiscal,
+  options: { pageSize?: PageSizeName },
+  kind: PrintedKind,
 ): DocumentPdfModel {
   const c = doc.company;
   const str = (value: string | null | undefined) => (value ? value : null);
@@ -156,13 +247,13 @@ export function toInvoicePdfModel(
 
   const environment: DianEnvironment = fiscal.environment ?? (c.active_environment === "prd" ? "prd" : "uat");
   const validatedAt = fiscal.validated_at ?? fiscal.transmitted_at ?? null;
-  const stamped = fiscal.status === "transmitida" && !!fiscal.authority_code;
+  const stamped = fiscal.status === kind.accepted && !!fiscal.authority_code;
   const pdfFiscal: PdfFiscal = stamped
     ? {
         stamped: true,
         authorityCode: fiscal.authority_code as string,
-        names: INVOICE_NAMES,
-        // the QR content is fully determined by the invoice and its CUFE: rebuild it if not stored
+        names: kind.names,
+        // the QR content is fully determined by the document and its code: rebuild it if not stored
         qrText:
           fiscal.qr_text ??
           dianQrText({
@@ -177,6 +268,7 @@ export function toInvoicePdfModel(
             total: dianAmount(doc.total),
             cufe: fiscal.authority_code as string,
             environment,
+            codeLabel: kind.names.codeLabel,
           }),
         validatedAt: validatedAt ?? `${doc.issue_date}T${issueTime}`,
         environment,
@@ -198,7 +290,7 @@ export function toInvoicePdfModel(
   return {
     templateVersion: INVOICE_TEMPLATE_VERSION,
     pageSize: options.pageSize ?? "letter",
-    names: INVOICE_NAMES,
+    names: kind.names,
     number: doc.number,
     issuer: {
       legalName: c.legal_name,
@@ -226,15 +318,8 @@ export function toInvoicePdfModel(
         doc.buyer_email,
       ].filter((s): s is string => !!s),
     },
-    reference: null,
-    facts: [
-      ["Fecha de emisión", formatDate(doc.issue_date)],
-      ["Hora de emisión", formatTime(doc.issue_time)],
-      ["Fecha de vencimiento", doc.due_date ? formatDate(doc.due_date) : "—"],
-      ["Forma de pago", label.paymentFormLabel(doc.payment_form)],
-      ["Medio de pago", label.paymentMethodLabel(doc.payment_method)],
-      ["Moneda", doc.currency],
-    ],
+    reference: kind.reference,
+    facts: kind.facts,
     lines: doc.lines.map((l) => ({
       position: String(l.position),
       code: l.code ?? "",
@@ -255,10 +340,10 @@ export function toInvoicePdfModel(
       { label: "IVA", value: money(iva) },
       ...(inc > 0n ? [{ label: "Impuesto al consumo (INC)", value: money(inc) }] : []),
       { label: "Total impuestos", value: money(toCents(doc.tax_total)) },
-      { label: "TOTAL A PAGAR", value: money(total), grand: true },
+      { label: kind.grandTotal, value: money(total), grand: true },
     ],
     amountInWords: doc.currency === "COP" ? pesosInWords(total) : null,
-    notes: doc.notes,
+    notes: kind.notes,
     currency: doc.currency,
     fiscal: pdfFiscal,
     documentDate: pdfFiscal.stamped ? pdfFiscal.validatedAt : `${doc.issue_date}T${issueTime}`,

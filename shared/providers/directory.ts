@@ -1,6 +1,7 @@
 /**
  * Finds a company's provider clients: reads the stored credential through the service-only
- * database API, opens the sealed key, checks the URL against the SSRF policy, and builds the
+ * database API, opens the sealed key, checks the URL against the SSRF policy — as written, then
+ * every address its host resolves to, connecting only to those (./egress.ts) — and builds the
  * client. Clients are cached for the life of one directory (one request), never across tenants.
  */
 import { type SecretBox, SecretBoxError } from "../crypto/secret-box.ts";
@@ -10,7 +11,13 @@ import type { DeliveryChannel } from "./deliver.ts";
 import { createDeliveryClient } from "./deliver-client.ts";
 import type { DocumentGenerator } from "./docsgen.ts";
 import { createDocsgenClient } from "./docsgen-client.ts";
-import type { ProviderService } from "./errors.ts";
+import { type Egress, HostResolutionError, reach } from "./egress.ts";
+import {
+  type ProviderOperation,
+  type ProviderService,
+  ProviderUnavailableError,
+  SERVICE_LABEL,
+} from "./errors.ts";
 import type { Environment, TaxAdapter } from "./protocol.ts";
 import { createTaxClient } from "./tax-client.ts";
 import type { FetchLike, ProviderClientOptions } from "./transport.ts";
@@ -34,7 +41,14 @@ export interface ProviderDirectoryOptions {
   secretBox: SecretBox;
   timeoutMs: number;
   allowPrivateUrls: boolean;
+  /** Used as is when there is no `egress` (tests that hand in an in-process provider). */
   fetch?: FetchLike;
+  /**
+   * Resolution and pinned connections: each address the host resolves to must be public, and the
+   * calls go to those addresses. Without it only the URL as written is checked (the composition
+   * root always passes it).
+   */
+  egress?: Egress;
 }
 
 export function createProviderDirectory(options: ProviderDirectoryOptions): ProviderDirectory {
@@ -77,12 +91,41 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
       if (error instanceof SecretBoxError) throw unusable(error.message);
       throw error;
     }
-    return {
-      baseUrl: url.href,
-      apiKey,
-      timeoutMs: options.timeoutMs,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    };
+    const fetch = options.egress ? await egressFetch(service, options.egress, url, unusable) : options.fetch;
+    return { baseUrl: url.href, apiKey, timeoutMs: options.timeoutMs, ...(fetch ? { fetch } : {}) };
+  }
+
+  /**
+   * The fetch that reaches `url` through the egress. A name resolving to a private address makes
+   * the credential unusable; a name that does not resolve now is a provider that cannot be reached,
+   * and nothing was sent to it (so a transmit leaves the document as it was, rather than unknown).
+   */
+  async function egressFetch(
+    service: ProviderService,
+    egress: Egress,
+    url: URL,
+    unusable: (why: string) => Error,
+  ): Promise<FetchLike> {
+    try {
+      return await reach(egress, url, {
+        allowPrivate: options.allowPrivateUrls,
+        timeoutMs: options.timeoutMs,
+      });
+    } catch (error) {
+      if (error instanceof UnsafeProviderUrlError) throw unusable(error.message);
+      if (error instanceof HostResolutionError) {
+        throw new ProviderUnavailableError(
+          `The ${SERVICE_LABEL[service]} could not be reached: ${error.message}.`,
+          {
+            service,
+            operation: MAIN_OPERATION[service],
+            maybeProcessed: false,
+            cause: error,
+          },
+        );
+      }
+      throw error;
+    }
   }
 
   function connection(service: ProviderService, orgId: string, companyId: string, environment: Environment) {
@@ -120,3 +163,10 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
     },
   };
 }
+
+/** What each service is called for, named on an error raised before any call. */
+const MAIN_OPERATION: Record<ProviderService, ProviderOperation> = {
+  "adapter-tax": "submit",
+  docsgen: "render",
+  deliver: "send",
+};

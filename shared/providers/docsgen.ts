@@ -53,7 +53,7 @@ export function renderStatusOf(status: keyof typeof RENDER_STATUS_OF): RenderSta
  */
 export const RenderDocument = SubmitDocumentFields.omit({ kind: true, reference: true, issuer: true })
   .extend({
-    issuer: Issuer.omit({ technical_key: true }),
+    issuer: Issuer.omit({ technical_key: true, software_pin: true }),
     billing_reference: BillingReference.optional(),
     correction: Correction.optional(),
     status: RenderStatus,

@@ -220,7 +220,8 @@ const OPERATION_LABEL: Record<ProviderOperation, string> = {
   send: "message delivery",
 };
 
-const SERVICE_LABEL: Record<ProviderService, string> = {
+/** How messages name each service's provider. */
+export const SERVICE_LABEL: Record<ProviderService, string> = {
   "adapter-tax": "tax provider",
   docsgen: "document provider",
   deliver: "delivery provider",

@@ -49,8 +49,10 @@ export const Issuer = z.object({
   address: text(300).optional(),
   /** DIVIPOLA municipality code. */
   city_code: digits(5, 5).optional(),
-  /** The numbering range's technical key (ClTec): an input of the CUFE. A secret: never log it. */
-  technical_key: text(200),
+  /** The numbering range's technical key (ClTec): the CUFE's secret; invoices only. Never log it. */
+  technical_key: text(200).optional(),
+  /** The issuer's DIAN software PIN: the CUDE's secret; credit notes only. Never log it. */
+  software_pin: text(200).optional(),
 });
 export type Issuer = z.infer<typeof Issuer>;
 
@@ -169,13 +171,27 @@ export const SubmitDocumentFields = z.object({
   correction: Correction.optional(),
 });
 
-/** POST /documents body: one document, as we hold it. A credit note names the invoice it corrects. */
-export const SubmitDocumentRequest = SubmitDocumentFields.superRefine((doc, ctx) =>
-  presentOnlyWhen(ctx, doc, ["billing_reference", "correction"], doc.kind === "credit_note", {
+/**
+ * POST /documents body: one document, as we hold it. A credit note names the invoice it corrects
+ * and carries the software PIN (its CUDE's secret); an invoice carries the technical key (its CUFE's).
+ */
+export const SubmitDocumentRequest = SubmitDocumentFields.superRefine((doc, ctx) => {
+  const credit = doc.kind === "credit_note";
+  presentOnlyWhen(ctx, doc, ["billing_reference", "correction"], credit, {
     required: "required for a credit note",
     forbidden: "only allowed for a credit note",
-  }),
-);
+  });
+  presentOnlyWhen(ctx, doc.issuer, ["software_pin"], credit, {
+    required: "required for a credit note",
+    forbidden: "only allowed for a credit note",
+    path: ["issuer"],
+  });
+  presentOnlyWhen(ctx, doc.issuer, ["technical_key"], !credit, {
+    required: "required for an invoice",
+    forbidden: "only allowed for an invoice",
+    path: ["issuer"],
+  });
+});
 export type SubmitDocumentRequest = z.infer<typeof SubmitDocumentRequest>;
 
 export const DocumentStatus = z.enum(["accepted", "rejected", "pending"]);

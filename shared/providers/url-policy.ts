@@ -9,13 +9,81 @@
  * decided by range, and an IPv4 embedded in one (IPv4-compatible, IPv4-mapped, NAT64, 6to4) is
  * judged by the IPv4 rules.
  *
- * Limits: this checks the URL as written (host names like `localhost`, IP literals in any common
- * notation). A public name that resolves to a private address (DNS rebinding included) is not
- * caught here; production egress should also be restricted at the network level.
+ * `assertProviderUrl` checks the URL as written (host names like `localhost`, IP literals in any
+ * common notation). `resolveProviderUrl` then checks what a name stands for: it is resolved through
+ * a `Resolver` port (Deno's DNS in production, a fake in tests) and every address of the answer must
+ * pass the same rules, in IPv4 and IPv6 forms. Callers connect only to those checked addresses
+ * (./egress.ts, ./pinned-fetch.ts), so a rebinding answer given after the check is never used.
+ * Production egress should still be restricted at the network level too.
  */
 
 export class UnsafeProviderUrlError extends Error {
   override name = "UnsafeProviderUrlError";
+}
+
+/** A host name's addresses (IPv4 dotted quads, IPv6 text), A and AAAA together. */
+export type Resolver = (host: string, signal?: AbortSignal) => Promise<string[]>;
+
+/** The host name could not be resolved (no such name, no answer in time, no resolver). */
+export class HostResolutionError extends Error {
+  override name = "HostResolutionError";
+}
+
+/**
+ * The addresses `url` (already through `assertProviderUrl`) may be reached at, each one checked:
+ * an IP literal is its own address; a name is resolved and refused, with UnsafeProviderUrlError,
+ * when any address it resolves to is not public (one bad answer taints the name: a resolver may
+ * hand out either). A HostResolutionError when the name does not resolve.
+ */
+export async function resolveProviderUrl(
+  url: URL,
+  options: { resolve: Resolver; signal?: AbortSignal },
+): Promise<string[]> {
+  const literal = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  if (isIpLiteral(literal)) {
+    if (!isPublicAddress(literal)) {
+      throw new UnsafeProviderUrlError("the provider url must point to a public host");
+    }
+    return [literal];
+  }
+  let addresses: string[];
+  try {
+    addresses = await options.resolve(url.hostname.replace(/\.+$/, ""), options.signal);
+  } catch (error) {
+    if (error instanceof HostResolutionError) throw error;
+    throw new HostResolutionError(`the provider host ${url.hostname} could not be resolved`, {
+      cause: error,
+    });
+  }
+  if (addresses.length === 0) {
+    throw new HostResolutionError(`the provider host ${url.hostname} has no address`);
+  }
+  if (!addresses.every(isPublicAddress)) {
+    throw new UnsafeProviderUrlError(
+      `the provider url's host ${url.hostname} resolves to an address that is not public`,
+    );
+  }
+  return addresses;
+}
+
+/**
+ * Whether an address (IPv4 dotted quad or IPv6 text, without brackets) is a public one under the
+ * rules below. Anything that does not parse (an IPv6 zone, a name) is not.
+ */
+export function isPublicAddress(address: string): boolean {
+  const v4 = IPV4.exec(address);
+  if (v4) {
+    const octets = v4.slice(1).map(Number);
+    return octets.every((o) => o <= 255) && !isPrivateIPv4(octets);
+  }
+  const groups = address.includes(":") ? parseIPv6(address) : undefined;
+  return groups ? !isPrivateIPv6(groups) : false;
+}
+
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
+function isIpLiteral(host: string): boolean {
+  return IPV4.test(host) || host.includes(":");
 }
 
 export function assertProviderUrl(raw: string, options: { allowPrivate: boolean }): URL {

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { PDFDocument, StandardFonts } from "pdf-lib";
-import type { InvoiceDocumentRow } from "../../shared/db/rows.ts";
+import type { CreditNoteDocumentRow, InvoiceDocumentRow } from "../../shared/db/rows.ts";
 import { dianQrText } from "../../shared/fiscal/co/cufe.ts";
 import { INVOICE_NAMES, type InvoiceFiscal, type ValidationStamp } from "../../shared/pdf/model.ts";
 
@@ -185,3 +185,55 @@ export async function providerPdf(): Promise<Uint8Array> {
   }
   return doc.save();
 }
+
+/** The demo invoice's first line credited by a credit note, shaped as `credit_note_payload` returns it. */
+export function demoCreditNote(): CreditNoteDocumentRow {
+  const invoice = demoInvoice();
+  const [first] = invoice.lines;
+  if (!first) throw new Error("the demo invoice has lines");
+  const {
+    company,
+    lines: _lines,
+    due_date: _due,
+    payment_form: _form,
+    payment_method: _method,
+    notes: _notes,
+    ...rest
+  } = invoice;
+  return {
+    ...rest,
+    id: "6c0b2a8e-0000-4000-8000-00000000c001",
+    invoice_id: invoice.id,
+    number: "NC1",
+    issue_date: "2026-11-21",
+    issue_time: "09:30:00-05",
+    concept_code: "1",
+    reason: "Devolución parcial: el cliente devolvió el servicio de consultoría",
+    subtotal: first.line_extension,
+    tax_total: first.tax_amount,
+    total: first.line_extension + first.tax_amount,
+    billing_reference: { number: invoice.number, issue_date: invoice.issue_date, authority_code: DEMO_CUFE },
+    lines: [{ ...first, invoice_line_id: first.id }],
+    company: { ...company, software_pin: "12345" },
+  };
+}
+
+/** The demo credit note's CUDE, from the Anexo's formula with the software PIN (computed independently). */
+export const DEMO_CUDE = createHash("sha384")
+  .update("NC12026-11-2109:30:00-05:00100000.000119000.00040.00030.00119000.00900123456860000000123452")
+  .digest("hex");
+
+/** The DIAN QR text of the demo credit note, built here independently of the renderer's model. */
+export const DEMO_NOTE_QR_TEXT = [
+  "NumFac: NC1",
+  "FecFac: 2026-11-21",
+  "HorFac: 09:30:00-05:00",
+  "NitFac: 900123456",
+  "DocAdq: 860000000",
+  "ValFac: 100000.00",
+  "ValIva: 19000.00",
+  "ValOtroIm: 0.00",
+  "ValTolFac: 119000.00",
+  `CUDE: ${DEMO_CUDE}`,
+  `QRCode: https://catalogo-vpfe-hab.dian.gov.co/document/searchqr?documentkey=${DEMO_CUDE}`,
+].join("\n");

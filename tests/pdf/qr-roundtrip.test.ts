@@ -11,14 +11,18 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import { computeCude } from "../../shared/fiscal/co/cufe.ts";
+import { toCreditNotePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
 import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 import { stampPdf } from "../../shared/pdf/stamp.ts";
 import {
   acceptedFiscal,
+  DEMO_CUDE,
+  DEMO_NOTE_QR_TEXT,
   DEMO_QR_TEXT,
   DEMO_STAMP,
   DEMO_VALIDATED_AT,
+  demoCreditNote,
   demoInvoice,
   manyLinesInvoice,
   pendingFiscal,
@@ -67,6 +71,32 @@ describe.skipIf(skip)("QR round trip through pdftoppm and zbarimg", () => {
     const decoded = decodeQr(png);
     expect(decoded.status).toBe(0);
     expect(decoded.text).toBe(`${DEMO_QR_TEXT}\n`);
+  });
+
+  it("decodes a stamped credit note's QR code to exactly its DIAN text with its CUDE", async () => {
+    const note = demoCreditNote();
+    // the fixture's CUDE is the Anexo formula with the software PIN, here computed by the service too
+    const cude = await computeCude({
+      number: note.number,
+      issueDate: note.issue_date,
+      issueTime: "09:30:00-05:00",
+      subtotal: note.subtotal,
+      iva: "19000.00",
+      inc: "0.00",
+      ica: "0.00",
+      total: note.total,
+      issuerNit: note.company.nit,
+      buyerId: note.buyer_id_number ?? "",
+      softwarePin: note.company.software_pin ?? "",
+      environment: "uat",
+    });
+    expect(cude).toBe(DEMO_CUDE);
+    const model = toCreditNotePdfModel(
+      note,
+      acceptedFiscal({ status: "emitida", authority_code: DEMO_CUDE }),
+    );
+    const decoded = decodeQr(await toPng("note", await renderDocumentPdf(model), -1));
+    expect(decoded.text).toBe(`${DEMO_NOTE_QR_TEXT}\n`);
   });
 
   it("decodes at print resolution on A4 and on the last page of a long invoice", async () => {

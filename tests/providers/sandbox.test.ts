@@ -31,7 +31,7 @@ describe("accepting", () => {
       total: "129000.00",
       issuerNit: "900123456",
       buyerId: "1020304050",
-      technicalKey: doc.issuer.technical_key,
+      technicalKey: doc.issuer.technical_key ?? "",
       environment: "uat",
     });
     expect(outcome).toMatchObject({ reference: doc.reference, status: "accepted", authority_code: cufe });

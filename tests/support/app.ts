@@ -13,10 +13,16 @@ import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
 import type { AppDeps } from "../../shared/http/context.ts";
 import { createLogger } from "../../shared/log.ts";
 import type { FetchLike } from "../../shared/providers/tax-client.ts";
+import type { Resolver } from "../../shared/providers/url-policy.ts";
 import type { TestDatabase } from "./database.ts";
 
 export const TEST_URL = "http://supabase.test";
 export const TEST_API_KEY = "sb_publishable_test";
+/** A public address (not in any special-use range) that test names resolve to. */
+export const PUBLIC_TEST_ADDRESS = "93.184.215.14";
+/** The tests' DNS: every name is a public host (no test reaches the network by name). */
+export const publicDns: Resolver = async () => [PUBLIC_TEST_ADDRESS];
+
 /** 32 zero bytes: tests only. */
 export const TEST_CREDENTIALS_KEY = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
 
@@ -35,7 +41,7 @@ export interface TestApp {
 
 export async function createTestApp(
   db: TestDatabase,
-  options: { env?: Record<string, string>; providerFetch?: FetchLike } = {},
+  options: { env?: Record<string, string>; providerFetch?: FetchLike; resolver?: Resolver } = {},
 ): Promise<TestApp> {
   const signer = await createLocalSigner(`${TEST_URL}/auth/v1`);
   const logs: string[] = [];
@@ -54,6 +60,7 @@ export async function createTestApp(
       db: createPostgresDb(db.client),
       logger: createLogger("debug", (line) => logs.push(line)),
       ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
+      resolver: options.resolver ?? publicDns,
       documents,
     },
   );

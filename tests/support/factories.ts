@@ -96,10 +96,10 @@ export async function createCompany(db: TestDatabase, org: Org): Promise<Company
   await db.superuser(
     `insert into public.companies (id, org_id, nit, check_digit, legal_name, trade_name, address, city_code,
        city_name, department_code, department_name, email, phone, invoice_prefix, resolution_number,
-       resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key)
+       resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key, software_pin)
      values ($1, $2, $3, $4, $5, 'Prueba', 'Calle 100 # 10-20', '11001', 'Bogotá, D.C.', '11', 'Bogotá',
        'facturacion@test.example', '6011234567', $6, '18760000001', '2019-01-19', 990000000, 995000000,
-       '2030-01-19', 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c')`,
+       '2030-01-19', 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c', '75315')`,
     [id, org.id, nit, String(randomInt(0, 10)), `Empresa ${nit} S.A.S.`, prefix],
   );
   return { id, orgId: org.id, nit, prefix };

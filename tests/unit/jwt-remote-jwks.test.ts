@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Hono } from "hono";
+import { errors as joseErrors } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLocalSigner, type LocalSigner } from "../../scripts/local/auth.ts";
 import { createTokenVerifier, InvalidTokenError, KeysUnavailableError } from "../../shared/auth/jwt.ts";
@@ -73,6 +74,10 @@ describe("remote JWKS", () => {
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(KeysUnavailableError);
     expect(failure).not.toBeInstanceOf(InvalidTokenError);
+    // named, and carrying jose's error as its cause for the logs
+    expect((failure as Error).name).toBe("KeysUnavailableError");
+    expect((failure as Error).cause).toBeInstanceOf(joseErrors.JOSEError);
+    expect((failure as Error).message).toMatch(/^could not obtain the signing keys: /);
   });
 
   it("reports keys unavailable when the endpoint does not answer in time", async () => {
@@ -84,6 +89,42 @@ describe("remote JWKS", () => {
     expect(failure).toBeInstanceOf(KeysUnavailableError);
     expect(String((failure as Error).message)).toMatch(/timed out/);
     expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it("answers 503, not 401, when the endpoint refuses the connection", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const refused = createTokenVerifier(
+      {
+        issuer: ISSUER,
+        audience: "authenticated",
+        jwks: undefined,
+        jwksUrl: `http://127.0.0.1:${port}/auth/v1/.well-known/jwks.json`,
+        hs256Secret: undefined,
+      },
+      { jwksTimeoutMs: 2_000 },
+    );
+    const token = await signer.sign(user);
+    const failure = await refused.verify(token).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure).not.toBeInstanceOf(InvalidTokenError);
+
+    const app = new Hono<AppEnv>();
+    app.use(async (c, next) => {
+      c.set("deps", { verifyToken: (t: string) => refused.verify(t) } as unknown as AppDeps);
+      await next();
+    });
+    app.use(authenticate);
+    app.post("/", (c) => c.text("ok"));
+    app.onError(handleError);
+    const response = await app.request("/", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(response.status).toBe(503);
+    expect((await response.json()).error.code).toBe("service_unavailable");
   });
 
   it("still refuses bad tokens as invalid: unknown key, wrong issuer, wrong audience, expired", async () => {

@@ -24,6 +24,12 @@ export interface DocumentKindSpec<K extends DocumentKind = DocumentKind> {
   kind: K;
   /** Status once the authority accepted it: `transmitida`, `emitida`. */
   accepted: "transmitida" | "emitida";
+  /**
+   * Status of a document whose first sending stopped before anything left (a check failed, no
+   * credential): `pendiente` for an invoice (a draft again, editable), `error` for a credit note
+   * (the service wrote it; it is reissued).
+   */
+  unsent: "pendiente" | "error";
   /** Words for the messages the lifecycle writes. */
   words: {
     /** "invoice", "credit note". */

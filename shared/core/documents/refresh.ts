@@ -5,7 +5,7 @@
  */
 import type { DbScope } from "../../db/port.ts";
 import type { DocumentKind, FiscalStatus, RecordedOutcome } from "../../db/rows.ts";
-import { InvalidStateError } from "../../errors.ts";
+import { BusyError, InvalidStateError } from "../../errors.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
 import type { DocumentOutcome } from "../../providers/protocol.ts";
 import type { DocumentKindSpec } from "./kind.ts";
@@ -49,8 +49,7 @@ export async function refreshDocument<K extends DocumentKind>({
   if (status === "pendiente" || !environment) {
     throw new InvalidStateError(`This ${noun} was never sent; transmit it first.`);
   }
-  if (in_flight)
-    throw new InvalidStateError(`A transmission of this ${noun} is in progress; try again shortly.`);
+  if (in_flight) throw new BusyError(`A transmission of this ${noun} is in progress; try again shortly.`);
 
   const adapter = await ctx.providers.taxAdapter(input.org_id, record.document.company_id, environment);
   const known = await adapter.query(input.document_id);

@@ -64,10 +64,28 @@ export async function transmitDocuments<K extends DocumentKind>({
     p_actor_id: ctx.actorId,
     p_lease_seconds: leaseSeconds(input.document_ids.length, ctx),
   })) as ClaimEntry<K>[];
+  return sendClaimed({ ctx, kind, orgId: input.org_id, claims });
+}
+
+/**
+ * The rest of a transmission, for documents already claimed (by `einv_document_claim`, or by a
+ * kind's own create-and-claim): each is checked, sent or queried, and its outcome recorded.
+ */
+export function sendClaimed<K extends DocumentKind>({
+  ctx,
+  kind,
+  orgId,
+  claims,
+}: {
+  ctx: TransmitContext;
+  kind: DocumentKindSpec<K>;
+  orgId: string;
+  claims: ClaimEntry<K>[];
+}): Promise<TransmitResult[]> {
   const limit = pLimit(ctx.concurrency);
   return Promise.all(
     claims.map((entry) =>
-      entry.action === "skip" ? skipped(kind, entry) : processClaim(ctx, kind, input.org_id, entry, limit),
+      entry.action === "skip" ? skipped(kind, entry) : processClaim(ctx, kind, orgId, entry, limit),
     ),
   );
 }
@@ -88,7 +106,10 @@ function skipped(kind: DocumentKindSpec, entry: Extract<ClaimEntry, { action: "s
  * A claim keeps other calls away until its holder is surely done: every round of the batch may
  * take a query, a submit and its rate-limit retries, each up to the provider timeout.
  */
-function leaseSeconds(count: number, ctx: TransmitContext): number {
+export function leaseSeconds(
+  count: number,
+  ctx: Pick<TransmitContext, "concurrency" | "providerTimeoutMs">,
+): number {
   const rounds = Math.ceil(count / ctx.concurrency);
   const perDocument =
     (ctx.providerTimeoutMs / 1000) * (2 + MAX_RATE_LIMIT_RETRIES) +
@@ -119,7 +140,7 @@ async function processClaim<K extends DocumentKind>(
     ctx.log.error("transmit failed unexpectedly", { kind: kind.kind, document_id: entry.document_id, error });
     outcome =
       progress.submittedWith === null
-        ? notSent(entry, "an internal error stopped the transmission before anything was sent")
+        ? notSent(kind, entry, "an internal error stopped the transmission before anything was sent")
         : unknownOutcome("an internal error interrupted the transmission", progress.submittedWith);
   }
   try {
@@ -171,7 +192,7 @@ async function decide<K extends DocumentKind>(
     if (!(error instanceof DomainError)) throw error;
     return mayBeThere
       ? unknownOutcome(`could not ask the provider about the earlier attempt: ${error.message}`)
-      : notSent(entry, error.message, { stage: "credential" });
+      : notSent(kind, entry, error.message, { stage: "credential" });
   }
 
   let key = entry.attempt;
@@ -193,7 +214,7 @@ async function decide<K extends DocumentKind>(
     key = known ? entry.attempt : (entry.submitted_attempt ?? entry.attempt);
   }
   const prepared = kind.prepare(entry.document, entry.environment);
-  if (!prepared.ok) return notSent(entry, prepared.problems.join("; "), { stage: "checks" });
+  if (!prepared.ok) return notSent(kind, entry, prepared.problems.join("; "), { stage: "checks" });
   return submit(ctx, kind, entry, adapter, prepared.request, key, progress);
 }
 
@@ -230,17 +251,23 @@ async function submit(
         await sleep(wait * 1000);
         continue;
       }
-      return notSent(entry, `the provider refused it: ${error.message}`, { kind: error.kind });
+      return notSent(kind, entry, `the provider refused it: ${error.message}`, { kind: error.kind });
     }
   }
 }
 
 /**
- * Nothing reached the provider in this attempt. A draft that was never submitted goes back to
- * `pendiente`, editable, with the reason; one submitted before stays `error`.
+ * Nothing reached the provider in this attempt. A document that was never submitted takes its
+ * kind's unsent status (an invoice: `pendiente`, editable again), with the reason; one submitted
+ * before stays `error`.
  */
-function notSent(entry: Claimed, why: string, detail: Record<string, unknown> = {}): RecordedOutcome {
-  const status = entry.submitted_attempt === null ? "pendiente" : "error";
+function notSent(
+  kind: DocumentKindSpec,
+  entry: Claimed,
+  why: string,
+  detail: Record<string, unknown> = {},
+): RecordedOutcome {
+  const status = entry.submitted_attempt === null ? kind.unsent : "error";
   return { status, message: `not sent: ${why}`, detail: { ...detail, outcome: "not_sent" } };
 }
 

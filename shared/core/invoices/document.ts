@@ -9,6 +9,14 @@ import { toCents } from "../../fiscal/money.ts";
 import { isoTimeWithOffset } from "../../pdf/format.ts";
 import { centsToMoney, SubmitDocumentRequest } from "../../providers/protocol.ts";
 import type { PreparedDocument } from "../documents/kind.ts";
+import {
+  buyerRequest,
+  decimal,
+  issuerRequest,
+  linesRequest,
+  opt,
+  totalsRequest,
+} from "../documents/request.ts";
 
 /**
  * Amounts arrive as JSON numbers: exact to the cent only well below 2^53 cents. No real invoice
@@ -80,8 +88,6 @@ export function prepareInvoice(doc: InvoiceDocumentRow, environment: Environment
 }
 
 function toRequest(doc: InvoiceDocumentRow, environment: Environment): unknown {
-  const c = doc.company;
-  const opt = <T>(value: T | null | undefined) => value ?? undefined;
   return {
     kind: "invoice",
     reference: doc.id,
@@ -94,46 +100,10 @@ function toRequest(doc: InvoiceDocumentRow, environment: Environment): unknown {
     payment_form: doc.payment_form,
     payment_method: doc.payment_method,
     notes: opt(doc.notes),
-    issuer: {
-      nit: c.nit,
-      check_digit: c.check_digit,
-      legal_name: c.legal_name,
-      trade_name: opt(c.trade_name),
-      person_type: opt(c.person_type),
-      tax_regime: opt(c.tax_regime),
-      fiscal_responsibilities: opt(c.fiscal_responsibilities),
-      email: opt(c.email),
-      address: opt(c.address),
-      city_code: opt(c.city_code),
-      technical_key: c.technical_key,
-    },
-    buyer: {
-      id_type: doc.buyer_id_type,
-      id_number: doc.buyer_id_number,
-      check_digit: opt(doc.buyer_check_digit),
-      name: doc.buyer_name,
-      email: opt(doc.buyer_email),
-      address: opt(doc.buyer_address),
-      city_code: opt(doc.buyer_city_code),
-      phone: opt(doc.buyer_phone),
-    },
-    lines: doc.lines.map((l) => ({
-      position: l.position,
-      code: opt(l.code),
-      description: l.description,
-      unit_code: l.unit_code,
-      quantity: decimal(l.quantity),
-      unit_price: money(cents(l.unit_price)),
-      line_extension: money(cents(l.line_extension)),
-      tax_code: l.tax_code,
-      tax_rate: l.tax_rate.toFixed(2),
-      tax_amount: money(cents(l.tax_amount)),
-    })),
-    totals: {
-      subtotal: money(cents(doc.subtotal)),
-      tax_total: money(cents(doc.tax_total)),
-      total: money(cents(doc.total)),
-    },
+    issuer: issuerRequest(doc.company, { technical_key: doc.company.technical_key }),
+    buyer: buyerRequest(doc),
+    lines: linesRequest(doc.lines),
+    totals: totalsRequest(doc),
   };
 }
 
@@ -169,10 +139,6 @@ const cents = toCents;
 function micros(value: number): bigint {
   const [whole = "0", fraction = ""] = decimal(value).split(".");
   return BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, "0").slice(0, 6));
-}
-
-function decimal(value: number): string {
-  return value.toFixed(6).replace(/\.?0+$/, "");
 }
 
 /** Division rounding half away from zero, for non-negative operands. */

@@ -13,6 +13,7 @@ import { prepareInvoice } from "./document.ts";
 export const invoiceKind: DocumentKindSpec<"invoice"> = {
   kind: "invoice",
   accepted: "transmitida",
+  unsent: "pendiente",
   words: {
     noun: "invoice",
     alreadyAccepted: "already transmitted: the authority accepted this invoice",

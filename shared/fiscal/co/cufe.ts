@@ -140,11 +140,14 @@ export interface QrInput {
   otherTaxes: Amount;
   /** ValTolFac: PayableAmount. */
   total: Amount;
+  /** The CUFE (or, with `codeLabel: "CUDE"`, a credit note's CUDE). */
   cufe: string;
   environment: DianEnvironment;
+  /** How the code's line is labelled: "CUFE" for invoices (default), "CUDE" for credit notes. */
+  codeLabel?: "CUFE" | "CUDE";
 }
 
-/** The text the invoice's QR code encodes, one "Key: value" per line. */
+/** The text the document's QR code encodes, one "Key: value" per line. */
 export function dianQrText(input: QrInput): string {
   return [
     `NumFac: ${input.number}`,
@@ -156,7 +159,7 @@ export function dianQrText(input: QrInput): string {
     `ValIva: ${formatAmount(input.iva)}`,
     `ValOtroIm: ${formatAmount(input.otherTaxes)}`,
     `ValTolFac: ${formatAmount(input.total)}`,
-    `CUFE: ${input.cufe}`,
+    `${input.codeLabel ?? "CUFE"}: ${input.cufe}`,
     `QRCode: ${dianQrUrl(input.cufe, input.environment)}`,
   ].join("\n");
 }

@@ -1,0 +1,70 @@
+/**
+ * The fields both integration routes take, with their bounds, and how a url the policy refuses is
+ * answered (400 naming `url`, like a schema failure). Only the two routes of this group import it.
+ */
+import { z } from "zod";
+import { RefusedUrlError } from "../../shared/core/integrations/check.ts";
+import { fail } from "../../shared/http/errors.ts";
+import { orgScoped, uuid } from "../../shared/http/route.ts";
+import { Environment } from "../../shared/providers/protocol.ts";
+
+export const MAX_URL_LENGTH = 2048;
+/** `settings` as compact JSON, in UTF-8 bytes. */
+export const MAX_SETTINGS_BYTES = 8192;
+export const MAX_SETTINGS_DEPTH = 8;
+
+export const ProviderServiceName = z.enum(["adapter-tax", "docsgen", "deliver"]);
+
+/** Sent as a bearer token: visible ASCII only, so it cannot break a header. */
+export const ApiKey = z
+  .string()
+  .min(8, "must be at least 8 characters")
+  .max(512, "must be at most 512 characters")
+  .regex(/^[\x21-\x7e]+$/, "must be visible ASCII characters without spaces");
+
+/** The policy (https, public host, every resolved address public) is applied by the operation. */
+export const ProviderUrl = z.string().min(1).max(MAX_URL_LENGTH);
+
+/** A JSON object of at most 8 KiB and 8 levels. */
+export const Settings = z.record(z.string().max(200), z.unknown()).superRefine((value, ctx) => {
+  if (depthOf(value, MAX_SETTINGS_DEPTH) > MAX_SETTINGS_DEPTH) {
+    ctx.addIssue({ code: "custom", message: `must nest at most ${MAX_SETTINGS_DEPTH} levels deep` });
+  } else if (new TextEncoder().encode(JSON.stringify(value)).byteLength > MAX_SETTINGS_BYTES) {
+    ctx.addIssue({ code: "custom", message: `must be at most ${MAX_SETTINGS_BYTES} bytes as JSON` });
+  }
+});
+
+/** Names one credential of a company of the org. */
+export const CredentialFields = orgScoped.extend({
+  company_id: uuid,
+  service: ProviderServiceName,
+  environment: Environment,
+});
+
+/** How deep `value` nests (an object or array is one level), counting no further than past `limit`. */
+function depthOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number];
+    if (item === null || typeof item !== "object") continue;
+    deepest = Math.max(deepest, depth);
+    if (depth > limit) return depth;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Runs the operation; a url the policy refused is a 400 whose details name `url`. */
+export async function refusingUrls<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof RefusedUrlError) {
+      fail("validation_failed", "The request body is not valid.", {
+        details: [{ field: "url", message: error.message }],
+      });
+    }
+    throw error;
+  }
+}

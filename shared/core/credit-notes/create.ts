@@ -1,0 +1,60 @@
+/**
+ * createCreditNote: writes a credit note for a transmitted invoice and sends it at once. The
+ * database creates and claims it in one transaction (balances and numbering hold under concurrency:
+ * supabase/migrations/…_credit_notes.sql); the lifecycle sends it with its CUDE and the invoice's
+ * CUFE as billing reference and records what the authority said.
+ */
+
+import { leaseSeconds, sendClaimed, type TransmitContext } from "../documents/transmit.ts";
+import type { CreditNoteStatus } from "./kind.ts";
+import { creditNoteKind } from "./kind.ts";
+
+export interface CreateCreditNoteInput {
+  org_id: string;
+  invoice_id: string;
+  /** DIAN correction concept "1"–"6". */
+  concept_code: string;
+  reason: string;
+  /** Lines of the invoice to credit, each in full; absent: every line still uncredited. */
+  line_ids?: string[] | undefined;
+}
+
+export interface CreditNoteResult {
+  credit_note_id: string;
+  status: CreditNoteStatus;
+  message: string;
+}
+
+export async function createCreditNote({
+  ctx,
+  input,
+}: {
+  ctx: TransmitContext;
+  input: CreateCreditNoteInput;
+}): Promise<CreditNoteResult> {
+  const entry = await ctx.serviceDb.call("einv_credit_note_create", {
+    p_org_id: input.org_id,
+    p_invoice_id: input.invoice_id,
+    p_concept_code: input.concept_code,
+    p_reason: input.reason,
+    p_line_ids: input.line_ids ?? null,
+    p_actor_id: ctx.actorId,
+    p_lease_seconds: leaseSeconds(1, ctx),
+  });
+  const [result] = await sendClaimed({ ctx, kind: creditNoteKind, orgId: input.org_id, claims: [entry] });
+  if (!result) throw new Error("the credit note's transmission returned no result");
+  return toCreditNoteResult(result);
+}
+
+/** A lifecycle result in the credit-note routes' words. */
+export function toCreditNoteResult(result: {
+  document_id: string;
+  status: string;
+  message: string;
+}): CreditNoteResult {
+  return {
+    credit_note_id: result.document_id,
+    status: result.status as CreditNoteStatus,
+    message: result.message,
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * The parts of a provider submit request every kind builds the same way: the issuer, the buyer,
+ * the lines and the totals, from the rows the database API returns. Amounts become exact decimal
+ * text (two decimals), never floats.
+ */
+import type { InvoiceDocumentRow, InvoiceLineRow, IssuerRow } from "../../db/rows.ts";
+import { toCents } from "../../fiscal/money.ts";
+import { centsToMoney } from "../../providers/protocol.ts";
+
+/** null → absent: the protocol's optional fields are left out, never sent as null. */
+export const opt = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
+
+export const money = (value: number) => centsToMoney(toCents(value));
+
+/** A quantity (numeric(18,6)) as plain decimal text without trailing zeros. */
+export function decimal(value: number): string {
+  return value.toFixed(6).replace(/\.?0+$/, "");
+}
+
+/** The issuer, with the one secret its kind's authority code needs. */
+export function issuerRequest(
+  c: IssuerRow,
+  secret: { technical_key: string | null } | { software_pin: string | null },
+) {
+  return {
+    nit: c.nit,
+    check_digit: c.check_digit,
+    legal_name: c.legal_name,
+    trade_name: opt(c.trade_name),
+    person_type: opt(c.person_type),
+    tax_regime: opt(c.tax_regime),
+    fiscal_responsibilities: opt(c.fiscal_responsibilities),
+    email: opt(c.email),
+    address: opt(c.address),
+    city_code: opt(c.city_code),
+    ...secret,
+  };
+}
+
+type BuyerFields = Pick<
+  InvoiceDocumentRow,
+  | "buyer_id_type"
+  | "buyer_id_number"
+  | "buyer_check_digit"
+  | "buyer_name"
+  | "buyer_email"
+  | "buyer_address"
+  | "buyer_city_code"
+  | "buyer_phone"
+>;
+
+export function buyerRequest(doc: BuyerFields) {
+  return {
+    id_type: doc.buyer_id_type,
+    id_number: doc.buyer_id_number,
+    check_digit: opt(doc.buyer_check_digit),
+    name: doc.buyer_name,
+    email: opt(doc.buyer_email),
+    address: opt(doc.buyer_address),
+    city_code: opt(doc.buyer_city_code),
+    phone: opt(doc.buyer_phone),
+  };
+}
+
+export function linesRequest(lines: InvoiceLineRow[]) {
+  return lines.map((l) => ({
+    position: l.position,
+    code: opt(l.code),
+    description: l.description,
+    unit_code: l.unit_code,
+    quantity: decimal(l.quantity),
+    unit_price: money(l.unit_price),
+    line_extension: money(l.line_extension),
+    tax_code: l.tax_code,
+    tax_rate: l.tax_rate.toFixed(2),
+    tax_amount: money(l.tax_amount),
+  }));
+}
+
+export function totalsRequest(doc: { subtotal: number; tax_total: number; total: number }) {
+  return { subtotal: money(doc.subtotal), tax_total: money(doc.tax_total), total: money(doc.total) };
+}

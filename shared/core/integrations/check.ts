@@ -1,0 +1,141 @@
+/**
+ * What /integrations/test and /integrations/save share: which url and key to check (the given ones
+ * or the saved ones), the URL policy applied before anything is sent — as written, then every
+ * address the host resolves to — and the provider's credential check over a connection to a checked
+ * address. A provider that cannot be reached, times out or answers garbage is an outcome with a
+ * message saying which, never an exception; the key never appears in a message (the transport cuts
+ * it out of whatever the provider says).
+ */
+
+import { type CredentialIdentity, type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
+import type { StoredCredential } from "../../db/catalogue.ts";
+import { BusinessRuleError, DomainError } from "../../errors.ts";
+import { HostResolutionError, reach, UnsafeProviderUrlError } from "../../providers/egress.ts";
+import { ProviderError, ProviderUnavailableError, SERVICE_LABEL } from "../../providers/errors.ts";
+import { createProviderTransport } from "../../providers/transport.ts";
+import { assertProviderUrl } from "../../providers/url-policy.ts";
+import type { CredentialTarget, IntegrationContext } from "./context.ts";
+
+/** A `url` the caller gave that the policy refuses: a 400 naming the field, and nothing is sent. */
+export class RefusedUrlError extends DomainError {
+  readonly code = "validation_failed";
+}
+
+/** The saved url, refused by the policy as it stands now (422: the fix is to save another). */
+export class SavedUrlRefusedError extends BusinessRuleError {}
+
+/** The provider says the key does not authenticate (422). */
+export class CredentialRejectedError extends DomainError {
+  readonly code = "credential_rejected";
+}
+
+export type Source = "given" | "saved";
+
+export interface CheckOutcome {
+  ok: boolean;
+  message: string;
+  /** Why the provider gave no usable answer (timeout, unreachable, garbage, 5xx, 429). */
+  failure?: ProviderError;
+}
+
+/** The url to check: the given one, else the saved one; a 422 when there is neither. */
+export function urlToCheck(
+  target: CredentialTarget,
+  given: string | undefined,
+  stored: StoredCredential | null,
+): { url: string; source: Source } {
+  if (given !== undefined) return { url: given, source: "given" };
+  if (stored?.url) return { url: stored.url, source: "saved" };
+  throw new BusinessRuleError(
+    `No url was given and none is saved for the company's ${target.service} credential in ${target.environment}; send url.`,
+  );
+}
+
+/**
+ * The saved key, opened; a 422 when none is saved. `undefined` (with the reason) when it is saved
+ * but cannot be opened: sealed for another row, or by a credentials key this service no longer has.
+ */
+export async function openSavedKey(
+  target: CredentialTarget,
+  stored: StoredCredential | null,
+  secretBox: SecretBox,
+): Promise<{ key: string } | { problem: string }> {
+  if (!stored?.api_key_ciphertext) {
+    throw new BusinessRuleError(
+      `No API key is saved for the company's ${target.service} credential in ${target.environment}; send api_key.`,
+    );
+  }
+  try {
+    return { key: await secretBox.open(stored.api_key_ciphertext, identityOf(target)) };
+  } catch (error) {
+    if (error instanceof SecretBoxError) {
+      return {
+        problem: `The saved API key cannot be opened (${error.message}); save it again with api_key.`,
+      };
+    }
+    throw error;
+  }
+}
+
+export function identityOf(target: CredentialTarget): CredentialIdentity {
+  return {
+    org_id: target.org_id,
+    company_id: target.company_id,
+    service: target.service,
+    environment: target.environment,
+  };
+}
+
+/**
+ * Applies the URL policy to `url` and asks the provider whether `apiKey` authenticates. Throws
+ * RefusedUrlError (a given url) or SavedUrlRefusedError (a saved one) when the policy refuses it, before
+ * anything is sent; every provider failure is an outcome.
+ */
+export async function checkWithProvider(
+  target: CredentialTarget,
+  url: { url: string; source: Source },
+  apiKey: string,
+  ctx: IntegrationContext,
+): Promise<CheckOutcome> {
+  const refused = (why: string) =>
+    url.source === "given"
+      ? new RefusedUrlError(`The url is not allowed: ${why}.`)
+      : new SavedUrlRefusedError(
+          `The saved url cannot be used: ${why}; save the credential again with a url.`,
+        );
+  let fetch: Awaited<ReturnType<typeof reach>>;
+  let base: URL;
+  try {
+    base = assertProviderUrl(url.url, { allowPrivate: ctx.allowPrivateUrls });
+    fetch = await reach(ctx.egress, base, { allowPrivate: ctx.allowPrivateUrls, timeoutMs: ctx.timeoutMs });
+  } catch (error) {
+    if (error instanceof UnsafeProviderUrlError) throw refused(error.message);
+    if (error instanceof HostResolutionError) {
+      const failure = new ProviderUnavailableError(
+        `The ${SERVICE_LABEL[target.service]} could not be reached: ${error.message}.`,
+        { service: target.service, operation: "check_credential", maybeProcessed: false, cause: error },
+      );
+      return { ok: false, message: failure.message, failure };
+    }
+    throw error;
+  }
+  const transport = createProviderTransport(target.service, "integrations", {
+    baseUrl: base.href,
+    apiKey,
+    timeoutMs: ctx.timeoutMs,
+    fetch,
+  });
+  try {
+    const check = await transport.checkCredential();
+    const message = check.message || (check.ok ? "The API key works." : "The provider refused the API key.");
+    return { ok: check.ok, message };
+  } catch (error) {
+    if (error instanceof ProviderError) return { ok: false, message: error.message, failure: error };
+    throw error;
+  }
+}
+
+/** Whether the policy refused the url (the event's outcome then says so). */
+export function isRefusedUrl(error: unknown): boolean {
+  return error instanceof RefusedUrlError || error instanceof SavedUrlRefusedError;
+}

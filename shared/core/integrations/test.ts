@@ -1,0 +1,78 @@
+/**
+ * testCredential (/integrations/test): does this key work? The given key and url, or what is saved
+ * for whatever is not given, checked with the provider's credential check. The answer is an outcome
+ * whether the key works or not — a provider that cannot be reached, times out or answers garbage is
+ * `ok: false` with a message saying which — and an event records who tested what, and how it went.
+ * Only a url the policy refuses (400, nothing sent), an unknown company (404) or nothing to test
+ * (422) are errors.
+ */
+import { keyHint } from "../../crypto/secret-box.ts";
+import type { ProviderService } from "../../providers/errors.ts";
+import type { Environment } from "../../providers/protocol.ts";
+import { checkWithProvider, isRefusedUrl, openSavedKey, type Source, urlToCheck } from "./check.ts";
+import { type CredentialTarget, credentialWhere, type IntegrationContext } from "./context.ts";
+
+export interface TestCredentialInput extends CredentialTarget {
+  api_key?: string | undefined;
+  url?: string | undefined;
+}
+
+export interface TestCredentialResult {
+  ok: boolean;
+  company_id: string;
+  service: ProviderService;
+  environment: Environment;
+  message: string;
+  checked_at: string;
+}
+
+export async function testCredential({
+  input,
+  ctx,
+}: {
+  input: TestCredentialInput;
+  ctx: IntegrationContext;
+}): Promise<TestCredentialResult> {
+  const stored = await ctx.serviceDb.call("einv_integration_get", credentialWhere(input));
+  const url = urlToCheck(input, input.url, stored);
+  const keySource: Source = input.api_key === undefined ? "saved" : "given";
+  const hint = input.api_key === undefined ? (stored?.api_key_hint ?? null) : keyHint(input.api_key);
+  const record = (outcome: "ok" | "failed" | "refused_url", message: string) =>
+    ctx.serviceDb.call("einv_integration_event", {
+      ...credentialWhere(input),
+      p_event: "credential_tested",
+      p_outcome: outcome,
+      p_message: message,
+      p_url: url.url,
+      p_api_key_hint: hint,
+      p_key_source: keySource,
+      p_actor_id: ctx.actorId,
+    });
+
+  const key =
+    input.api_key === undefined ? await openSavedKey(input, stored, ctx.secretBox) : { key: input.api_key };
+  let outcome: { ok: boolean; message: string };
+  try {
+    outcome =
+      "key" in key ? await checkWithProvider(input, url, key.key, ctx) : { ok: false, message: key.problem };
+  } catch (error) {
+    if (isRefusedUrl(error)) await record("refused_url", (error as Error).message);
+    throw error;
+  }
+  await record(outcome.ok ? "ok" : "failed", outcome.message);
+  ctx.log.info("credential tested", {
+    company_id: input.company_id,
+    service: input.service,
+    environment: input.environment,
+    ok: outcome.ok,
+    key_source: keySource,
+  });
+  return {
+    ok: outcome.ok,
+    company_id: input.company_id,
+    service: input.service,
+    environment: input.environment,
+    message: outcome.message,
+    checked_at: (ctx.now?.() ?? new Date()).toISOString(),
+  };
+}

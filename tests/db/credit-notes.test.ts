@@ -1,0 +1,194 @@
+/**
+ * Credit notes on the real database: what the notes of one invoice may credit, and the numbering of
+ * a company's notes, both under concurrency; and who may see and write them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "../../shared/db/port.ts";
+import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
+import { connectPostgres, type SqlClient } from "../../shared/db/sql-client.ts";
+import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../support/database.ts";
+import { createInvoice, createTenant, type LineInput, type Tenant } from "../support/factories.ts";
+
+let db: TestDatabase;
+let pool: SqlClient;
+let api: Db;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  // as many connections as concurrent callers, so the database, not the pool, decides the order
+  pool = db.url ? await connectPostgres(db.url, { max: 20 }) : db.client;
+  api = createPostgresDb(pool);
+  tenant = await createTenant(db);
+});
+afterAll(async () => {
+  if (pool !== db.client) await pool.close();
+  await db?.close();
+});
+
+const FIVE_LINES: LineInput[] = [10_000, 20_000, 30_000, 40_000, 50_000].map((unitPrice, i) => ({
+  description: `Artículo ${i + 1}`,
+  quantity: 1,
+  unitPrice,
+  taxRate: 19,
+}));
+
+const create = (invoiceId: string, lineIds: string[] | null, concept = "1") =>
+  api.asService().call("einv_credit_note_create", {
+    p_org_id: tenant.org.id,
+    p_invoice_id: invoiceId,
+    p_concept_code: concept,
+    p_reason: "Prueba de concurrencia",
+    p_line_ids: lineIds,
+    p_actor_id: tenant.operador.id,
+    p_lease_seconds: 60,
+  });
+
+describe("concurrent credit notes", () => {
+  it("20 at once against one invoice never credit a line twice nor more than the invoice", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company, {
+      status: "transmitida",
+      lines: FIVE_LINES,
+    });
+    const ids = invoice.lineIds;
+    // overlapping requests: single lines, pairs, and "everything left"
+    const requests = Array.from({ length: 20 }, (_, i) =>
+      i % 5 === 4 ? null : [ids[i % 5] as string, ids[(i + 1) % 5] as string].slice(0, 1 + (i % 2)),
+    );
+    const outcomes = await Promise.allSettled(
+      requests.map((lines, i) => create(invoice.id, lines, i === 9 ? "2" : "1")),
+    );
+    const refused = outcomes.filter((o) => o.status === "rejected");
+    for (const o of refused)
+      expect((o as PromiseRejectedResult).reason).toMatchObject({ code: "business_rule" });
+    expect(outcomes.filter((o) => o.status === "fulfilled").length).toBeGreaterThan(0);
+
+    const [totals] = await db.superuser<{
+      credited: string;
+      invoice: string;
+      lines: number;
+      distinct: number;
+    }>(
+      `select coalesce(sum(l.line_extension + l.tax_amount), 0)::text as credited,
+              (select total::text from invoices where id = $1) as invoice,
+              count(*)::int as lines, count(distinct l.invoice_line_id)::int as distinct
+         from credit_note_lines l join credit_notes n on n.id = l.credit_note_id where n.invoice_id = $1`,
+      [invoice.id],
+    );
+    expect(totals?.lines).toBe(totals?.distinct);
+    expect(Number(totals?.credited)).toBeLessThanOrEqual(Number(totals?.invoice));
+    // the notes' own totals agree with their lines
+    const mismatched = await db.superuser(
+      `select n.id from credit_notes n join credit_note_lines l on l.credit_note_id = n.id
+        where n.invoice_id = $1 group by n.id, n.total having n.total <> sum(l.line_extension + l.tax_amount)`,
+      [invoice.id],
+    );
+    expect(mismatched).toEqual([]);
+  });
+
+  it("20 at once for one company get consecutive numbers, no gaps, no duplicates", async () => {
+    const company = await createTenant(db);
+    tenant = company;
+    const invoices = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        createInvoice(db, company.org, company.company, { status: "transmitida" }),
+      ),
+    );
+    // a refused note in the middle takes no number
+    const results = await Promise.allSettled([
+      ...invoices.map((inv) => create(inv.id, null)),
+      create(invoices[0]?.id ?? "", [crypto.randomUUID()]),
+    ]);
+    expect(results.filter((r) => r.status === "rejected")).toHaveLength(1);
+    const numbers = await db.superuser<{ number: string }>(
+      "select number from credit_notes where company_id = $1 order by number",
+      [company.company.id],
+    );
+    expect(numbers.map((n) => Number(n.number.slice(2))).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
+  });
+});
+
+describe("who sees and writes credit notes", () => {
+  let mine: Tenant;
+  let noteId = "";
+  beforeAll(async () => {
+    mine = await createTenant(db);
+    tenant = mine;
+    const invoice = await createInvoice(db, mine.org, mine.company, { status: "transmitida" });
+    noteId = String((await create(invoice.id, null)).document_id);
+  });
+
+  it("members of the org read its notes and their lines; a member of another org sees none", async () => {
+    const stranger = await createTenant(db);
+    for (const role of ["admin", "operador", "lector"] as const) {
+      const rows = await asRole(
+        db,
+        "authenticated",
+        mine[role].claims,
+        "select id from credit_notes where id = $1",
+        [noteId],
+      );
+      expect(rows).toHaveLength(1);
+      const lines = await asRole(
+        db,
+        "authenticated",
+        mine[role].claims,
+        "select id from credit_note_lines where credit_note_id = $1",
+        [noteId],
+      );
+      expect(lines.length).toBeGreaterThan(0);
+    }
+    expect(
+      await asRole(db, "authenticated", stranger.admin.claims, "select id from credit_notes where id = $1", [
+        noteId,
+      ]),
+    ).toEqual([]);
+  });
+
+  it("no member can write a note or its lines, nor change its fiscal state", async () => {
+    for (const sql of [
+      `insert into credit_notes (org_id, company_id, invoice_id, number, issue_date, issue_time, concept_code,
+         reason, currency, subtotal, tax_total, total)
+       select org_id, company_id, invoice_id, 'NC999', issue_date, issue_time, '1', 'x', 'COP', 0, 0, 0
+         from credit_notes where id = $1`,
+      "update credit_notes set status = 'emitida', authority_code = 'x' where id = $1",
+      "update credit_notes set reason = 'otra' where id = $1",
+      "delete from credit_notes where id = $1",
+      "delete from credit_note_lines where credit_note_id = $1",
+    ]) {
+      expect(await sqlState(asRole(db, "authenticated", mine.admin.claims, sql, [noteId])), sql).toBe(
+        "42501",
+      );
+    }
+  });
+
+  it("an admin sets the company's software PIN but no member can read it back", async () => {
+    const set = await asRole(
+      db,
+      "authenticated",
+      mine.admin.claims,
+      "update companies set software_pin = '99999' where id = $1 returning id",
+      [mine.company.id],
+    );
+    expect(set).toHaveLength(1);
+    for (const role of ["admin", "operador", "lector"] as const) {
+      const read = asRole(
+        db,
+        "authenticated",
+        mine[role].claims,
+        "select software_pin from companies where id = $1",
+        [mine.company.id],
+      );
+      expect(await sqlState(read)).toBe("42501");
+    }
+  });
+
+  it("what a note says never changes, even for the service", async () => {
+    expect(
+      await sqlState(db.superuser("update credit_notes set total = total + 1 where id = $1", [noteId])),
+    ).toBe("P0001");
+    expect(await sqlState(db.superuser("delete from credit_notes where id = $1", [noteId]))).toBe("P0001");
+  });
+});
