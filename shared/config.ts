@@ -74,6 +74,14 @@ const EnvSchema = z.object({
     .default("false")
     .transform((v) => v === "true"),
   EINV_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** The reconcile function's bearer secret (only that function reads it). At least 32 characters. */
+  EINV_RECONCILE_SECRET: z.string().min(32, "must be at least 32 characters").max(512).optional(),
+  /** How long one reconcile run may work; well under the platform's wall-clock limit (150 s). */
+  EINV_RECONCILE_BUDGET_MS: z.coerce.number().int().min(1_000).max(120_000).default(60_000),
+  /** Documents picked (and leased) at a time. */
+  EINV_RECONCILE_BATCH: z.coerce.number().int().min(1).max(500).default(25),
+  /** A document left `en_proceso` is reconciled once nobody has looked at it for this long. */
+  EINV_RECONCILE_GRACE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(120),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -110,6 +118,13 @@ export interface Config {
     allowPrivateUrls: boolean;
   };
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  reconcile: {
+    /** Absent: the reconcile function refuses to start. A secret. */
+    secret: string | undefined;
+    budgetMs: number;
+    batchSize: number;
+    graceSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -178,6 +193,12 @@ export function loadConfig(env: Env): Config {
       allowPrivateUrls: e.EINV_ALLOW_PRIVATE_PROVIDER_URLS,
     },
     logLevel: e.EINV_LOG_LEVEL,
+    reconcile: {
+      secret: e.EINV_RECONCILE_SECRET,
+      budgetMs: e.EINV_RECONCILE_BUDGET_MS,
+      batchSize: e.EINV_RECONCILE_BATCH,
+      graceSeconds: e.EINV_RECONCILE_GRACE_SECONDS,
+    },
   };
 }
 

@@ -26,6 +26,8 @@ export interface LocalRun {
     line_ids: string[];
   }[];
   credit_notes: { id: string; org_id: string; invoice_id: string; number: string; status: string }[];
+  /** The reconcile function: POST here with `Authorization: Bearer <secret>`. */
+  reconcile: { url: string; secret: string };
   /** For /integrations/test and /integrations/save: a key the sandbox accepts, and its url per service. */
   sandbox: { api_key: string; urls: Record<"adapter-tax" | "docsgen" | "deliver", string> };
 }
@@ -34,6 +36,7 @@ export async function describeLocalRun(
   client: SqlClient,
   signer: LocalSigner,
   baseUrl: string,
+  reconcile: LocalRun["reconcile"],
 ): Promise<LocalRun> {
   return client.transaction(async (s) => {
     const members = await s.query<{ user_id: string; email: string; role: string; org_id: string }>(
@@ -66,6 +69,7 @@ export async function describeLocalRun(
       credit_notes: await s.query(
         "select id, org_id, invoice_id, number, status from public.credit_notes order by org_id, number",
       ),
+      reconcile,
       sandbox: {
         api_key: DEMO_SANDBOX_KEY,
         urls: {

@@ -10,6 +10,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { createApp, FUNCTION_NAME } from "../../functions/einvoicing/app.ts";
+import { createReconcileApp, RECONCILE_FUNCTION } from "../../functions/reconcile/app.ts";
 import {
   createSandboxDeliver,
   createSandboxDocsgen,
@@ -54,9 +55,24 @@ const credentialsKey = await readFile(credentialsKeyFile, "utf8").catch(async ()
   return key;
 });
 
+// The reconcile function's secret, kept like the others; written to local.json for curl.
+const reconcileSecretFile = `${dataDir}/local-reconcile-secret`;
+const reconcileSecret = (
+  await readFile(reconcileSecretFile, "utf8").catch(async () => {
+    const secret = Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) =>
+      b.toString(16).padStart(2, "0"),
+    ).join("");
+    await writeFile(reconcileSecretFile, secret, { mode: 0o600 });
+    return secret;
+  })
+).trim();
+
 const deps = await buildDeps(
   {
+    // a local document left en_proceso is reconciled after 30 s unless the environment says otherwise
+    EINV_RECONCILE_GRACE_SECONDS: "30",
     ...env,
+    EINV_RECONCILE_SECRET: reconcileSecret,
     SUPABASE_URL: baseUrl,
     SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: LOCAL_API_KEY }),
     SUPABASE_JWKS: JSON.stringify(signer.jwks),
@@ -68,6 +84,7 @@ const deps = await buildDeps(
   { db: createPostgresDb(client), documents: createFilesystemStore(`${dataDir}/storage`, client) },
 );
 const app = createApp(deps);
+const reconcileApp = createReconcileApp(deps);
 const download = createStorageDownloadHandler({
   client,
   store: deps.documents,
@@ -89,6 +106,7 @@ const seeded = await ensureDemoCredentials(client, deps.db, deps.secretBox, `${b
 if (seeded > 0) console.error(`demo companies: ${seeded} sandbox credential(s) sealed and saved`);
 
 const functionPrefix = `/functions/v1/${FUNCTION_NAME}`;
+const reconcilePath = `/functions/v1/${RECONCILE_FUNCTION}`;
 const server = Deno.serve({ hostname: host, port, onListen: () => {} }, (request) => {
   const url = new URL(request.url);
   if (url.pathname === "/auth/v1/.well-known/jwks.json") return Response.json(signer.jwks);
@@ -98,6 +116,10 @@ const server = Deno.serve({ hostname: host, port, onListen: () => {} }, (request
     // Supabase strips `/functions/v1` before the function sees the request.
     url.pathname = url.pathname.slice("/functions/v1".length);
     return app.fetch(new Request(url, request));
+  }
+  if (url.pathname === reconcilePath) {
+    url.pathname = url.pathname.slice("/functions/v1".length);
+    return reconcileApp.fetch(new Request(url, request));
   }
   return Response.json(
     {
@@ -110,13 +132,33 @@ const server = Deno.serve({ hostname: host, port, onListen: () => {} }, (request
   );
 });
 
-const local = await describeLocalRun(client, signer, baseUrl);
+const local = await describeLocalRun(client, signer, baseUrl, {
+  url: `${baseUrl}${reconcilePath}`,
+  secret: reconcileSecret,
+});
 await writeFile(`${dataDir}/local.json`, `${JSON.stringify(local, null, 2)}\n`);
 console.error(`einvoicing listening on ${baseUrl}${functionPrefix}  (details: ${dataDir}/local.json)`);
 console.error("Try it:");
 console.log(printCurl(local));
 
+// What pg_cron does on Supabase: a reconcile run every EINV_RECONCILE_INTERVAL_MS (60 s; 0: never).
+const interval = Number(env.EINV_RECONCILE_INTERVAL_MS ?? 60_000);
+const timer =
+  interval > 0
+    ? setInterval(async () => {
+        const response = await Promise.resolve(
+          reconcileApp.request(`/${RECONCILE_FUNCTION}`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${reconcileSecret}` },
+          }),
+        ).catch((error: unknown) => Response.json({ error: String(error) }, { status: 500 }));
+        const body = await response.json();
+        if (!response.ok || body.picked > 0) console.error(`reconcile: ${JSON.stringify(body)}`);
+      }, interval)
+    : undefined;
+
 const shutdown = async () => {
+  if (timer) clearInterval(timer);
   await server.shutdown();
   await client.close();
   Deno.exit(0);

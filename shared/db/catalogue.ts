@@ -208,6 +208,53 @@ interface IdempotencyFunctions {
   };
 }
 
+/** Callable by `service_role`: the reconcile job (functions/reconcile). */
+interface ReconcileFunctions {
+  einv_reconcile_begin: { args: Record<never, never>; result: { run_id: string } };
+  einv_reconcile_pick: {
+    args: { p_run_id: string; p_limit: number; p_grace_seconds: number; p_lease_seconds: number };
+    result: {
+      kind: DocumentKind;
+      document_id: string;
+      org_id: string;
+      company_id: string;
+      environment: "uat" | "prd" | null;
+      attempt_count: number;
+    }[];
+  };
+  einv_reconcile_record: {
+    args: {
+      p_run_id: string;
+      p_org_id: string;
+      p_kind: DocumentKind;
+      p_document_id: string;
+      p_outcome: Partial<RecordedOutcome>;
+    };
+    result: { recorded: boolean; status?: FiscalStatus };
+  };
+  einv_reconcile_release: {
+    args: { p_run_id: string; p_org_id: string; p_kind: DocumentKind; p_document_id: string };
+    result: { released: boolean };
+  };
+  einv_reconcile_finish: {
+    args: {
+      p_run_id: string;
+      p_settled: number;
+      p_deliveries_retried: number;
+      p_errors: unknown[];
+      p_took_ms: number;
+    };
+    result: {
+      run_id: string;
+      picked: number;
+      settled: number;
+      still_open: number;
+      deliveries_retried: number;
+      took_ms: number;
+    };
+  };
+}
+
 /** Callable by `service_role`: PDFs and deliveries. */
 interface RecordFunctions {
   einv_representation_save: {
@@ -243,6 +290,19 @@ interface RecordFunctions {
       message: string;
     };
   };
+  einv_delivery_attachments: {
+    args: { p_org_id: string; p_delivery_id: string; p_attachments: DeliveryAttachmentRecord[] };
+    result: { delivery_id: string; attachments: DeliveryAttachmentRecord[] };
+  };
+}
+
+/** One file a delivery handed to the deliver provider (`deliveries.attachments`), and what it holds. */
+export interface DeliveryAttachmentRecord {
+  filename: string;
+  content_type: string;
+  size: number;
+  /** The files inside an archive (the ZIP's XML and PDF). */
+  files?: { filename: string; size: number }[];
 }
 
 export interface ApiFunctions
@@ -250,6 +310,7 @@ export interface ApiFunctions
     CredentialFunctions,
     LifecycleFunctions,
     CreditNoteFunctions,
+    ReconcileFunctions,
     RecordFunctions,
     IdempotencyFunctions,
     IntegrationFunctions {}
@@ -306,6 +367,20 @@ export const CATALOGUE = {
       "p_lease_seconds",
     ],
   },
+  einv_reconcile_begin: { role: "service_role", args: [] },
+  einv_reconcile_pick: {
+    role: "service_role",
+    args: ["p_run_id", "p_limit", "p_grace_seconds", "p_lease_seconds"],
+  },
+  einv_reconcile_record: {
+    role: "service_role",
+    args: ["p_run_id", "p_org_id", "p_kind", "p_document_id", "p_outcome"],
+  },
+  einv_reconcile_release: { role: "service_role", args: ["p_run_id", "p_org_id", "p_kind", "p_document_id"] },
+  einv_reconcile_finish: {
+    role: "service_role",
+    args: ["p_run_id", "p_settled", "p_deliveries_retried", "p_errors", "p_took_ms"],
+  },
   einv_representation_save: {
     role: "service_role",
     args: [
@@ -326,6 +401,10 @@ export const CATALOGUE = {
   einv_delivery_record: {
     role: "service_role",
     args: ["p_org_id", "p_delivery_id", "p_status", "p_message", "p_provider_reference"],
+  },
+  einv_delivery_attachments: {
+    role: "service_role",
+    args: ["p_org_id", "p_delivery_id", "p_attachments"],
   },
   einv_idempotency_begin: {
     role: "service_role",

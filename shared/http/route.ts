@@ -77,13 +77,7 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
       actorId: caller.claims.sub,
       userDb,
       serviceDb,
-      providers: createProviderDirectory({
-        serviceDb,
-        secretBox: deps.secretBox,
-        timeoutMs: deps.config.providers.timeoutMs,
-        allowPrivateUrls: deps.config.providers.allowPrivateUrls,
-        egress: deps.egress,
-      }),
+      providers: providersFor(deps, serviceDb),
       documents: deps.documents,
       requestId: c.get("requestId"),
       log: c.get("log"),
@@ -101,6 +95,17 @@ function toDetails(error: z.ZodError): ErrorDetail[] {
     field: issue.path.length > 0 ? issue.path.map(String).join(".") : "(body)",
     message: issue.message,
   }));
+}
+
+/** The provider clients of one request (or one reconcile run), built from the app's dependencies. */
+export function providersFor(deps: AppDeps, serviceDb: DbScope): ProviderDirectory {
+  return createProviderDirectory({
+    serviceDb,
+    secretBox: deps.secretBox,
+    timeoutMs: deps.config.providers.timeoutMs,
+    allowPrivateUrls: deps.config.providers.allowPrivateUrls,
+    egress: deps.egress,
+  });
 }
 
 /** The context of an operation that transmits documents: the request's, with the configured pace. */

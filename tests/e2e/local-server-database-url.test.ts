@@ -48,7 +48,12 @@ afterAll(async () => {
 const startLocal = () =>
   startDeno(
     "scripts/local/serve.ts",
-    { DATABASE_URL: databaseUrl, EINV_DATA_DIR: dataDir, SANDBOX_LATENCY_MS: "0" },
+    {
+      DATABASE_URL: databaseUrl,
+      EINV_DATA_DIR: dataDir,
+      SANDBOX_LATENCY_MS: "0",
+      EINV_RECONCILE_INTERVAL_MS: "0",
+    },
     { readyPath: `${FUNCTIONS}/transmit` },
   );
 
@@ -80,6 +85,18 @@ describe.skipIf(!onPostgres)("DATABASE_URL=… npm start on a fresh database", (
       expect(response.status).toBe(200);
       const { results } = await response.json();
       expect(results.map((r: { status: string }) => r.status)).toEqual(["transmitida", "transmitida"]);
+
+      // the reconcile function, opened by the secret local.json names, settles the demo's open ones
+      const reconcile = await fetch(local.reconcile.url, {
+        method: "POST",
+        headers: { authorization: `Bearer ${local.reconcile.secret}` },
+      });
+      expect(reconcile.status).toBe(200);
+      expect(await reconcile.json()).toMatchObject({
+        run_id: expect.any(String),
+        picked: expect.any(Number),
+      });
+      expect((await fetch(local.reconcile.url, { method: "POST" })).status).toBe(401);
     } finally {
       await server.stop();
     }

@@ -43,6 +43,11 @@ export async function findPostgresBinaries(): Promise<string | null> {
   return null;
 }
 
+/** Whether pg_cron's library is installed beside this PostgreSQL (Debian: postgresql-15-cron). */
+export function hasPgCron(bindir: string): boolean {
+  return existsSync(join(bindir, "..", "lib", "pg_cron.so"));
+}
+
 /** Starts a cluster, creates the template database with the schema applied, and returns it. */
 export async function startPostgresServer(bindir: string): Promise<PostgresServer> {
   const dir = await mkdtemp(join(tmpdir(), "einv-pg-"));
@@ -90,6 +95,10 @@ export async function startPostgresServer(bindir: string): Promise<PostgresServe
       ...["-D", dataDir, "-p", String(port), "-k", dir],
       ...["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off"],
       ...["-c", "full_page_writes=off", "-c", "max_connections=200"],
+      // pg_cron, when Debian's postgresql-15-cron is installed: the reconcile schedule's test needs it
+      ...(hasPgCron(bindir)
+        ? ["-c", "shared_preload_libraries=pg_cron", "-c", "cron.database_name=postgres"]
+        : []),
     ]);
     server = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
     server.stdout?.on("data", (chunk) => log.push(String(chunk)));

@@ -19,13 +19,18 @@ describe("deploy configuration", () => {
     }
   });
 
-  it("declares the einvoicing function with its entry, the import map and verify_jwt off", () => {
-    const toml = read("supabase/config.toml");
-    const section = toml.split("[functions.einvoicing]")[1] ?? "";
-    expect(section).toMatch(/verify_jwt = false/);
-    const entry = /entrypoint = "([^"]+)"/.exec(section)?.[1] ?? "";
-    const importMap = /import_map = "([^"]+)"/.exec(section)?.[1] ?? "";
-    expect(existsSync(new URL(`supabase/${entry}`, root))).toBe(true);
-    expect(existsSync(new URL(`supabase/${importMap}`, root))).toBe(true);
-  });
+  it.each(["einvoicing", "reconcile"])(
+    "declares the %s function with its entry, the import map and verify_jwt off",
+    (name) => {
+      const toml = read("supabase/config.toml");
+      const section = (toml.split(`[functions.${name}]`)[1] ?? "").split("\n[")[0] ?? "";
+      expect(section).not.toBe("");
+      expect(section).toMatch(/verify_jwt = false/);
+      const entry = /entrypoint = "([^"]+)"/.exec(section)?.[1] ?? "";
+      const importMap = /import_map = "([^"]+)"/.exec(section)?.[1] ?? "";
+      expect(entry).toBe(`../functions/${name}/index.ts`);
+      expect(existsSync(new URL(`supabase/${entry}`, root))).toBe(true);
+      expect(existsSync(new URL(`supabase/${importMap}`, root))).toBe(true);
+    },
+  );
 });

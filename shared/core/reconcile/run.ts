@@ -1,0 +1,153 @@
+/**
+ * reconcile: one run of the scheduled job that settles documents left `en_proceso` (a provider
+ * timed out, a call died midway, the authority was still deciding). It picks them in small batches,
+ * leased to the run (supabase/migrations/…_reconcile.sql), asks the provider about each — never a
+ * blind resend — and records the answer, or gives the document back for the next run when the
+ * provider cannot answer. It stops inside its time budget: a query is only started when it can end
+ * before the deadline, and what is left is reported.
+ */
+import pLimit from "p-limit";
+import type { DbScope } from "../../db/port.ts";
+import type { DocumentKind, Environment, RecordedOutcome } from "../../db/rows.ts";
+import { DomainError } from "../../errors.ts";
+import type { Logger } from "../../log.ts";
+import type { ProviderDirectory } from "../../providers/directory.ts";
+import { ProviderError, ProviderRateLimitedError } from "../../providers/errors.ts";
+import { creditNoteKind } from "../credit-notes/kind.ts";
+import type { DocumentKindSpec } from "../documents/kind.ts";
+import { outcomeFromProvider, storable } from "../documents/outcome.ts";
+import { invoiceKind } from "../invoices/kind.ts";
+
+/** Every kind the lifecycle knows: reconcile settles them all the same way. */
+const KINDS: Record<DocumentKind, DocumentKindSpec> = {
+  invoice: invoiceKind as DocumentKindSpec,
+  credit_note: creditNoteKind as DocumentKindSpec,
+};
+
+export interface ReconcileContext {
+  serviceDb: DbScope;
+  providers: ProviderDirectory;
+  log: Logger;
+  /** Milliseconds; tests pass a fake. */
+  now?: () => number;
+}
+
+export interface ReconcileOptions {
+  budgetMs: number;
+  batchSize: number;
+  graceSeconds: number;
+  /** Provider queries at once. */
+  concurrency: number;
+  providerTimeoutMs: number;
+}
+
+export interface ReconcileResult {
+  run_id: string;
+  picked: number;
+  settled: number;
+  still_open: number;
+  deliveries_retried: number;
+  took_ms: number;
+}
+
+interface Picked {
+  kind: DocumentKind;
+  document_id: string;
+  org_id: string;
+  company_id: string;
+  environment: Environment | null;
+}
+
+export async function reconcile({
+  ctx,
+  options,
+}: {
+  ctx: ReconcileContext;
+  options: ReconcileOptions;
+}): Promise<ReconcileResult> {
+  const now = ctx.now ?? (() => performance.now());
+  const started = now();
+  const deadline = started + options.budgetMs;
+  const db = ctx.serviceDb;
+  const { run_id: runId } = await db.call("einv_reconcile_begin", {});
+  let settled = 0;
+  const errors: { kind: string; document_id: string; error: string }[] = [];
+  /** Providers that asked us to slow down (429): not asked again in this run. */
+  const slowDown = new Set<string>();
+  const limit = pLimit(options.concurrency);
+  // the lease outlives the run's budget and the last query's timeout, so no other run takes a
+  // document back while this one may still be asking about it
+  const leaseSeconds = Math.ceil((options.budgetMs + 2 * options.providerTimeoutMs) / 1000) + 30;
+
+  const settle = async (doc: Picked): Promise<void> => {
+    const kind = KINDS[doc.kind];
+    const release = () =>
+      db.call("einv_reconcile_release", {
+        p_run_id: runId,
+        p_org_id: doc.org_id,
+        p_kind: doc.kind,
+        p_document_id: doc.document_id,
+      });
+    const provider = `${doc.org_id}/${doc.company_id}/${doc.environment}`;
+    if (!doc.environment || slowDown.has(provider) || now() + options.providerTimeoutMs > deadline) {
+      await release();
+      return;
+    }
+    let outcome: Partial<RecordedOutcome>;
+    try {
+      const adapter = await ctx.providers.taxAdapter(doc.org_id, doc.company_id, doc.environment);
+      const known = await adapter.query(doc.document_id);
+      const { noun, howToResend } = kind.words;
+      outcome = known
+        ? outcomeFromProvider(kind, known)
+        : { status: "error", message: `the provider never received this ${noun}; ${howToResend}` };
+    } catch (error) {
+      if (error instanceof ProviderRateLimitedError) slowDown.add(provider);
+      if (!(error instanceof ProviderError) && !(error instanceof DomainError)) throw error;
+      errors.push({ kind: doc.kind, document_id: doc.document_id, error: error.message });
+      await release();
+      return;
+    }
+    const recorded = await db.call("einv_reconcile_record", {
+      p_run_id: runId,
+      p_org_id: doc.org_id,
+      p_kind: doc.kind,
+      p_document_id: doc.document_id,
+      p_outcome: storable(outcome),
+    });
+    if (recorded.recorded && recorded.status !== "en_proceso") settled++;
+  };
+
+  // A batch is picked only when there is time to ask about it.
+  while (now() + options.providerTimeoutMs <= deadline) {
+    const picked = (await db.call("einv_reconcile_pick", {
+      p_run_id: runId,
+      p_limit: options.batchSize,
+      p_grace_seconds: options.graceSeconds,
+      p_lease_seconds: leaseSeconds,
+    })) as Picked[];
+    if (picked.length === 0) break;
+    const results = await Promise.allSettled(picked.map((doc) => limit(() => settle(doc))));
+    for (const [i, result] of results.entries()) {
+      if (result.status === "rejected") {
+        const doc = picked[i] as Picked;
+        ctx.log.error("reconcile could not settle a document", {
+          kind: doc.kind,
+          document_id: doc.document_id,
+          error: result.reason,
+        });
+        errors.push({ kind: doc.kind, document_id: doc.document_id, error: "internal error" });
+      }
+    }
+    // a batch short of full: nothing more is open
+    if (picked.length < options.batchSize) break;
+  }
+
+  return db.call("einv_reconcile_finish", {
+    p_run_id: runId,
+    p_settled: settled,
+    p_deliveries_retried: 0,
+    p_errors: storable(errors),
+    p_took_ms: Math.round(now() - started),
+  });
+}

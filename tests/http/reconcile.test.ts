@@ -1,0 +1,236 @@
+/**
+ * The reconcile function through its real app and the real database, with the sandbox provider at
+ * the network edge (every request recorded: the oracle of what was asked and sent): who may run it,
+ * what a run settles, what it leaves, and how overlapping runs and a time budget behave.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createReconcileApp } from "../../functions/reconcile/app.ts";
+import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
+import { createTestApp, type TestApp } from "../support/app.ts";
+import { saveCredential } from "../support/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+
+const SECRET = "reconcile-secret-for-the-tests-0123456789";
+let db: TestDatabase;
+let t: TestApp;
+let reconcileApp: ReturnType<typeof createReconcileApp>;
+let sandbox: SandboxProvider;
+let tenant: Tenant;
+let calls: { method: string; path: string }[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  sandbox = createSandboxProvider();
+  const recording = async (input: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(input, init);
+    calls.push({ method: request.method, path: new URL(request.url).pathname });
+    return sandbox.fetch(request);
+  };
+  t = await createTestApp(db, {
+    env: {
+      EINV_RECONCILE_SECRET: SECRET,
+      EINV_RECONCILE_GRACE_SECONDS: "0",
+      EINV_RECONCILE_BUDGET_MS: "20000",
+      EINV_RECONCILE_BATCH: "10",
+      EINV_PROVIDER_TIMEOUT_MS: "300",
+    },
+    providerFetch: recording,
+  });
+  reconcileApp = createReconcileApp(t.deps);
+  tenant = await createTenant(db);
+  await saveCredential(t.deps, tenant);
+});
+afterAll(() => db?.close());
+beforeEach(() => {
+  sandbox.reset();
+  calls = [];
+});
+
+const run = (headers: Record<string, string> = { authorization: `Bearer ${SECRET}` }, method = "POST") =>
+  reconcileApp.request("/reconcile", { method, headers });
+const queriesOf = (id: string) => calls.filter((c) => c.method === "GET" && c.path.endsWith(id)).length;
+const statusOf = async (invoice: Invoice) =>
+  (
+    await db.superuser<{ status: string; last_message: string }>(
+      "select status, last_message from invoices where id = $1",
+      [invoice.id],
+    )
+  )[0];
+const runs = async () =>
+  (await db.superuser<{ n: number }>("select count(*)::int as n from einv_private.reconcile_runs"))[0]?.n;
+
+/** An invoice the sandbox has: submitted through /transmit while its answer hung (outcome unknown). */
+async function sentButUnknown(): Promise<Invoice> {
+  const invoice = await createInvoice(db, tenant.org, tenant.company);
+  sandbox.setKnobs({ hangMs: 2_000, failNext: [{ kind: "hang", reference: invoice.id }] });
+  const token = await t.token(tenant.operador);
+  const response = await t.post("/transmit", { org_id: tenant.org.id, invoice_ids: [invoice.id] }, token);
+  expect((await response.json()).results[0].status).toBe("en_proceso");
+  return invoice;
+}
+
+describe("who may run it", () => {
+  it("answers 401 in the error shape to a missing, wrong or user's token, and does nothing", async () => {
+    const before = await runs();
+    const userToken = await t.token(tenant.admin);
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: "Bearer wrong" },
+      { authorization: `Bearer ${SECRET}x` },
+      { authorization: `Bearer ${userToken}` },
+    ];
+    for (const headers of attempts) {
+      const response = await run(headers);
+      expect(response.status).toBe(401);
+      const body = await response.json();
+      expect(body.error).toMatchObject({ code: "unauthenticated", request_id: expect.any(String) });
+    }
+    expect(await runs()).toBe(before);
+  });
+
+  it("answers 405 to anything but POST", async () => {
+    const response = await run(undefined, "GET");
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+  });
+
+  it("its secret opens nothing in einvoicing", async () => {
+    const response = await t.post(
+      "/transmit",
+      { org_id: tenant.org.id, invoice_ids: [crypto.randomUUID()] },
+      SECRET,
+    );
+    expect(response.status).toBe(401);
+  });
+});
+
+describe("a run", () => {
+  it("records what the authority decided, marks what it never received as error, and answers its counts", async () => {
+    const accepted = await sentButUnknown();
+    const lost = await createInvoice(db, tenant.org, tenant.company, { status: "en_proceso" });
+    calls = [];
+    const response = await run();
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body).toMatchObject({ run_id: expect.any(String), settled: 2, deliveries_retried: 0 });
+    expect(body.picked).toBeGreaterThanOrEqual(2);
+    expect(body.took_ms).toBeGreaterThanOrEqual(0);
+    expect(await statusOf(accepted)).toMatchObject({ status: "transmitida" });
+    expect(await statusOf(lost)).toMatchObject({
+      status: "error",
+      last_message: expect.stringMatching(/never received.*reissue: true/),
+    });
+    // asked, never sent again
+    expect(sandbox.submissions.filter((s) => s.reference === accepted.id)).toHaveLength(1);
+    expect(calls.filter((c) => c.method === "POST")).toEqual([]);
+    const [event] = await db.superuser<{ kind: string }>(
+      "select kind from events where document_id = $1 order by id desc limit 1",
+      [accepted.id],
+    );
+    expect(event?.kind).toBe("reconciled");
+  });
+
+  it("does not touch a document a live transmission claim holds", async () => {
+    const held = await createInvoice(db, tenant.org, tenant.company, { status: "en_proceso" });
+    await db.superuser("update invoices set lease_until = now() + interval '1 minute' where id = $1", [
+      held.id,
+    ]);
+    await run();
+    expect(queriesOf(held.id)).toBe(0);
+    expect(await statusOf(held)).toMatchObject({ status: "en_proceso" });
+  });
+
+  it("leaves a document whose query times out for the next run, which settles it", async () => {
+    const invoice = await sentButUnknown();
+    sandbox.setKnobs({ hangMs: 2_000, failNext: [{ kind: "hang", on: "query", reference: invoice.id }] });
+    const first = await (await run()).json();
+    expect(await statusOf(invoice)).toMatchObject({ status: "en_proceso" });
+    expect(first.still_open).toBeGreaterThanOrEqual(1);
+    await run();
+    expect(await statusOf(invoice)).toMatchObject({ status: "transmitida" });
+  });
+
+  it("settles credit notes too", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
+    await db.superuser(
+      `update invoices set authority_code = encode(sha384(convert_to(id::text, 'UTF8')), 'hex') where id = $1`,
+      [invoice.id],
+    );
+    const created = await t.deps.db.asService().call("einv_credit_note_create", {
+      p_org_id: tenant.org.id,
+      p_invoice_id: invoice.id,
+      p_concept_code: "2",
+      p_reason: "Anulación",
+      p_line_ids: null,
+      p_actor_id: tenant.operador.id,
+      p_lease_seconds: 60,
+    });
+    // the call that claimed it died: its intent is recorded, its lease is over
+    await db.superuser("update credit_notes set lease_until = now() - interval '1 second' where id = $1", [
+      created.document_id,
+    ]);
+    await run();
+    const [note] = await db.superuser<{ status: string }>("select status from credit_notes where id = $1", [
+      created.document_id,
+    ]);
+    expect(note?.status).toBe("error"); // never received: to be reissued
+    expect(queriesOf(created.document_id)).toBe(1);
+  });
+});
+
+describe("overlapping runs and the time budget", () => {
+  it("two runs at once never ask about one document twice", async () => {
+    const invoices = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        createInvoice(db, tenant.org, tenant.company, { status: "en_proceso" }),
+      ),
+    );
+    sandbox.setKnobs({ latencyMs: 20 });
+    const [a, b] = await Promise.all([run(), run()]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    for (const invoice of invoices) expect(queriesOf(invoice.id)).toBeLessThanOrEqual(1);
+    expect(invoices.reduce((n, i) => n + queriesOf(i.id), 0)).toBe(30);
+  });
+
+  it("a run over 500 open documents with a slow provider stops inside its budget, and the next runs finish them", async () => {
+    const org = await createTenant(db);
+    await saveCredential(t.deps, org);
+    await db.superuser(
+      `insert into invoices (org_id, company_id, number, buyer_id_number, buyer_name, status, environment,
+                             attempt_count, submitted_attempt, claimed_at)
+       select $1, $2, 'SETP' || (990000000 + g), '860000000', 'Cliente', 'en_proceso', 'uat', 1, 1, now() - interval '1 hour'
+         from generate_series(1, 500) g`,
+      [org.org.id, org.company.id],
+    );
+    const budgeted = createReconcileApp({
+      ...t.deps,
+      config: { ...t.deps.config, reconcile: { ...t.deps.config.reconcile, budgetMs: 1_500, batchSize: 25 } },
+    });
+    sandbox.setKnobs({ latencyMs: 40 });
+    const call = async () =>
+      (
+        await budgeted.request("/reconcile", {
+          method: "POST",
+          headers: { authorization: `Bearer ${SECRET}` },
+        })
+      ).json();
+    const first = await call();
+    expect(first.took_ms).toBeLessThanOrEqual(1_500);
+    expect(first.settled).toBeGreaterThan(0);
+    expect(first.still_open).toBeGreaterThan(0);
+    const open = async () =>
+      (
+        await db.superuser<{ n: number }>(
+          "select count(*)::int as n from invoices where org_id = $1 and status = 'en_proceso'",
+          [org.org.id],
+        )
+      )[0]?.n ?? 0;
+    expect(await open()).toBe(500 - first.settled);
+    let last = first;
+    for (let i = 0; i < 40 && (await open()) > 0; i++) last = await call();
+    expect(await open()).toBe(0);
+    // what the answers call still open is every org's: it went down by these 500
+    expect(first.still_open - last.still_open).toBe(500 - first.settled);
+  }, 120_000);
+});
