@@ -16,7 +16,7 @@ export const FailRule = z.object({
   /** How many matching requests it applies to. */
   count: z.number().int().min(1).default(1),
   /** Default: the service's main operation (submit for adapter-tax, render for docsgen, send for deliver). */
-  on: z.enum(["submit", "query", "check", "render", "send"]).optional(),
+  on: z.enum(["submit", "query", "attached_document", "check", "render", "send"]).optional(),
   /** Only requests about this document or message (its `reference`, in the body or the query path). */
   reference: z.string().optional(),
 });

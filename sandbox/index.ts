@@ -24,7 +24,12 @@ export {
   type SandboxKnobs,
   type SandboxKnobsPatch,
 } from "./faults.ts";
-export { createSandboxProvider, type SandboxProvider, type SubmissionLogEntry } from "./provider.ts";
+export {
+  type AttachedDocumentLogEntry,
+  createSandboxProvider,
+  type SandboxProvider,
+  type SubmissionLogEntry,
+} from "./provider.ts";
 export {
   createSandboxRouter,
   SANDBOX_PATHS,

@@ -32,6 +32,8 @@ export interface Ledger {
   submit(doc: SubmitDocumentRequest, idempotencyKey: string, pendingPolls: number): Promise<SubmitResult>;
   /** The current outcome, advancing a pending document by one poll; null when never received. */
   query(reference: string): Promise<DocumentOutcome | null>;
+  /** The document held under `reference` as it arrived, and its current outcome (nothing advances). */
+  held(reference: string): { request: SubmitDocumentRequest; outcome: DocumentOutcome } | null;
   readonly submissions: SubmissionLogEntry[];
   readonly documents: Map<string, DocumentOutcome>;
   clear(): void;
@@ -127,6 +129,11 @@ export function createLedger(now: () => Date): Ledger {
         }
       }
       return submission.outcome;
+    },
+
+    held(reference) {
+      const submission = byReference.get(reference);
+      return submission ? { request: submission.request, outcome: submission.outcome } : null;
     },
 
     submissions,

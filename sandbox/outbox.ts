@@ -1,7 +1,8 @@
 /**
  * The sandbox deliver's outbox on disk: one folder per processed message,
  * `<outboxDir>/<time>-<reference>/`, holding `message.json` (recipients, subject, text, outcome,
- * attachment list) and each attachment as a file, so a developer can open the PDF that was "sent".
+ * attachment list) and each attachment as a file, so a developer can open what was "sent" — for a
+ * delivery, the ZIP with the AttachedDocument XML and the PDF, whose files message.json lists.
  * Sandbox only (node:fs), never shared code.
  */
 import { mkdir, writeFile } from "node:fs/promises";
@@ -34,6 +35,7 @@ export async function writeOutbox(outboxDir: string, message: OutboxMessage): Pr
       content_type: attachment.content_type,
       size: content.byteLength,
       file,
+      ...(attachment.content_type === "application/zip" ? { zip_entries: await zipEntries(content) } : {}),
     });
   }
   const record = {
@@ -50,6 +52,16 @@ export async function writeOutbox(outboxDir: string, message: OutboxMessage): Pr
   };
   await writeFile(join(folder, "message.json"), `${JSON.stringify(record, null, 2)}\n`);
   return folder;
+}
+
+/** The files inside a ZIP, with their sizes; null when it cannot be read (it is kept as it came). */
+async function zipEntries(zip: Uint8Array): Promise<{ name: string; size: number }[] | null> {
+  try {
+    const { unzipSync } = await import("fflate");
+    return Object.entries(unzipSync(zip)).map(([name, bytes]) => ({ name, size: bytes.byteLength }));
+  } catch {
+    return null;
+  }
 }
 
 /** Characters some file systems refuse become "_" (the protocol already bars / \ and controls). */

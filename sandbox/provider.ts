@@ -1,8 +1,11 @@
 import {
+  ATTACHED_DOCUMENT_CONTENT_TYPE,
+  DOCUMENT_NOT_ACCEPTED,
   type DocumentOutcome,
   REPLAYED_HEADER,
   SubmitDocumentRequest,
 } from "../shared/providers/protocol.ts";
+import { buildAttachedDocument } from "./attached-document.ts";
 import {
   createSandboxBase,
   errorBody,
@@ -12,11 +15,20 @@ import {
   type SandboxOptions,
   type SandboxService,
 } from "./common.ts";
+import type { FaultKind } from "./faults.ts";
 import { createLedger, type SubmissionLogEntry } from "./ledger.ts";
 
 export type { ReceivedLogEntry, SandboxOptions } from "./common.ts";
 export { DEFAULT_KNOBS, type FailRule, type SandboxKnobs, type SandboxKnobsPatch } from "./faults.ts";
 export type { SubmissionLogEntry } from "./ledger.ts";
+
+/** One GET /documents/{reference}/attached-document that passed the gate, and how it was answered. */
+export interface AttachedDocumentLogEntry {
+  received_at: string;
+  reference: string;
+  result: "served" | "not_found" | "not_accepted" | "unavailable" | "rate_limited";
+  injected?: FaultKind;
+}
 
 export interface SandboxProvider extends SandboxService {
   /** Each document taken into processing, in order (copies). */
@@ -25,19 +37,29 @@ export interface SandboxProvider extends SandboxService {
   readonly received: readonly ReceivedLogEntry[];
   /** Current outcome per reference. */
   readonly documents: ReadonlyMap<string, DocumentOutcome>;
+  /** Each AttachedDocument request, in order (copies): "did we ask the provider again?" */
+  readonly attachedDocumentRequests: readonly AttachedDocumentLogEntry[];
 }
 
 export function createSandboxProvider(options: SandboxOptions = {}): SandboxProvider {
   const now = options.now ?? (() => new Date());
   const ledger = createLedger(now);
+  const attachedDocumentRequests: AttachedDocumentLogEntry[] = [];
   const base = createSandboxBase(
     { ...options, now },
     {
       primary: "submit",
       loggedPost: "/documents",
       logsPath: "/_sandbox/submissions",
-      logs: () => ({ submissions: ledger.submissions, received: base.received }),
-      onReset: () => ledger.clear(),
+      logs: () => ({
+        submissions: ledger.submissions,
+        received: base.received,
+        attached_documents: attachedDocumentRequests,
+      }),
+      onReset: () => {
+        ledger.clear();
+        attachedDocumentRequests.length = 0;
+      },
     },
   );
   const { app, faults, withFault } = base;
@@ -72,6 +94,36 @@ export function createSandboxProvider(options: SandboxOptions = {}): SandboxProv
     );
   });
 
+  app.get("/documents/:reference/attached-document", async (c) => {
+    const reference = c.req.param("reference");
+    const fault = faults.draw("attached_document", reference);
+    const log: AttachedDocumentLogEntry = {
+      received_at: now().toISOString(),
+      reference,
+      result: "served",
+      ...(fault ? { injected: fault } : {}),
+    };
+    attachedDocumentRequests.push(log);
+    if (fault === "error" || fault === "rate_limited") {
+      log.result = fault === "error" ? "unavailable" : "rate_limited";
+      return refuse(c, fault);
+    }
+    const held = ledger.held(reference);
+    if (!held) {
+      log.result = "not_found";
+      return c.json(errorBody("document_not_found", `No document with reference ${reference}.`), 404);
+    }
+    if (held.outcome.status !== "accepted") {
+      log.result = "not_accepted";
+      const message = `El documento ${held.request.number} no ha sido aceptado por la DIAN (${held.outcome.status}): no tiene AttachedDocument.`;
+      return c.json(errorBody(DOCUMENT_NOT_ACCEPTED, message), 409);
+    }
+    const xml = await buildAttachedDocument(held.request, held.outcome);
+    return withFault(c, fault, () =>
+      c.body(xml, 200, { "content-type": `${ATTACHED_DOCUMENT_CONTENT_TYPE}; charset=utf-8` }),
+    );
+  });
+
   return {
     fetch: base.service.fetch,
     setKnobs: base.service.setKnobs,
@@ -87,6 +139,9 @@ export function createSandboxProvider(options: SandboxOptions = {}): SandboxProv
     },
     get documents() {
       return ledger.documents;
+    },
+    get attachedDocumentRequests() {
+      return attachedDocumentRequests.map((entry) => ({ ...entry }));
     },
   };
 }

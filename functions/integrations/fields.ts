@@ -22,12 +22,27 @@ export const ApiKey = z
   .max(512, "must be at most 512 characters")
   .regex(/^[\x21-\x7e]+$/, "must be visible ASCII characters without spaces");
 
-/** The policy (https, public host, every resolved address public) is applied by the operation. */
-export const ProviderUrl = z.string().min(1).max(MAX_URL_LENGTH);
+/**
+ * The policy (https, public host, every resolved address public) is applied by the operation; the
+ * bound holds for the url as it is stored, normalised (percent-encoding can lengthen it).
+ */
+export const ProviderUrl = z
+  .string()
+  .min(1)
+  .max(MAX_URL_LENGTH)
+  .refine((url) => {
+    try {
+      return new URL(url).href.length <= MAX_URL_LENGTH;
+    } catch {
+      return true; // not a url at all: the policy refuses it, naming why
+    }
+  }, `must be at most ${MAX_URL_LENGTH} characters once normalised`);
 
 /** A JSON object of at most 8 KiB and 8 levels. */
 export const Settings = z.record(z.string().max(200), z.unknown()).superRefine((value, ctx) => {
-  if (depthOf(value, MAX_SETTINGS_DEPTH) > MAX_SETTINGS_DEPTH) {
+  if (longestKey(value) > 200) {
+    ctx.addIssue({ code: "custom", message: "keys must be at most 200 characters, at every level" });
+  } else if (depthOf(value, MAX_SETTINGS_DEPTH) > MAX_SETTINGS_DEPTH) {
     ctx.addIssue({ code: "custom", message: `must nest at most ${MAX_SETTINGS_DEPTH} levels deep` });
   } else if (new TextEncoder().encode(JSON.stringify(value)).byteLength > MAX_SETTINGS_BYTES) {
     ctx.addIssue({ code: "custom", message: `must be at most ${MAX_SETTINGS_BYTES} bytes as JSON` });
@@ -40,6 +55,18 @@ export const CredentialFields = orgScoped.extend({
   service: ProviderServiceName,
   environment: Environment,
 });
+
+/** The longest object key anywhere in `value` (walked without recursion). */
+function longestKey(value: unknown): number {
+  let longest = 0;
+  const stack: unknown[] = [value];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (item === null || typeof item !== "object") continue;
+    if (!Array.isArray(item)) for (const key of Object.keys(item)) longest = Math.max(longest, key.length);
+    stack.push(...Object.values(item));
+  }
+  return longest;
+}
 
 /** How deep `value` nests (an object or array is one level), counting no further than past `limit`. */
 function depthOf(value: unknown, limit: number): number {

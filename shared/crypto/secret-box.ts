@@ -25,6 +25,8 @@ export interface SecretBox {
    * was tampered with, belongs to another row, or was sealed by a key this box does not hold.
    */
   open(sealed: string, identity: CredentialIdentity): Promise<string>;
+  /** `open`, and the id of the key that opened it (what a re-seal trusts, not a recorded id). */
+  openWithKeyId(sealed: string, identity: CredentialIdentity): Promise<{ plaintext: string; keyId: string }>;
 }
 
 export class SecretBoxError extends Error {
@@ -44,6 +46,24 @@ export async function createSecretBox(
   const current = await importKey(keyBase64);
   const all = [current, ...(await Promise.all(previousKeys.map(importKey)))];
 
+  const openWithKeyId: SecretBox["openWithKeyId"] = async (sealed, identity) => {
+    const [version, iv, ciphertext] = sealed.split(":");
+    if (version !== VERSION || !iv || !ciphertext) throw new SecretBoxError("unrecognised ciphertext format");
+    for (const { key, id } of all) {
+      try {
+        const plaintext = await crypto.subtle.decrypt(
+          { name: "AES-GCM", iv: fromBase64(iv), additionalData: associatedData(identity) },
+          key,
+          fromBase64(ciphertext),
+        );
+        return { plaintext: new TextDecoder().decode(plaintext), keyId: id };
+      } catch {
+        // not this key (or not this row): the tag check fails; try the next one
+      }
+    }
+    throw new SecretBoxError("the stored credential cannot be decrypted for this company and service");
+  };
+
   return {
     keyId: current.id,
     async seal(plaintext, identity) {
@@ -56,23 +76,9 @@ export async function createSecretBox(
       return `${VERSION}:${toBase64Url(iv)}:${toBase64Url(new Uint8Array(ciphertext))}`;
     },
     async open(sealed, identity) {
-      const [version, iv, ciphertext] = sealed.split(":");
-      if (version !== VERSION || !iv || !ciphertext)
-        throw new SecretBoxError("unrecognised ciphertext format");
-      for (const { key } of all) {
-        try {
-          const plaintext = await crypto.subtle.decrypt(
-            { name: "AES-GCM", iv: fromBase64(iv), additionalData: associatedData(identity) },
-            key,
-            fromBase64(ciphertext),
-          );
-          return new TextDecoder().decode(plaintext);
-        } catch {
-          // not this key (or not this row): the tag check fails; try the next one
-        }
-      }
-      throw new SecretBoxError("the stored credential cannot be decrypted for this company and service");
+      return (await openWithKeyId(sealed, identity)).plaintext;
     },
+    openWithKeyId,
   };
 }
 

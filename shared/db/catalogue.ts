@@ -6,6 +6,7 @@
 import type {
   ClaimEntry,
   CredentialRow,
+  DeliveryAttachmentRecord,
   DocumentKind,
   DocumentRecord,
   FiscalStatus,
@@ -294,15 +295,6 @@ interface RecordFunctions {
     args: { p_org_id: string; p_delivery_id: string; p_attachments: DeliveryAttachmentRecord[] };
     result: { delivery_id: string; attachments: DeliveryAttachmentRecord[] };
   };
-}
-
-/** One file a delivery handed to the deliver provider (`deliveries.attachments`), and what it holds. */
-export interface DeliveryAttachmentRecord {
-  filename: string;
-  content_type: string;
-  size: number;
-  /** The files inside an archive (the ZIP's XML and PDF). */
-  files?: { filename: string; size: number }[];
 }
 
 export interface ApiFunctions

@@ -22,6 +22,9 @@ export interface SqlErrorLike {
   details?: string | null;
 }
 
+/** Reason codes of a 409 that passes by itself: the document is being transmitted right now. */
+const TRANSIENT = new Set(["busy", "invoice_in_progress"]);
+
 /**
  * Database API functions raise `P0001` with the domain error code in `hint`, a reason code as the
  * message and the document kind in the detail (./reasons.ts makes the sentence); integrity triggers
@@ -36,7 +39,7 @@ export function toDomainError(error: SqlErrorLike): DomainError {
       case "not_found":
         return new NotFoundError(message);
       case "invalid_state":
-        return raw === "busy" ? new BusyError(message) : new InvalidStateError(message);
+        return TRANSIENT.has(raw) ? new BusyError(message) : new InvalidStateError(message);
       case "business_rule":
         return new BusinessRuleError(message);
       case "forbidden":

@@ -30,6 +30,8 @@ const SENTENCES: Record<string, (noun: string, value: string) => string> = {
     "A request with this Idempotency-Key is still being processed; retry once it has answered.",
   invoice_not_accepted: (_, status) =>
     `Only an invoice the authority accepted (transmitida) can be credited; this one is ${status}.`,
+  invoice_in_progress: () =>
+    "The invoice is being transmitted; credit it once the authority has accepted it (try again shortly).",
   line_not_of_invoice: (_, line) => `Line ${line} is not a line of this invoice.`,
   line_already_credited: (_, line) => `Line ${line} was already credited by another credit note.`,
   nothing_left_to_credit: () => "Every line of this invoice has already been credited.",

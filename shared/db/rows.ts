@@ -6,8 +6,11 @@
 export type DocumentKind = "invoice" | "credit_note";
 export type Environment = "uat" | "prd";
 
-/** A fiscal document's status; `transmitida` is an invoice's "accepted", `emitida` a credit note's. */
-export type FiscalStatus = "pendiente" | "en_proceso" | "transmitida" | "emitida" | "error";
+/**
+ * A fiscal document's status; `transmitida` is an invoice's "accepted", `emitida` a credit note's;
+ * `descartada` a credit note in error replaced by a later one (it is never sent again).
+ */
+export type FiscalStatus = "pendiente" | "en_proceso" | "transmitida" | "emitida" | "error" | "descartada";
 
 export interface MembershipRow {
   org_id: string;
@@ -173,6 +176,15 @@ export interface RepresentationRow {
   stamped: boolean;
   renderer: "builtin" | "docsgen";
   generated_at: string;
+}
+
+/** One file a delivery handed to the deliver provider (`deliveries.attachments`), and what it holds. */
+export interface DeliveryAttachmentRecord {
+  filename: string;
+  content_type: string;
+  size: number;
+  /** The files inside an archive (the ZIP's XML and PDF). */
+  files?: { filename: string; size: number }[];
 }
 
 /** `einv_document_get`: a document, its fiscal state, its current PDF. */

@@ -92,9 +92,41 @@ export const jsonBody: Middleware = async (c, next) => {
       details: [{ field: "(body)", message: "expected an object" }],
     });
   }
+  const problem = unstorable(body);
+  if (problem) fail("validation_failed", "The request body is not valid.", { details: [problem] });
   c.set("body", body as Record<string, unknown>);
   await next();
 };
+
+/** How deep a body may nest: the deepest route (`settings` of /integrations/save) needs about ten. */
+export const MAX_BODY_DEPTH = 32;
+/** NUL, or half of a surrogate pair: text PostgreSQL cannot store (or would store altered). */
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const unstorableText = (text: string) => text.includes("\u0000") || UNPAIRED_SURROGATE.test(text);
+
+/**
+ * The first thing in the body no route could accept, as a detail: nesting past MAX_BODY_DEPTH, or a
+ * string (value or key) with NUL or an unpaired surrogate. Walked without recursion.
+ */
+function unstorable(body: object): { field: string; message: string } | undefined {
+  const stack: [value: unknown, path: string, depth: number][] = [[body, "", 0]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [value, path, depth] = item;
+    const field = path || "(body)";
+    if (typeof value === "string") {
+      if (unstorableText(value)) return { field, message: "contains NUL or an unpaired surrogate" };
+      continue;
+    }
+    if (value === null || typeof value !== "object") continue;
+    if (depth >= MAX_BODY_DEPTH) return { field, message: `nested deeper than ${MAX_BODY_DEPTH} levels` };
+    for (const [key, child] of Object.entries(value)) {
+      const at = path ? `${path}.${key}` : key;
+      if (unstorableText(key)) return { field: at, message: "a key contains NUL or an unpaired surrogate" };
+      stack.push([child, at, depth + 1]);
+    }
+  }
+  return undefined;
+}
 
 async function readLimited(request: Request, limit: number): Promise<string> {
   const tooLarge = () => fail("payload_too_large", `The request body exceeds ${limit} bytes.`);

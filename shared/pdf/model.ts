@@ -122,6 +122,7 @@ const STATUS_LABELS: Record<FiscalStatus, string> = {
   transmitida: "aceptada por la DIAN",
   emitida: "aceptada por la DIAN",
   error: "no aceptada por la DIAN",
+  descartada: "reemplazada por otra nota crédito: sin efecto",
 };
 
 /** Builds an invoice's printable model; `stamped` only when accepted and it has a CUFE. */

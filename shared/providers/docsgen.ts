@@ -37,6 +37,7 @@ const RENDER_STATUS_OF = {
   transmitida: "accepted",
   emitida: "accepted",
   error: "rejected",
+  descartada: "rejected",
 } as const satisfies Record<string, RenderStatus>;
 
 /** Our invoice / credit-note status → the protocol's: pendiente, en_proceso, transmitida, emitida, error. */

@@ -18,8 +18,14 @@ export type ProviderErrorKind =
   | "malformed";
 /** The three provider services of a company (DESIGN §5); adapter-tax when a failure does not say. */
 export type ProviderService = "adapter-tax" | "docsgen" | "deliver";
-/** submit, query: adapter-tax; render: docsgen; send: deliver; check_credential: all three. */
-export type ProviderOperation = "submit" | "query" | "check_credential" | "render" | "send";
+/** submit, query, attached_document: adapter-tax; render: docsgen; send: deliver; check_credential: all three. */
+export type ProviderOperation =
+  | "submit"
+  | "query"
+  | "attached_document"
+  | "check_credential"
+  | "render"
+  | "send";
 
 /** What went wrong, as the client saw it; the only input of the factory. */
 export type RawProviderFailure = (
@@ -215,6 +221,7 @@ function fromResponse(
 const OPERATION_LABEL: Record<ProviderOperation, string> = {
   submit: "document submission",
   query: "document query",
+  attached_document: "AttachedDocument download",
   check_credential: "credential check",
   render: "PDF rendering",
   send: "message delivery",

@@ -247,6 +247,7 @@ export const PROVIDER_ERROR_CODES = [
   "rate_limited",
   "unavailable",
   "template_not_found",
+  "document_not_accepted",
 ] as const;
 
 /** Every non-2xx answer carries this body. */
@@ -269,12 +270,58 @@ export function idempotencyKey(documentId: string, attempt = 1): string {
   return `doc-${documentId.toLowerCase()}-submit-${attempt}`;
 }
 
+/**
+ * GET /documents/{reference}/attached-document: the AttachedDocument of an accepted document, the
+ * UBL 2.1 container (DIAN Anexo técnico 1.9) holding the signed document and the authority's
+ * ApplicationResponse: what the buyer is owed, zipped with the PDF. Any other document is a 409
+ * with this code (a document the provider never received: 404 `document_not_found`).
+ */
+export const DOCUMENT_NOT_ACCEPTED = "document_not_accepted";
+/** The media type of an AttachedDocument answer (`text/xml` is accepted too). */
+export const ATTACHED_DOCUMENT_CONTENT_TYPE = "application/xml";
+/** An AttachedDocument larger than this is malformed (one of 1,000 lines is well under 2 MiB). */
+export const MAX_ATTACHED_DOCUMENT_BYTES = 5 * 1024 * 1024;
+
+/** `documents/<reference>/attached-document`, relative to the credential's base URL. */
+export function attachedDocumentPath(reference: string): string {
+  return `documents/${encodeURIComponent(reference)}/attached-document`;
+}
+
+/**
+ * Why `bytes` cannot be the AttachedDocument of the document whose CUFE/CUDE is `authorityCode`, or
+ * null: it must be UTF-8 text whose root element is an `AttachedDocument` and that names that code.
+ * A cheap guard, not a parse: it keeps an error page or another document's XML from reaching a buyer.
+ */
+export function attachedDocumentProblem(bytes: Uint8Array, authorityCode: string): string | null {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return "a body that is not UTF-8 text";
+  }
+  // An optional BOM, XML declaration, comments and whitespace may come before the root element.
+  const prolog =
+    /^\uFEFF?(?:\s*<\?xml[^>]*\?>)?(?:\s*<!--[\s\S]*?-->)*\s*<(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)[\s/>]/;
+  const root = prolog.exec(text)?.[1];
+  if (root !== "AttachedDocument") return "a body that is not an AttachedDocument";
+  if (!text.toLowerCase().includes(authorityCode.toLowerCase())) {
+    return "the AttachedDocument of a different document (its CUFE/CUDE is not in it)";
+  }
+  return null;
+}
+
 /** The port the core uses to reach the tax authority through a provider. */
 export interface TaxAdapter {
   /** Submits a document. Throws a ProviderError when no definite outcome came back. */
   submit(document: SubmitDocumentRequest, options?: { attempt?: number }): Promise<DocumentOutcome>;
   /** The provider's view of our document, or null when it never received it. */
   query(reference: string): Promise<DocumentOutcome | null>;
+  /**
+   * The AttachedDocument XML of an accepted document, checked to name `authorityCode` (its CUFE or
+   * CUDE). A ProviderError otherwise: `rejected` with `providerCode` `document_not_accepted` (409)
+   * or `document_not_found` (404) when the provider has no accepted document under `reference`.
+   */
+  attachedDocument(reference: string, expected: { authorityCode: string }): Promise<Uint8Array>;
   /** Whether the configured key authenticates; `ok: false` when the provider refuses it. */
   checkCredential(): Promise<CredentialCheck>;
 }

@@ -5,9 +5,13 @@
  * core's decision, and after an unknown outcome the answer is a query by our reference, not a resend.
  */
 import {
+  ATTACHED_DOCUMENT_CONTENT_TYPE,
+  attachedDocumentPath,
+  attachedDocumentProblem,
   DocumentOutcome,
   IDEMPOTENCY_HEADER,
   idempotencyKey,
+  MAX_ATTACHED_DOCUMENT_BYTES,
   type SubmitDocumentRequest,
   type TaxAdapter,
 } from "./protocol.ts";
@@ -59,6 +63,28 @@ export function createTaxClient(options: TaxClientOptions): TaxAdapter {
       }
       if (!isSuccess(answer.status)) throw http.failure("query", answer);
       return outcomeFor("query", answer, reference);
+    },
+
+    async attachedDocument(reference: string, { authorityCode }: { authorityCode: string }) {
+      const answer = await http.call("attached_document", attachedDocumentPath(reference), {
+        method: "GET",
+        accept: `${ATTACHED_DOCUMENT_CONTENT_TYPE}, text/xml`,
+        maxBytes: MAX_ATTACHED_DOCUMENT_BYTES,
+      });
+      // 409 document_not_accepted, 404 document_not_found: a typed `rejected` error with that code.
+      if (!isSuccess(answer.status)) throw http.failure("attached_document", answer);
+      if (answer.truncated) {
+        const problem = `an AttachedDocument larger than ${MAX_ATTACHED_DOCUMENT_BYTES} bytes`;
+        throw http.malformed("attached_document", answer, problem);
+      }
+      const problem = attachedDocumentProblem(answer.body, authorityCode);
+      if (problem) throw http.malformed("attached_document", answer, problem);
+      // The XML goes to the buyer as it is (editing it would break its signature): one that echoes
+      // our key is refused, never scrubbed and passed on.
+      if (new TextDecoder().decode(answer.body).includes(options.apiKey)) {
+        throw http.malformed("attached_document", answer, "an AttachedDocument that holds the API key");
+      }
+      return answer.body;
     },
 
     checkCredential: () => http.checkCredential(),

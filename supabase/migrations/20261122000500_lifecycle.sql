@@ -256,9 +256,11 @@ begin
       _life.submitted_attempt := coalesce(_life.submitted_attempt, _life.attempt_count);
       _life.claimed_at := now();
       _life.lease_until := now() + make_interval(secs => p_lease_seconds);
-      -- a document that may be at the provider keeps its environment and issuer
+      -- a document that may be at the provider keeps its environment and issuer; one never sent takes
+      -- the company's active environment, unless its kind set one (a credit note: its invoice's)
       if _prior_submitted is null then
-        _life.environment := (select c.active_environment from public.companies c where c.id = _doc.company_id);
+        _life.environment := coalesce(_life.environment,
+          (select c.active_environment from public.companies c where c.id = _doc.company_id));
       end if;
       _life.issuer_snapshot := coalesce(_life.issuer_snapshot, einv_private.issuer_of(_doc.company_id));
       _life.last_message := 'transmission in progress';

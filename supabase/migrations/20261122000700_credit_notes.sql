@@ -15,7 +15,8 @@
 alter table public.companies
   -- DIAN Software-PIN: the CUDE's secret. Hidden from members (no select grant), like technical_key.
   add column software_pin text check (length(software_pin) between 1 and 200),
-  add column credit_note_prefix text not null default 'NC' check (credit_note_prefix ~ '^[A-Z0-9]{0,4}$');
+  -- letters only: a digit would run into the consecutive number (NC1 + 4 = NC14 = NC + 14)
+  add column credit_note_prefix text not null default 'NC' check (credit_note_prefix ~ '^[A-Z]{0,4}$');
 grant select (credit_note_prefix) on public.companies to authenticated;
 grant insert (software_pin, credit_note_prefix), update (software_pin, credit_note_prefix)
   on public.companies to authenticated;
@@ -45,8 +46,10 @@ create table public.credit_notes (
   tax_total numeric(18, 2) not null check (tax_total >= 0),
   total numeric(18, 2) not null check (total >= 0),
   -- ── the fiscal-document lifecycle block (einv_private.lifecycle) ──
+  -- `descartada`: a note in error (rejected, or never received) replaced by a later note that
+  -- credits its lines; it never reached the authority's books and is never sent again
   status text not null default 'pendiente'
-    check (status in ('pendiente', 'en_proceso', 'emitida', 'error')),
+    check (status in ('pendiente', 'en_proceso', 'emitida', 'error', 'descartada')),
   authority_code text, -- CUDE
   qr_text text,
   provider_reference text,
@@ -76,8 +79,7 @@ create table public.credit_note_lines (
   id uuid primary key default gen_random_uuid(),
   credit_note_id uuid not null,
   org_id uuid not null,
-  -- credited in full, at most once across every note: nothing is ever credited twice
-  invoice_line_id uuid not null unique references public.invoice_lines (id),
+  invoice_line_id uuid not null references public.invoice_lines (id),
   position integer not null check (position between 1 and 1000),
   code text,
   description text not null,
@@ -88,10 +90,15 @@ create table public.credit_note_lines (
   tax_code text not null check (tax_code in ('01', '04', 'ZZ')),
   tax_rate numeric(5, 2) not null check (tax_rate >= 0 and tax_rate <= 100),
   tax_amount numeric(18, 2) not null check (tax_amount >= 0),
+  -- set when its note is `descartada`: the line may be credited again
+  released_at timestamptz,
   unique (credit_note_id, position),
   foreign key (credit_note_id, org_id) references public.credit_notes (id, org_id) on delete cascade
 );
 create index credit_note_lines_org_id_idx on public.credit_note_lines (org_id);
+-- credited in full, at most once across every note that stands: nothing is ever credited twice
+create unique index credit_note_lines_credited_once on public.credit_note_lines (invoice_line_id)
+  where released_at is null;
 
 create trigger credit_notes_touch before update on public.credit_notes
   for each row execute function einv_private.touch_updated_at();
@@ -114,8 +121,22 @@ create trigger credit_notes_freeze before update on public.credit_notes
   for each row execute function einv_private.freeze_credit_note();
 create trigger credit_notes_no_delete before delete on public.credit_notes
   for each row execute function einv_private.forbid_change();
-create trigger credit_note_lines_append_only before update or delete on public.credit_note_lines
+create trigger credit_note_lines_no_delete before delete on public.credit_note_lines
   for each row execute function einv_private.forbid_change();
+
+-- A credited line never changes; it can only be released, once, when its note is discarded.
+create function einv_private.credit_note_line_release_only() returns trigger
+language plpgsql set search_path = '' as $$
+begin
+  if old.released_at is not null or new.released_at is null
+     or (to_jsonb(old) - 'released_at') is distinct from (to_jsonb(new) - 'released_at') then
+    raise exception 'credit note lines are append-only' using errcode = 'P0001';
+  end if;
+  return new;
+end
+$$;
+create trigger credit_note_lines_release_only before update on public.credit_note_lines
+  for each row execute function einv_private.credit_note_line_release_only();
 
 -- ─── access: members read their org's notes; only the service writes them ───────────────────────
 revoke all on public.credit_notes, public.credit_note_lines from anon, authenticated, service_role;
@@ -158,7 +179,8 @@ language sql stable set search_path = '' as $$
     join public.invoices i on i.id = n.invoice_id
    where n.id = p_id
 $$;
-revoke all on function einv_private.credit_note_payload(uuid, jsonb), einv_private.freeze_credit_note()
+revoke all on function einv_private.credit_note_payload(uuid, jsonb), einv_private.freeze_credit_note(),
+  einv_private.credit_note_line_release_only()
   from public;
 
 insert into einv_private.document_kinds (kind, content_table, accepted_status, payload)
@@ -166,10 +188,14 @@ values ('credit_note', 'public.credit_notes', 'emitida', 'einv_private.credit_no
 
 -- ─── database API (service_role) ─────────────────────────────────────────────────────────────────
 -- Creates a note for a transmitted invoice of the org and claims it for sending, or creates
--- nothing and raises: not_found, invoice_not_accepted:<status> (invalid_state), or
--- (business_rule) line_not_of_invoice:<id>, line_already_credited:<id>, nothing_left_to_credit,
--- annulment_incomplete:<lines left out>. `p_line_ids` null credits every line still uncredited.
--- Answers the claim's entry (action `send`, with the payload).
+-- nothing and raises: not_found, invoice_in_progress (invalid_state, passes by itself),
+-- invoice_not_accepted:<status> (invalid_state), or (business_rule) line_not_of_invoice:<id>,
+-- line_already_credited:<id>, nothing_left_to_credit, annulment_incomplete:<lines left out>.
+-- `p_line_ids` null credits every line still uncredited. A line held by a note in `error` (rejected,
+-- or never received: nothing on the authority's books) counts as uncredited; when the new note takes
+-- it, that note is `descartada` and its lines released, so a rejection never locks an invoice.
+-- The note is sent in its invoice's environment. Answers the claim's entry (action `send`, with
+-- the payload).
 create function public.einv_credit_note_create(
   p_org_id uuid, p_invoice_id uuid, p_concept_code text, p_reason text, p_line_ids jsonb,
   p_actor_id uuid, p_lease_seconds integer
@@ -180,6 +206,9 @@ declare
   _remaining uuid[];
   _chosen uuid[];
   _bad uuid;
+  _old record;
+  _replaced record;
+  _life einv_private.lifecycle;
   _number bigint;
   _id uuid := gen_random_uuid();
   _now timestamp := now() at time zone interval '-05:00'; -- Colombia: UTC-5, no daylight saving
@@ -189,15 +218,21 @@ begin
   if not found then
     raise exception 'not_found' using errcode = 'P0001', hint = 'not_found', detail = 'invoice';
   end if;
+  if _inv.status = 'en_proceso' then
+    raise exception 'invoice_in_progress' using errcode = 'P0001', hint = 'invalid_state', detail = 'credit_note';
+  end if;
   if _inv.status <> einv_private.accepted_status('invoice') then
     raise exception 'invoice_not_accepted:%', _inv.status using errcode = 'P0001', hint = 'invalid_state',
       detail = 'credit_note';
   end if;
 
+  -- credited: held by a note that stands (not in error)
   _remaining := array(
     select l.id from public.invoice_lines l
      where l.invoice_id = _inv.id
-       and not exists (select 1 from public.credit_note_lines c where c.invoice_line_id = l.id)
+       and not exists (select 1 from public.credit_note_lines c
+                         join public.credit_notes n on n.id = c.credit_note_id
+                        where c.invoice_line_id = l.id and c.released_at is null and n.status <> 'error')
      order by l.position);
   if p_line_ids is null then
     _chosen := _remaining;
@@ -230,14 +265,32 @@ begin
    where company_id = _inv.company_id
   returning next_number - 1 into _number;
 
+  -- notes in error whose lines this one takes are replaced: discarded, their lines released
+  for _old in
+    select distinct n.id from public.credit_notes n
+      join public.credit_note_lines c on c.credit_note_id = n.id
+     where n.invoice_id = _inv.id and n.status = 'error' and c.released_at is null
+       and c.invoice_line_id = any (_chosen)
+     order by n.id
+  loop
+    select * into _replaced from einv_private.document_of('credit_note', p_org_id, _old.id, true);
+    _life := _replaced.life;
+    _life.status := 'descartada';
+    _life.last_message := 'replaced by a later credit note that credits its lines; it is not sent again';
+    perform einv_private.write_lifecycle('credit_note', _old.id, _life);
+    update public.credit_note_lines set released_at = now() where credit_note_id = _old.id and released_at is null;
+    perform einv_private.log_event(p_org_id, 'credit_note', _old.id, 'credit_note_discarded', p_actor_id,
+      jsonb_build_object('replaced_by', _id));
+  end loop;
+
   insert into public.credit_notes (id, org_id, company_id, invoice_id, number, issue_date, issue_time,
-    concept_code, reason, currency, subtotal, tax_total, total, created_by)
+    concept_code, reason, currency, subtotal, tax_total, total, environment, created_by)
   select _id, _inv.org_id, _inv.company_id, _inv.id,
          (select c.credit_note_prefix from public.companies c where c.id = _inv.company_id) || _number,
          _now::date, (to_char(_now, 'HH24:MI:SS') || '-05')::time(0) with time zone,
          p_concept_code, p_reason, _inv.currency,
          coalesce(sum(l.line_extension), 0), coalesce(sum(l.tax_amount), 0),
-         coalesce(sum(l.line_extension + l.tax_amount), 0), p_actor_id
+         coalesce(sum(l.line_extension + l.tax_amount), 0), _inv.environment, p_actor_id
     from public.invoice_lines l where l.id = any (_chosen);
   insert into public.credit_note_lines (credit_note_id, org_id, invoice_line_id, position, code, description,
     unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount)

@@ -193,6 +193,24 @@ describe("re-sealing", () => {
     expect(events[0]?.n).toBe(5);
   });
 
+  it("trusts the key that opens a row, not its recorded key id (an older writer may have left a stale one)", async () => {
+    const tenant = await createTenant(db);
+    await store(tenant, currentOnly, "adapter-tax", "uat"); // recorded as current
+    await store(tenant, old, "adapter-tax", "uat", false); // the legacy writer: old key, id left as it was
+    const [stale] = await rows([tenant]);
+    expect(stale?.api_key_key_id).toBe(currentOnly.keyId);
+    await expect(
+      currentOnly.open(stale?.api_key_ciphertext ?? "", identityOf(stale as Row)),
+    ).rejects.toThrow();
+
+    const report = await resealCredentials({ serviceDb: service, secretBox: rotated });
+    expect(report.unopenable).toEqual([]);
+    const [fixed] = await rows([tenant]);
+    expect(await currentOnly.open(fixed?.api_key_ciphertext ?? "", identityOf(fixed as Row))).toBe(
+      keyOf(tenant, "adapter-tax", "uat"),
+    );
+  });
+
   it("reports a row no configured key opens, by identity and without its ciphertext, and leaves it", async () => {
     const tenant = await createTenant(db);
     await store(tenant, await createSecretBox(STRANGE), "deliver", "uat");

@@ -185,10 +185,34 @@ describe("who sees and writes credit notes", () => {
     }
   });
 
+  it("a note's prefix is letters only, so it can never run into its consecutive number", async () => {
+    const set = (prefix: string) =>
+      asRole(
+        db,
+        "authenticated",
+        mine.admin.claims,
+        "update companies set credit_note_prefix = $1 where id = $2 returning id",
+        [prefix, mine.company.id],
+      );
+    expect(await set("NCR")).toHaveLength(1);
+    expect(await sqlState(set("NC1"))).toBe("23514");
+    await set("NC");
+  });
+
   it("what a note says never changes, even for the service", async () => {
     expect(
       await sqlState(db.superuser("update credit_notes set total = total + 1 where id = $1", [noteId])),
     ).toBe("P0001");
     expect(await sqlState(db.superuser("delete from credit_notes where id = $1", [noteId]))).toBe("P0001");
+    // a credited line changes in nothing; it can only be released, once
+    const line = "select id from credit_note_lines where credit_note_id = $1 limit 1";
+    expect(
+      await sqlState(
+        db.superuser(`update credit_note_lines set quantity = 9 where id = (${line})`, [noteId]),
+      ),
+    ).toBe("P0001");
+    expect(await sqlState(db.superuser(`delete from credit_note_lines where id = (${line})`, [noteId]))).toBe(
+      "P0001",
+    );
   });
 });

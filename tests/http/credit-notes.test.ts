@@ -271,6 +271,69 @@ describe("an unknown outcome, a rejection, and their reissue", () => {
     expect(refused.status).toBe(409);
   });
 
+  it("a rejected note never locks its invoice: a later note takes its lines and discards it", async () => {
+    const invoice = await transmitted();
+    const rejected = await (
+      await note({ invoice_id: invoice.id, concept_code: "2", reason: "RECHAZAR" })
+    ).json();
+    expect(rejected.status).toBe("error");
+    const again = await (
+      await note({ invoice_id: invoice.id, concept_code: "2", reason: "Anulación" })
+    ).json();
+    expect(again.status).toBe("emitida");
+    const [old] = await db.superuser<{ status: string }>("select status from credit_notes where id = $1", [
+      rejected.credit_note_id,
+    ]);
+    expect(old?.status).toBe("descartada");
+    const body = { org_id: tenant.org.id, credit_note_id: rejected.credit_note_id };
+    expect((await t.post("/credit-notes/reissue", body, token)).status).toBe(409);
+    expect((await t.post("/credit-notes/refresh", body, token)).status).toBe(409);
+    // the lines now stand credited once, by the new note
+    const [lines] = await db.superuser<{ standing: number }>(
+      `select count(*)::int as standing from credit_note_lines l join credit_notes n on n.id = l.credit_note_id
+        where n.invoice_id = $1 and l.released_at is null`,
+      [invoice.id],
+    );
+    expect(lines?.standing).toBe(invoice.lineIds.length);
+    expect((await note({ invoice_id: invoice.id })).status).toBe(422);
+  });
+
+  it("is sent in its invoice's environment, whatever the company's active one is now", async () => {
+    const invoice = await transmitted(); // in uat
+    await db.superuser("update companies set active_environment = 'prd' where id = $1", [tenant.company.id]);
+    try {
+      const body = await (await note({ invoice_id: invoice.id })).json();
+      const [row] = await db.superuser<{ environment: string }>(
+        "select environment from credit_notes where id = $1",
+        [body.credit_note_id],
+      );
+      expect(row?.environment).toBe("uat");
+      const [sent] = submitted(body.credit_note_id) as { environment: string }[];
+      expect(sent?.environment).toBe("uat");
+    } finally {
+      await db.superuser("update companies set active_environment = 'uat' where id = $1", [
+        tenant.company.id,
+      ]);
+    }
+  });
+
+  it("answers 409, not kept by an Idempotency-Key, while the invoice is still being transmitted", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "en_proceso" });
+    const key = { "idempotency-key": `k-${crypto.randomUUID()}` };
+    const response = await t.post(
+      "/credit-notes",
+      { org_id: tenant.org.id, invoice_id: invoice.id, concept_code: "2", reason: "Anulación" },
+      token,
+      key,
+    );
+    expect(response.status).toBe(409);
+    expect((await response.json()).error.message).toMatch(/being transmitted/);
+    const kept = await db.superuser("select 1 from einv_private.idempotency_keys where key = $1", [
+      key["idempotency-key"],
+    ]);
+    expect(kept).toEqual([]);
+  });
+
   it("a company without a software PIN: the note is error, not sent, with the reason", async () => {
     const bare = await createTenant(db);
     await saveCredential(t.deps, bare);

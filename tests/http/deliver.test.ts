@@ -1,8 +1,10 @@
 /**
  * POST /deliver through the real app and database, with the sandbox adapter-tax and deliver
- * providers at the edge: the stamped PDF goes out as an attachment and the delivery is recorded
- * apart from the invoice's fiscal status.
+ * providers at the edge: the stamped PDF goes out, zipped with the AttachedDocument XML, and the
+ * delivery is recorded apart from the invoice's fiscal status. (What the ZIP holds, and a provider
+ * that cannot hand the XML over: tests/http/deliver-attached-document.test.ts.)
  */
+import { unzipSync } from "fflate";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   createSandboxDeliver,
@@ -51,7 +53,7 @@ async function transmitted(): Promise<Invoice> {
 }
 
 describe("POST /deliver", () => {
-  it("e-mails the stamped PDF to the buyer and records the delivery", async () => {
+  it("e-mails the stamped PDF, zipped with the XML, to the buyer and records the delivery", async () => {
     const invoice = await transmitted();
     const response = await deliver(invoice);
     expect(response.status).toBe(200);
@@ -60,8 +62,10 @@ describe("POST /deliver", () => {
     expect(body.delivery_id).toMatch(/^[0-9a-f-]{36}$/);
 
     expect(mail.messages).toHaveLength(1);
-    const sent = mail.content(body.delivery_id);
-    const pdf = sent?.attachments.get(`factura-${invoice.number}.pdf`);
+    const [zipName, zip] = [...(mail.content(body.delivery_id)?.attachments ?? [])][0] ?? [];
+    expect(zipName).toMatch(/^z\d{10}000\d{2}[0-9a-f]{8}\.zip$/);
+    const files = unzipSync(zip ?? new Uint8Array());
+    const pdf = files[zipName?.replace(/^z(.*)\.zip$/, "ad$1.pdf") ?? ""];
     expect(new TextDecoder().decode(pdf?.subarray(0, 5))).toBe("%PDF-");
     const [record] = await db.superuser("select status, recipient from deliveries where id = $1", [
       body.delivery_id,
@@ -131,12 +135,12 @@ describe("POST /deliver", () => {
       "Prueba\r\nBcc: espia@evil.test\t\u0007 S.A.S.",
       other.company.id,
     ]);
-    const invoice = await createInvoice(db, other.org, other.company, { status: "transmitida" });
-    const response = await t.post(
-      "/deliver",
-      { org_id: other.org.id, invoice_id: invoice.id },
-      await t.token(other.operador),
-    );
+    // transmitted for real: the sandbox then holds it and hands its AttachedDocument over
+    const invoice = await createInvoice(db, other.org, other.company);
+    const as = await t.token(other.operador);
+    const transmit = await t.post("/transmit", { org_id: other.org.id, invoice_ids: [invoice.id] }, as);
+    expect((await transmit.json()).results[0].status).toBe("transmitida");
+    const response = await t.post("/deliver", { org_id: other.org.id, invoice_id: invoice.id }, as);
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(body.status).toBe("enviada");

@@ -14,6 +14,7 @@ import {
   type SandboxDeliver,
 } from "../../sandbox/index.ts";
 import { ApiError } from "../../shared/errors.ts";
+import { MAX_BODY_DEPTH } from "../../shared/http/middleware.ts";
 import { DOCUMENT_ROLES, operation, orgScoped } from "../../shared/http/route.ts";
 import { createTestApp, TEST_API_KEY, type TestApp } from "../support/app.ts";
 import { saveCredential } from "../support/credentials.ts";
@@ -98,7 +99,14 @@ const callProbe = (key: string | undefined, body: unknown = { org_id: tenant.org
     }),
   );
 
-const transmitted = (of: Tenant = tenant) => createInvoice(db, of.org, of.company, { status: "transmitida" });
+/** An invoice transmitted through the sandbox, which then hands /deliver its AttachedDocument. */
+async function transmitted(of: Tenant = tenant): Promise<Invoice> {
+  const invoice = await createInvoice(db, of.org, of.company);
+  const body = { org_id: of.org.id, invoice_ids: [invoice.id] };
+  const sent = await t.post("/transmit", body, await t.token(of.operador));
+  expect((await sent.json()).results[0].status).toBe("transmitida");
+  return invoice;
+}
 
 const deliveriesOf = async (invoice: Invoice) =>
   db.superuser<{ status: string }>(
@@ -400,13 +408,19 @@ describe("the header", () => {
     expect(response.headers.get("access-control-expose-headers")).toMatch(/idempotent-replayed/i);
   });
 
-  it("hashes a body nested as deep as the body limit allows without failing", async () => {
-    const depth = 20_000;
-    const body = `{"org_id":"${tenant.org.id}","n":1,"extra":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+  it("hashes a body nested as deep as a body may be; a deeper one is refused before any key is kept", async () => {
+    const nested = (depth: number) =>
+      `{"org_id":"${tenant.org.id}","n":1,"extra":${"[".repeat(depth)}${"]".repeat(depth)}}`;
     const key = newKey();
-    expect((await callProbe(key, body)).status).toBe(200);
-    expect((await callProbe(key, body)).headers.get(REPLAYED)).toBe("true");
+    const deepest = nested(MAX_BODY_DEPTH - 1);
+    expect((await callProbe(key, deepest)).status).toBe(200);
+    expect((await callProbe(key, deepest)).headers.get(REPLAYED)).toBe("true");
     expect(probe.runs).toBe(1);
+    const tooDeep = newKey();
+    const refused = await callProbe(tooDeep, nested(20_000));
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error.details[0].message).toMatch(/nested deeper than/);
+    expect(await rowsOf(tooDeep)).toEqual([]);
   });
 });
 

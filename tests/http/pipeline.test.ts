@@ -212,3 +212,15 @@ describe("request id and logs", () => {
     expect(all).not.toContain("sb_publishable_test");
   });
 });
+
+describe("text no column can hold", () => {
+  it.each([
+    ["a NUL", { reissue: false, invoice_ids: ["\u0000"] }, "invoice_ids.0"],
+    ["an unpaired surrogate", { invoice_ids: [crypto.randomUUID()], note: "a\ud800b" }, "note"],
+    ["an unpaired surrogate in a key", { invoice_ids: [crypto.randomUUID()], "k\udc00": 1 }, "k\udc00"],
+  ])("answers 400 naming the field for %s, never a 500", async (_what, extra, field) => {
+    const response = await t.post("/transmit", { org_id: tenant.org.id, ...extra }, token);
+    const error = await expectError(response, 400, "validation_failed");
+    expect(error.details?.[0]?.field).toBe(field);
+  });
+});

@@ -46,6 +46,9 @@ export async function refreshDocument<K extends DocumentKind>({
   });
   const { status, environment, in_flight } = record.fiscal;
   const { noun } = kind.words;
+  if (status === "descartada") {
+    throw new InvalidStateError(`This ${noun} was replaced by a later one and is no longer followed.`);
+  }
   if (status === "pendiente" || !environment) {
     throw new InvalidStateError(`This ${noun} was never sent; transmit it first.`);
   }

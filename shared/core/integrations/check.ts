@@ -52,8 +52,8 @@ export function urlToCheck(
 }
 
 /**
- * The saved key, opened; a 422 when none is saved. `undefined` (with the reason) when it is saved
- * but cannot be opened: sealed for another row, or by a credentials key this service no longer has.
+ * The saved key, opened; a 422 when none is saved. `{ problem }` when it is saved but cannot be
+ * opened: sealed for another row, or by a credentials key this service no longer has.
  */
 export async function openSavedKey(
   target: CredentialTarget,

@@ -50,19 +50,21 @@ export async function resealCredentials({
     });
     for (const row of page) {
       report.checked++;
-      if (row.key_id === secretBox.keyId) {
-        report.current++;
-        continue;
-      }
       const identity = {
         org_id: row.org_id,
         company_id: row.company_id,
         service: row.service,
         environment: row.environment,
       };
+      // which key opens it decides, not the recorded id (a writer may have replaced the ciphertext)
       let plaintext: string;
       try {
-        plaintext = await secretBox.open(row.api_key_ciphertext, identity);
+        const opened = await secretBox.openWithKeyId(row.api_key_ciphertext, identity);
+        if (opened.keyId === secretBox.keyId && row.key_id === secretBox.keyId) {
+          report.current++;
+          continue;
+        }
+        plaintext = opened.plaintext;
       } catch (error) {
         if (!(error instanceof SecretBoxError)) throw error;
         report.unopenable.push({ id: row.id, ...identity });

@@ -1,16 +1,26 @@
 /**
- * deliverInvoice: e-mails a transmitted invoice's stamped PDF through the company's deliver
- * provider, to the buyer's address or the one given, and records the delivery. A delivery has its
- * own status (enviada / error), never mixed with the invoice's fiscal status.
+ * deliverInvoice: e-mails a transmitted invoice to the buyer's address or the one given, through the
+ * company's deliver provider, and records the delivery. A delivery has its own status (enviada /
+ * error), never mixed with the invoice's fiscal status.
+ *
+ * What is sent is what a Colombian buyer is owed: one ZIP holding the AttachedDocument XML (the UBL
+ * container of the invoice and the authority's ApplicationResponse, which a buyer's accounting system
+ * books) and the stamped PDF, named as DIAN names them (shared/fiscal/co/delivery-files.ts). The XML
+ * comes from the company's adapter-tax provider once, then from the bucket. When it cannot be had,
+ * the delivery is recorded as `error` and nothing is e-mailed: a PDF alone is never presented as a
+ * complete delivery.
  */
 import type { DbScope } from "../../db/port.ts";
-import type { DocumentRecord } from "../../db/rows.ts";
-import { BusinessRuleError, InvalidStateError } from "../../errors.ts";
+import type { DeliveryAttachmentRecord, DocumentRecord } from "../../db/rows.ts";
+import { BusinessRuleError, DomainError, InvalidStateError } from "../../errors.ts";
+import { type DianDeliveryFiles, dianDeliveryFiles } from "../../fiscal/co/delivery-files.ts";
 import { type DeliveryOutcome, deliveryIdempotencyKey } from "../../providers/deliver.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
 import { ProviderError } from "../../providers/errors.ts";
 import { ProviderRequestError } from "../../providers/transport.ts";
 import type { DocumentStore } from "../../storage/port.ts";
+import { zipFiles } from "../../zip.ts";
+import { ensureAttachedDocument } from "../documents/attached-document.ts";
 import { storable } from "../documents/outcome.ts";
 import { ensureDocumentPdf } from "../documents/representation.ts";
 import { invoiceKind } from "./kind.ts";
@@ -81,6 +91,30 @@ export async function deliverInvoice({
     p_recipient: to,
     p_actor_id: ctx.actorId,
   });
+
+  let xml: Uint8Array;
+  try {
+    xml = (await ensureAttachedDocument({ ctx, kind: invoiceKind, orgId: input.org_id, record: invoice }))
+      .bytes;
+  } catch (error) {
+    // Without the XML the buyer would get a PDF and nothing to book: the delivery fails, unsent.
+    const why = error instanceof DomainError ? ` ${error.message}` : "";
+    const message =
+      "Not sent: the invoice's AttachedDocument (XML) could not be obtained from the tax provider, " +
+      `and the PDF alone is not a complete delivery.${why}`;
+    await recordFailure(ctx, input.org_id, delivery_id, storable(message)).catch(() => {});
+    throw error;
+  }
+
+  let files: DianDeliveryFiles;
+  let zip: Uint8Array;
+  try {
+    ({ files, zip } = await packageForBuyer(ctx, input.org_id, delivery_id, invoice, xml, pdf));
+  } catch (error) {
+    await recordFailure(ctx, input.org_id, delivery_id, "Not sent: internal error.").catch(() => {});
+    throw error;
+  }
+
   // Company names are free text: a CR/LF in a subject would be a header injection, so it is one line.
   const issuer = oneLine(document.company.trade_name) || oneLine(document.company.legal_name);
   let outcome: DeliveryOutcome | ProviderError;
@@ -92,10 +126,10 @@ export async function deliverInvoice({
         subject: oneLine(`Factura electrónica ${document.number} de ${issuer}`),
         text:
           `Adjuntamos la factura electrónica ${document.number} de ${issuer}, validada por la DIAN ` +
-          `(CUFE ${fiscal.authority_code}).`,
-        attachments: [
-          { filename: `factura-${document.number}.pdf`, content_type: "application/pdf", content: pdf },
-        ],
+          `(CUFE ${fiscal.authority_code}). El archivo ${files.zip} contiene el documento electrónico ` +
+          `(${files.xml}, el AttachedDocument con la factura y la respuesta de la DIAN) y su ` +
+          `representación gráfica (${files.pdf}).`,
+        attachments: [{ filename: files.zip, content_type: "application/zip", content: zip }],
       },
       { idempotencyKey: deliveryIdempotencyKey(delivery_id) },
     );
@@ -137,6 +171,50 @@ export async function deliverInvoice({
     status: recorded.status,
     message: recorded.message,
   };
+}
+
+/**
+ * The ZIP the buyer gets — the XML and the PDF under DIAN's names, its time fixed at the validation
+ * (the same invoice, the same archive) — listed on the delivery before it is sent.
+ */
+async function packageForBuyer(
+  ctx: DeliverContext,
+  orgId: string,
+  deliveryId: string,
+  { document, fiscal }: DocumentRecord<"invoice">,
+  xml: Uint8Array,
+  pdf: Uint8Array,
+): Promise<{ files: DianDeliveryFiles; zip: Uint8Array }> {
+  const files = dianDeliveryFiles({
+    issuerNit: document.company.nit,
+    number: document.number,
+    issueDate: document.issue_date,
+  });
+  const validatedAt = new Date(fiscal.transmitted_at ?? `${document.issue_date}T12:00:00Z`);
+  const zip = await zipFiles(
+    [
+      { name: files.xml, bytes: xml },
+      { name: files.pdf, bytes: pdf },
+    ],
+    validatedAt,
+  );
+  const attachments: DeliveryAttachmentRecord[] = [
+    {
+      filename: files.zip,
+      content_type: "application/zip",
+      size: zip.byteLength,
+      files: [
+        { filename: files.xml, size: xml.byteLength },
+        { filename: files.pdf, size: pdf.byteLength },
+      ],
+    },
+  ];
+  await ctx.serviceDb.call("einv_delivery_attachments", {
+    p_org_id: orgId,
+    p_delivery_id: deliveryId,
+    p_attachments: attachments,
+  });
+  return { files, zip };
 }
 
 async function recordFailure(ctx: DeliverContext, orgId: string, deliveryId: string, message: string) {
