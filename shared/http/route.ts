@@ -42,6 +42,8 @@ export interface OperationContext {
   documents: DocumentStore;
   requestId: string;
   log: Logger;
+  /** The request's Idempotency-Key, when it has one: work that leaves the service can reuse it. */
+  idempotencyKey?: string;
 }
 
 export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.ZodType>(spec: {
@@ -71,6 +73,7 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
     }
     const serviceDb = deps.db.asService();
     const context: OperationContext = {
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
       deps,
       caller,
       membership,

@@ -319,6 +319,20 @@ describe("what is not kept", () => {
     expect(await deliveriesOf(invoice)).toEqual([{ status: "error" }, { status: "enviada" }]);
   });
 
+  it("a retry of /deliver after the provider took the message but garbled its answer e-mails once", async () => {
+    const invoice = await transmitted();
+    const key = newKey();
+    mail.setKnobs({ failNext: [{ kind: "malformed", on: "send" }] });
+    const failed = await deliver(invoice, key);
+    expect(failed.status).toBe(502);
+    expect(mail.messages).toHaveLength(1); // it went out; the answer did not come back
+    const retry = await deliver(invoice, key);
+    expect(retry.status).toBe(200);
+    expect((await retry.json()).status).toBe("enviada");
+    // the same provider reference and key: the provider answers from its store, sends nothing more
+    expect(mail.messages).toHaveLength(1);
+  });
+
   it("a crash (500) and a rate limit (429) release the key", async () => {
     const key = newKey();
     probe.mode = "crash";
@@ -476,7 +490,10 @@ describe("time", () => {
     const again = await deliver(invoice, key);
     expect(again.status).toBe(200);
     expect(again.headers.get(REPLAYED)).toBeNull();
-    expect(mail.messages).toHaveLength(2);
+    // the handler ran again (a second delivery); the provider, asked under the reference the
+    // request's key derives, answers from its own store: keys are for one intent, not reused
+    expect(await deliveriesOf(invoice)).toEqual([{ status: "enviada" }, { status: "enviada" }]);
+    expect(mail.messages).toHaveLength(1);
     expect(await rowsOf(key)).toEqual([
       { org_id: tenant.org.id, route: "/einvoicing/deliver", state: "done", status: 200 },
     ]);

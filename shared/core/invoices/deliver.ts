@@ -10,6 +10,7 @@
  * the delivery is recorded as `error` and nothing is e-mailed: a PDF alone is never presented as a
  * complete delivery.
  */
+import { hexDigest } from "../../crypto/digest.ts";
 import type { DbScope } from "../../db/port.ts";
 import type { DeliveryAttachmentRecord, DocumentRecord } from "../../db/rows.ts";
 import { BusinessRuleError, DomainError, InvalidStateError } from "../../errors.ts";
@@ -45,6 +46,12 @@ export interface DeliverContext {
   providers: ProviderDirectory;
   documents: DocumentStore;
   actorId: string;
+  /**
+   * The request's Idempotency-Key. A retried request whose first try failed after the message may
+   * have left (a 502/504 releases the key) sends it under the same provider reference and key, so
+   * the provider delivers it once.
+   */
+  idempotencyKey?: string;
 }
 
 export async function deliverInvoice({
@@ -115,13 +122,20 @@ export async function deliverInvoice({
     throw error;
   }
 
+  // The provider's reference and idempotency key: the delivery's, or one derived from the request's
+  // Idempotency-Key, the same on every retry of that request.
+  const sendId = ctx.idempotencyKey
+    ? uuidFrom(
+        await hexDigest("SHA-256", `${input.org_id}|deliver|${input.invoice_id}|${ctx.idempotencyKey}`),
+      )
+    : delivery_id;
   // Company names are free text: a CR/LF in a subject would be a header injection, so it is one line.
   const issuer = oneLine(document.company.trade_name) || oneLine(document.company.legal_name);
   let outcome: DeliveryOutcome | ProviderError;
   try {
     outcome = await channel.send(
       {
-        reference: delivery_id,
+        reference: sendId,
         to: [to],
         subject: oneLine(`Factura electrónica ${document.number} de ${issuer}`),
         text:
@@ -131,7 +145,7 @@ export async function deliverInvoice({
           `representación gráfica (${files.pdf}).`,
         attachments: [{ filename: files.zip, content_type: "application/zip", content: zip }],
       },
-      { idempotencyKey: deliveryIdempotencyKey(delivery_id) },
+      { idempotencyKey: deliveryIdempotencyKey(sendId) },
     );
   } catch (error) {
     if (error instanceof ProviderError) {
@@ -230,4 +244,9 @@ async function recordFailure(ctx: DeliverContext, orgId: string, deliveryId: str
 /** One line of text: control characters (CR, LF, tab, …), line separators and runs of spaces become one space. */
 function oneLine(value: unknown): string {
   return typeof value === "string" ? value.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, " ").trim() : "";
+}
+
+/** A digest's first 128 bits as a UUID (version 8: custom), so it can be a provider's reference. */
+function uuidFrom(hex: string): string {
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
