@@ -35,7 +35,12 @@ export function createReconcileApp(deps: AppDeps): Hono<AppEnv> {
     const serviceDb = deps.db.asService();
     const { reconcile: settings, providers } = deps.config;
     const result = await reconcile({
-      ctx: { serviceDb, providers: providersFor(deps, serviceDb), log: c.get("log") },
+      ctx: {
+        serviceDb,
+        providers: providersFor(deps, serviceDb),
+        documents: deps.documents,
+        log: c.get("log"),
+      },
       options: {
         budgetMs: settings.budgetMs,
         batchSize: settings.batchSize,

@@ -272,8 +272,28 @@ interface RecordFunctions {
     result: RepresentationRow;
   };
   einv_delivery_begin: {
-    args: { p_org_id: string; p_invoice_id: string; p_recipient: string; p_actor_id: string };
+    args: { p_org_id: string; p_invoice_id: string; p_recipient: string; p_actor_id: string | null };
     result: { delivery_id: string };
+  };
+  einv_delivery_retry_later: {
+    args: { p_org_id: string; p_delivery_id: string; p_send_id: string };
+    result: { next_retry_at: string | null; gave_up_reason: string | null } | null;
+  };
+  einv_delivery_link_retry: {
+    args: { p_org_id: string; p_delivery_id: string; p_retry_of: string };
+    result: { delivery_id: string; retry_of: string };
+  };
+  einv_reconcile_pick_deliveries: {
+    args: { p_run_id: string; p_limit: number };
+    result: {
+      delivery_id: string;
+      org_id: string;
+      invoice_id: string;
+      to: string;
+      attempt: number;
+      send_id: string;
+      created_by: string | null;
+    }[];
   };
   einv_delivery_record: {
     args: {
@@ -386,6 +406,9 @@ export const CATALOGUE = {
       "p_renderer",
     ],
   },
+  einv_delivery_retry_later: { role: "service_role", args: ["p_org_id", "p_delivery_id", "p_send_id"] },
+  einv_delivery_link_retry: { role: "service_role", args: ["p_org_id", "p_delivery_id", "p_retry_of"] },
+  einv_reconcile_pick_deliveries: { role: "service_role", args: ["p_run_id", "p_limit"] },
   einv_delivery_begin: {
     role: "service_role",
     args: ["p_org_id", "p_invoice_id", "p_recipient", "p_actor_id"],

@@ -234,3 +234,83 @@ describe("overlapping runs and the time budget", () => {
     expect(first.still_open - last.still_open).toBe(500 - first.settled);
   }, 120_000);
 });
+
+describe("delivery retries", () => {
+  it("retries a delivery the provider failed, under the first try's reference, with backoff, then gives up", async () => {
+    const { createSandboxDeliver, createSandboxRouter, createSandboxDocsgen } = await import(
+      "../../sandbox/index.ts"
+    );
+    const mail = createSandboxDeliver();
+    const providers = createSandboxRouter({
+      adapterTax: sandbox,
+      docsgen: createSandboxDocsgen(),
+      deliver: mail,
+    });
+    const app = await createTestApp(db, {
+      env: { EINV_RECONCILE_SECRET: SECRET, EINV_PROVIDER_TIMEOUT_MS: "300" },
+      providerFetch: providers,
+    });
+    const org = await createTenant(db);
+    const PROVIDERS = "https://sandbox.provider.test";
+    await saveCredential(app.deps, org, { url: `${PROVIDERS}/adapter-tax` });
+    await saveCredential(app.deps, org, { url: `${PROVIDERS}/deliver`, service: "deliver" });
+    const token = await app.token(org.operador);
+    const invoice = await createInvoice(db, org.org, org.company);
+    await app.post("/transmit", { org_id: org.org.id, invoice_ids: [invoice.id] }, token);
+
+    // the provider takes the message, then fails to answer: 502, to be retried in a minute
+    mail.setKnobs({ failNext: [{ kind: "malformed", on: "send" }] });
+    expect((await app.post("/deliver", { org_id: org.org.id, invoice_id: invoice.id }, token)).status).toBe(
+      502,
+    );
+    const deliveries = () =>
+      db.superuser<{
+        status: string;
+        attempt: number;
+        next_retry_at: string | null;
+        retry_of: string | null;
+      }>(
+        "select status, attempt, next_retry_at, retry_of from deliveries where invoice_id = $1 order by attempt",
+        [invoice.id],
+      );
+    const [failed] = await deliveries();
+    expect(failed).toMatchObject({ status: "error", attempt: 1, next_retry_at: expect.any(Date) });
+    const runIt = () =>
+      createReconcileApp(app.deps).request("/reconcile", {
+        method: "POST",
+        headers: { authorization: `Bearer ${SECRET}` },
+      });
+    // not due yet
+    expect((await (await runIt()).json()).deliveries_retried).toBe(0);
+    await db.superuser(
+      "update deliveries set next_retry_at = now() - interval '1 second' where invoice_id = $1",
+      [invoice.id],
+    );
+    expect((await (await runIt()).json()).deliveries_retried).toBe(1);
+    expect(await deliveries()).toMatchObject([
+      { status: "error", attempt: 1, next_retry_at: null },
+      { status: "enviada", attempt: 2 },
+    ]);
+    // one e-mail: the retry went under the first try's reference, which the provider had taken
+    expect(mail.messages).toHaveLength(1);
+    expect((await (await runIt()).json()).deliveries_retried).toBe(0);
+  });
+
+  it("gives a delivery up, saying why, after its 5th attempt", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
+    const [row] = await db.superuser<{ id: string }>(
+      `insert into deliveries (org_id, invoice_id, recipient, status, message, attempt)
+       values ($1, $2, 'x@test.example', 'error', 'the provider failed', 5) returning id`,
+      [tenant.org.id, invoice.id],
+    );
+    const result = await t.deps.db.asService().call("einv_delivery_retry_later", {
+      p_org_id: tenant.org.id,
+      p_delivery_id: row?.id ?? "",
+      p_send_id: row?.id ?? "",
+    });
+    expect(result).toEqual({
+      next_retry_at: null,
+      gave_up_reason: "gave up after 5 attempts: the provider failed",
+    });
+  });
+});

@@ -45,7 +45,10 @@ export interface DeliverContext {
   serviceDb: DbScope;
   providers: ProviderDirectory;
   documents: DocumentStore;
-  actorId: string;
+  /** Who asked; null for the reconcile job's retries. */
+  actorId: string | null;
+  /** Set by the reconcile job: this delivery retries a failed one, under its provider reference. */
+  retry?: { of: string; sendId: string };
   /**
    * The request's Idempotency-Key. A retried request whose first try failed after the message may
    * have left (a 502/504 releases the key) sends it under the same provider reference and key, so
@@ -98,6 +101,31 @@ export async function deliverInvoice({
     p_recipient: to,
     p_actor_id: ctx.actorId,
   });
+  if (ctx.retry) {
+    await ctx.serviceDb.call("einv_delivery_link_retry", {
+      p_org_id: input.org_id,
+      p_delivery_id: delivery_id,
+      p_retry_of: ctx.retry.of,
+    });
+  }
+  // The provider's reference and idempotency key: a retry's first try's; one derived from the
+  // request's Idempotency-Key (the same on every retry of that request); else the delivery's own.
+  const sendId =
+    ctx.retry?.sendId ??
+    (ctx.idempotencyKey
+      ? uuidFrom(
+          await hexDigest("SHA-256", `${input.org_id}|deliver|${input.invoice_id}|${ctx.idempotencyKey}`),
+        )
+      : delivery_id);
+  // A provider failure (nothing says the buyer got it) is tried again later by the reconcile job.
+  const retryLater = () =>
+    ctx.serviceDb
+      .call("einv_delivery_retry_later", {
+        p_org_id: input.org_id,
+        p_delivery_id: delivery_id,
+        p_send_id: sendId,
+      })
+      .catch(() => {});
 
   let xml: Uint8Array;
   try {
@@ -110,6 +138,7 @@ export async function deliverInvoice({
       "Not sent: the invoice's AttachedDocument (XML) could not be obtained from the tax provider, " +
       `and the PDF alone is not a complete delivery.${why}`;
     await recordFailure(ctx, input.org_id, delivery_id, storable(message)).catch(() => {});
+    if (error instanceof ProviderError) await retryLater();
     throw error;
   }
 
@@ -122,13 +151,6 @@ export async function deliverInvoice({
     throw error;
   }
 
-  // The provider's reference and idempotency key: the delivery's, or one derived from the request's
-  // Idempotency-Key, the same on every retry of that request.
-  const sendId = ctx.idempotencyKey
-    ? uuidFrom(
-        await hexDigest("SHA-256", `${input.org_id}|deliver|${input.invoice_id}|${ctx.idempotencyKey}`),
-      )
-    : delivery_id;
   // Company names are free text: a CR/LF in a subject would be a header injection, so it is one line.
   const issuer = oneLine(document.company.trade_name) || oneLine(document.company.legal_name);
   let outcome: DeliveryOutcome | ProviderError;
@@ -176,8 +198,12 @@ export async function deliverInvoice({
     p_message: storable(outcome.message),
     p_provider_reference: outcome instanceof ProviderError ? null : outcome.provider_reference,
   });
-  // The delivery is recorded as failed; the caller still learns that the provider failed (502/504).
-  if (outcome instanceof ProviderError) throw outcome;
+  // The delivery is recorded as failed, to be retried; the caller still learns that the provider
+  // failed (502/504).
+  if (outcome instanceof ProviderError) {
+    await retryLater();
+    throw outcome;
+  }
   return {
     invoice_id: recorded.invoice_id,
     delivery_id: recorded.delivery_id,

@@ -3,8 +3,10 @@
  * timed out, a call died midway, the authority was still deciding). It picks them in small batches,
  * leased to the run (supabase/migrations/…_reconcile.sql), asks the provider about each — never a
  * blind resend — and records the answer, or gives the document back for the next run when the
- * provider cannot answer. It stops inside its time budget: a query is only started when it can end
- * before the deadline, and what is left is reported.
+ * provider cannot answer. Then it retries the deliveries whose retry is due (the provider failed
+ * them; supabase/migrations/…_delivery_retries.sql), each under its first try's provider reference.
+ * It stops inside its time budget: work is only started when it can end before the deadline, and
+ * what is left is reported.
  */
 import pLimit from "p-limit";
 import type { DbScope } from "../../db/port.ts";
@@ -13,9 +15,11 @@ import { DomainError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
 import { ProviderError, ProviderRateLimitedError } from "../../providers/errors.ts";
+import type { DocumentStore } from "../../storage/port.ts";
 import { creditNoteKind } from "../credit-notes/kind.ts";
 import type { DocumentKindSpec } from "../documents/kind.ts";
 import { outcomeFromProvider, storable } from "../documents/outcome.ts";
+import { deliverInvoice } from "../invoices/deliver.ts";
 import { invoiceKind } from "../invoices/kind.ts";
 
 /** Every kind the lifecycle knows: reconcile settles them all the same way. */
@@ -27,6 +31,8 @@ const KINDS: Record<DocumentKind, DocumentKindSpec> = {
 export interface ReconcileContext {
   serviceDb: DbScope;
   providers: ProviderDirectory;
+  /** Where PDFs and AttachedDocuments are kept: a delivery retry reads them from there. */
+  documents: DocumentStore;
   log: Logger;
   /** Milliseconds; tests pass a fake. */
   now?: () => number;
@@ -143,10 +149,44 @@ export async function reconcile({
     if (picked.length < options.batchSize) break;
   }
 
+  // Then the deliveries whose retry is due, if a retry (the XML, then the e-mail) can end in time.
+  let deliveriesRetried = 0;
+  while (now() + 3 * options.providerTimeoutMs <= deadline) {
+    const due = await db.call("einv_reconcile_pick_deliveries", {
+      p_run_id: runId,
+      p_limit: options.batchSize,
+    });
+    if (due.length === 0) break;
+    await Promise.all(
+      due.map((delivery) =>
+        limit(async () => {
+          deliveriesRetried++;
+          try {
+            await deliverInvoice({
+              ctx: {
+                serviceDb: db,
+                providers: ctx.providers,
+                documents: ctx.documents,
+                actorId: delivery.created_by,
+                retry: { of: delivery.delivery_id, sendId: delivery.send_id },
+              },
+              input: { org_id: delivery.org_id, invoice_id: delivery.invoice_id, to: delivery.to },
+            });
+          } catch (error) {
+            // recorded on the new delivery (and scheduled again when the provider failed)
+            const message = error instanceof Error ? error.message : "internal error";
+            errors.push({ kind: "delivery", document_id: delivery.invoice_id, error: message });
+          }
+        }),
+      ),
+    );
+    if (due.length < options.batchSize) break;
+  }
+
   return db.call("einv_reconcile_finish", {
     p_run_id: runId,
     p_settled: settled,
-    p_deliveries_retried: 0,
+    p_deliveries_retried: deliveriesRetried,
     p_errors: storable(errors),
     p_took_ms: Math.round(now() - started),
   });

@@ -1,0 +1,78 @@
+-- ═════════════════════════════════════════════════════════════════════════════════════════════════
+-- Delivery retries: a delivery that failed because the provider failed (nothing says the buyer got
+-- it) is tried again by the reconcile job, with exponential backoff — 1, 2, 4 and 8 minutes after
+-- the attempt that failed — and given up, with the reason, after its 5th attempt. A retry is a new
+-- delivery row (`attempt` + 1, `retry_of`), sent under the same provider reference and key as the
+-- first try (`send_id`), so a provider that did take an earlier try delivers the message once.
+-- A delivery the provider refused (a bounced address) is not retried.
+-- ═════════════════════════════════════════════════════════════════════════════════════════════════
+
+alter table public.deliveries
+  add column attempt integer not null default 1 check (attempt between 1 and 100),
+  add column retry_of uuid references public.deliveries (id),
+  -- the provider's reference and idempotency key of this delivery's message
+  add column send_id uuid,
+  add column next_retry_at timestamptz,
+  add column retried_by uuid,
+  add column gave_up_reason text check (length(gave_up_reason) <= 600);
+create index deliveries_retry_due_idx on public.deliveries (next_retry_at)
+  where status = 'error' and next_retry_at is not null;
+
+-- A failed delivery, to be tried again later (or given up after its 5th attempt).
+create function public.einv_delivery_retry_later(p_org_id uuid, p_delivery_id uuid, p_send_id uuid)
+returns jsonb
+language sql security definer set search_path = '' as $$
+  update public.deliveries d
+     set send_id = p_send_id,
+         next_retry_at = case when d.attempt < 5
+                              then now() + make_interval(mins => power(2, d.attempt - 1)::integer) end,
+         gave_up_reason = case when d.attempt >= 5
+                               then left('gave up after ' || d.attempt || ' attempts: ' || coalesce(d.message, ''), 600) end
+   where d.id = p_delivery_id and d.org_id = p_org_id and d.status = 'error'
+  returning jsonb_build_object('next_retry_at', d.next_retry_at, 'gave_up_reason', d.gave_up_reason)
+$$;
+
+-- A new delivery that retries `p_retry_of`: one attempt further, linked both ways.
+create function public.einv_delivery_link_retry(p_org_id uuid, p_delivery_id uuid, p_retry_of uuid)
+returns jsonb
+language plpgsql security definer set search_path = '' as $$
+begin
+  update public.deliveries n
+     set attempt = o.attempt + 1, retry_of = o.id
+    from public.deliveries o
+   where n.id = p_delivery_id and n.org_id = p_org_id and o.id = p_retry_of and o.org_id = p_org_id;
+  if not found then
+    raise exception 'not_found' using errcode = 'P0001', hint = 'not_found', detail = 'invoice';
+  end if;
+  update public.deliveries set retried_by = p_delivery_id where id = p_retry_of and org_id = p_org_id;
+  return jsonb_build_object('delivery_id', p_delivery_id, 'retry_of', p_retry_of);
+end
+$$;
+
+-- Up to `p_limit` failed deliveries whose retry is due, taken by the run (skip locked: two runs
+-- never take one).
+create function public.einv_reconcile_pick_deliveries(p_run_id uuid, p_limit integer) returns jsonb
+language sql security definer set search_path = '' as $$
+  with due as (
+    select d.id from public.deliveries d
+     where d.status = 'error' and d.next_retry_at <= now() and d.retried_by is null
+     order by d.next_retry_at
+     limit least(greatest(p_limit, 1), 500)
+       for update skip locked),
+  taken as (
+    update public.deliveries d set next_retry_at = null from due where d.id = due.id returning d.*)
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'delivery_id', id, 'org_id', org_id, 'invoice_id', invoice_id, 'to', recipient,
+           'attempt', attempt, 'send_id', coalesce(send_id, id), 'created_by', created_by,
+           'run_id', p_run_id)), '[]'::jsonb)
+    from taken
+$$;
+
+revoke all on function public.einv_delivery_retry_later(uuid, uuid, uuid),
+  public.einv_delivery_link_retry(uuid, uuid, uuid),
+  public.einv_reconcile_pick_deliveries(uuid, integer)
+  from public, anon, authenticated, service_role;
+grant execute on function public.einv_delivery_retry_later(uuid, uuid, uuid),
+  public.einv_delivery_link_retry(uuid, uuid, uuid),
+  public.einv_reconcile_pick_deliveries(uuid, integer)
+  to service_role;
