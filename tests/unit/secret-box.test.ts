@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { createSecretBox, keyHint, SecretBoxError } from "../../shared/crypto/secret-box.ts";
+import {
+  createSecretBox,
+  credentialsKeyId,
+  keyHint,
+  SecretBoxError,
+} from "../../shared/crypto/secret-box.ts";
 
 const KEY = btoa(String.fromCharCode(...Array.from({ length: 32 }, (_, i) => i)));
 const row = { org_id: "o1", company_id: "c1", service: "adapter-tax", environment: "uat" };
@@ -112,5 +117,18 @@ describe("SecretBox", () => {
       name: "SecretBoxError",
       message: expect.stringMatching(/must be 32 bytes/),
     });
+  });
+
+  it("names each key by 16 hex digits, leading zeros included", async () => {
+    // among these sixteen keys, some ids have bytes below 0x10 (written "0x", not "x")
+    const keys = Array.from({ length: 16 }, (_, i) => btoa(String.fromCharCode(...new Array(32).fill(i))));
+    const ids = await Promise.all(keys.map((key) => credentialsKeyId(key)));
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{16}$/);
+    expect(new Set(ids).size).toBe(16);
+    expect(ids.some((id) => /^(..)*0/.test(id))).toBe(true);
+    // not a plain hash of the key, which could be matched against a hash of it kept anywhere else
+    const raw = Uint8Array.from(atob(keys[0] as string), (c) => c.charCodeAt(0));
+    const plain = Buffer.from(await crypto.subtle.digest("SHA-256", raw)).toString("hex");
+    expect(plain.startsWith(ids[0] as string)).toBe(false);
   });
 });

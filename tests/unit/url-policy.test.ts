@@ -6,7 +6,10 @@
 import { describe, expect, it } from "vitest";
 import {
   assertProviderUrl,
+  HostResolutionError,
   isPublicAddress,
+  type Resolver,
+  resolveProviderUrl,
   UnsafeProviderUrlError,
 } from "../../shared/providers/url-policy.ts";
 
@@ -199,6 +202,7 @@ const REFUSED: [url: string, why: RegExp][] = [
   ["https://[64:1::808:808]/", /public host/], // not the NAT64 prefix
   ["https://[64:ff9b:0:1::808:808]/", /public host/],
   ["https://[64:ff9b::1:0:808:808]/", /public host/],
+  ["https://[64:ff9b::1:808:808]/", /public host/],
   ["https://[::ffff:1:808:808]/", /public host/],
   ["https://[64:ff9b:0:0:1::808:808]/", /public host/], // outside the NAT64 /96
   ["https://[::ffff:c0a8:101]/", /public host/], // mapped 192.168.1.1
@@ -262,6 +266,7 @@ describe("isPublicAddress on IPv6 text as a resolver writes it", () => {
     ["an octet past 255 in the dotted tail", "::ffff:8.8.8.256"],
     ["text after the dotted tail", "::ffff:8.8.8.8x"],
     ["two ::", "2606:4700::1111::1"],
+    ["two :: around eight groups", "2606:4700:0:0::0:0:0:1111::1"],
     ["nine groups", "2606:4700:0:0:0:0:0:1111:1"],
     ["seven groups and no ::", "2606:4700:0:0:0:0:1111"],
     ['a "::" that stands for nothing', "2606:4700:1:2:3:4:5::1111"],
@@ -270,5 +275,60 @@ describe("isPublicAddress on IPv6 text as a resolver writes it", () => {
     ["a group of five digits", "2606:4700::11111"],
   ])("refuses %s (%s)", (_what, address) => {
     expect(isPublicAddress(address)).toBe(false);
+  });
+});
+
+describe("isPublicAddress on IPv4 text", () => {
+  it.each([
+    ["8.8.8.255", true],
+    ["8.8.8.256", false],
+    ["x8.8.8.8", false],
+    ["8.8.8.8x", false],
+    ["8.8.8", false],
+  ])("takes %s as public: %s", (address, expected) => {
+    expect(isPublicAddress(address)).toBe(expected);
+  });
+});
+
+describe("resolveProviderUrl", () => {
+  const asked: string[] = [];
+  const recording =
+    (answer: string[]): Resolver =>
+    async (host) => {
+      asked.push(host);
+      return answer;
+    };
+
+  it("refuses a private IP literal without asking the resolver", async () => {
+    asked.length = 0;
+    const error = await resolveProviderUrl(new URL("https://10.0.0.1/"), {
+      resolve: recording(["8.8.8.8"]),
+    }).catch((e: unknown) => e);
+    expect(error).toEqual(new UnsafeProviderUrlError("the provider url must point to a public host"));
+    expect(asked).toEqual([]);
+  });
+
+  it("asks for a name without any of its trailing dots", async () => {
+    asked.length = 0;
+    await resolveProviderUrl(new URL("https://api.provider.test../v1"), { resolve: recording(["8.8.8.8"]) });
+    expect(asked).toEqual(["api.provider.test"]);
+  });
+
+  it("passes on the resolver's own resolution error, and wraps any other with its cause", async () => {
+    const own = new HostResolutionError("no answer for api.provider.test within 2000 ms");
+    const failing =
+      (error: unknown): Resolver =>
+      () =>
+        Promise.reject(error);
+    const url = new URL("https://api.provider.test/");
+    expect(await resolveProviderUrl(url, { resolve: failing(own) }).catch((e: unknown) => e)).toBe(own);
+    const cause = new TypeError("getaddrinfo ENOTFOUND");
+    const wrapped = await resolveProviderUrl(url, { resolve: failing(cause) }).catch((e: unknown) => e);
+    expect(wrapped).toBeInstanceOf(HostResolutionError);
+    expect(wrapped).toMatchObject({
+      name: "HostResolutionError",
+      message: "the provider host api.provider.test could not be resolved",
+      cause,
+    });
   });
 });
