@@ -31,8 +31,10 @@ export const CreditNoteResponse = z.object({
 export type CreditNoteResponse = z.infer<typeof CreditNoteResponse>;
 
 export const create = operation({
+  summary: "Write a credit note for a transmitted invoice and send it",
   input: CreditNoteRequest,
   output: CreditNoteResponse,
   roles: DOCUMENT_ROLES,
+  errors: ["not_found", "invalid_state", "business_rule"],
   handle: (input, ctx) => createCreditNote({ input, ctx: transmitting(ctx) }),
 });

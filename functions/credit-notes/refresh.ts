@@ -17,9 +17,18 @@ export const RefreshResponse = z.object({
 export type RefreshResponse = z.infer<typeof RefreshResponse>;
 
 export const refresh = operation({
+  summary: "Re-query a credit note's status at the tax authority",
   input: RefreshRequest,
   output: RefreshResponse,
   roles: DOCUMENT_ROLES,
+  errors: [
+    "not_found",
+    "invalid_state",
+    "business_rule",
+    "rate_limited",
+    "provider_error",
+    "provider_timeout",
+  ],
   handle: async ({ org_id, credit_note_id }, ctx) => {
     const { document_id, status, ...rest } = await refreshDocument({
       kind: creditNoteKind,

@@ -8,8 +8,10 @@ export const ReissueRequest = orgScoped.extend({ credit_note_id: uuid });
 export type ReissueRequest = z.input<typeof ReissueRequest>;
 
 export const reissue = operation({
+  summary: "Replace a credit note the authority did not accept, and send the new one",
   input: ReissueRequest,
   output: CreditNoteResponse,
   roles: DOCUMENT_ROLES,
+  errors: ["not_found", "invalid_state", "business_rule"],
   handle: (input, ctx) => reissueCreditNote({ input, ctx: transmitting(ctx) }),
 });

@@ -23,9 +23,11 @@ export const RepresentationResponse = z.object({
 export type RepresentationResponse = z.infer<typeof RepresentationResponse>;
 
 export const representation = operation({
+  summary: "Keep the credit note's PDF current in the private bucket and say where it is",
   input: RepresentationRequest,
   output: RepresentationResponse,
   roles: DOCUMENT_ROLES,
+  errors: ["not_found", "business_rule", "rate_limited", "provider_error", "provider_timeout"],
   handle: ({ org_id, credit_note_id, regenerate }, ctx) =>
     documentRepresentation({
       kind: creditNoteKind,

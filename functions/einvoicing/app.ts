@@ -13,11 +13,19 @@ import {
   requestContext,
   requireApiKey,
 } from "../../shared/http/middleware.ts";
-import { creditNoteRoutes } from "../credit-notes/routes.ts";
-import { integrationRoutes } from "../integrations/routes.ts";
-import { invoiceRoutes } from "../invoices/routes.ts";
+import { mount, type OperationGroup } from "../../shared/http/route.ts";
+import { creditNoteOperations } from "../credit-notes/routes.ts";
+import { integrationOperations } from "../integrations/routes.ts";
+import { invoiceOperations } from "../invoices/routes.ts";
 
 export const FUNCTION_NAME = "einvoicing";
+
+/** The route groups and where each is mounted: the app, docs/openapi.json and the client follow this list. */
+export const ROUTE_GROUPS: readonly { name: string; prefix: string; operations: OperationGroup }[] = [
+  { name: "Invoices", prefix: "", operations: invoiceOperations },
+  { name: "Credit notes", prefix: "/credit-notes", operations: creditNoteOperations },
+  { name: "Integrations", prefix: "/integrations", operations: integrationOperations },
+];
 
 /** The pipeline every route runs behind, without routes: the app below and tests mount on it. */
 export function createPipeline(deps: AppDeps): Hono<AppEnv> {
@@ -35,7 +43,7 @@ export function createPipeline(deps: AppDeps): Hono<AppEnv> {
         "x-request-id",
         "idempotency-key",
       ],
-      exposeHeaders: ["x-request-id", "retry-after", "idempotent-replayed"],
+      exposeHeaders: ["x-request-id", "retry-after", "idempotent-replayed", "allow"],
       maxAge: 600,
     }),
   );
@@ -47,8 +55,6 @@ export function createPipeline(deps: AppDeps): Hono<AppEnv> {
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = createPipeline(deps);
-  app.route("/", invoiceRoutes);
-  app.route("/credit-notes", creditNoteRoutes);
-  app.route("/integrations", integrationRoutes);
+  for (const { prefix, operations } of ROUTE_GROUPS) app.route(prefix || "/", mount(operations));
   return app;
 }

@@ -1,12 +1,12 @@
 /**
- * Route group: test, save (admin only). One file per operation; this file only mounts them.
+ * Route group: test, save (admin only). One file per operation; this file only lists them.
  * A group never imports another group.
  */
-import { Hono } from "hono";
-import type { AppEnv } from "../../shared/http/context.ts";
+import type { OperationGroup } from "../../shared/http/route.ts";
 import { integrationSave } from "./save.ts";
 import { integrationTest } from "./test.ts";
 
-export const integrationRoutes = new Hono<AppEnv>()
-  .post("/test", integrationTest)
-  .post("/save", integrationSave);
+export const integrationOperations: OperationGroup = {
+  "/test": integrationTest,
+  "/save": integrationSave,
+};

@@ -38,8 +38,17 @@ export const IntegrationSaveResponse = z.object({
 export type IntegrationSaveResponse = z.infer<typeof IntegrationSaveResponse>;
 
 export const integrationSave = operation({
+  summary: "Check a provider key and store it sealed (admin)",
   input: IntegrationSaveRequest,
   output: IntegrationSaveResponse,
   roles: ADMIN_ONLY,
+  errors: [
+    "not_found",
+    "credential_rejected",
+    "business_rule",
+    "rate_limited",
+    "provider_error",
+    "provider_timeout",
+  ],
   handle: (input, ctx) => refusingUrls(() => saveCredential({ input, ctx: integrationContext(ctx) })),
 });

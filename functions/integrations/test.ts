@@ -27,8 +27,10 @@ export const IntegrationTestResponse = z.object({
 export type IntegrationTestResponse = z.infer<typeof IntegrationTestResponse>;
 
 export const integrationTest = operation({
+  summary: "Check whether a provider key works (admin)",
   input: IntegrationTestRequest,
   output: IntegrationTestResponse,
   roles: ADMIN_ONLY,
+  errors: ["not_found", "business_rule"],
   handle: (input, ctx) => refusingUrls(() => testCredential({ input, ctx: integrationContext(ctx) })),
 });

@@ -23,8 +23,17 @@ export const DeliverResponse = z.object({
 export type DeliverResponse = z.infer<typeof DeliverResponse>;
 
 export const deliver = operation({
+  summary: "E-mail a transmitted invoice with its PDF and AttachedDocument",
   input: DeliverRequest,
   output: DeliverResponse,
   roles: DOCUMENT_ROLES,
+  errors: [
+    "not_found",
+    "invalid_state",
+    "business_rule",
+    "rate_limited",
+    "provider_error",
+    "provider_timeout",
+  ],
   handle: (input, ctx) => deliverInvoice({ input, ctx }),
 });

@@ -24,9 +24,11 @@ export const RepresentationResponse = z.object({
 export type RepresentationResponse = z.infer<typeof RepresentationResponse>;
 
 export const representation = operation({
+  summary: "Keep the invoice's PDF current in the private bucket and say where it is",
   input: RepresentationRequest,
   output: RepresentationResponse,
   roles: DOCUMENT_ROLES,
+  errors: ["not_found", "business_rule", "rate_limited", "provider_error", "provider_timeout"],
   handle: ({ org_id, invoice_id, regenerate }, ctx) =>
     documentRepresentation({
       kind: invoiceKind,

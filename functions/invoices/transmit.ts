@@ -31,9 +31,11 @@ export const TransmitResponse = z.object({
 export type TransmitResponse = z.infer<typeof TransmitResponse>;
 
 export const transmit = operation({
+  summary: "Transmit 1 to 50 invoices to the tax authority",
   input: TransmitRequest,
   output: TransmitResponse,
   roles: DOCUMENT_ROLES,
+  errors: ["not_found", "business_rule"],
   handle: async ({ org_id, invoice_ids, reissue }, ctx) => {
     const results = await transmitDocuments({
       kind: invoiceKind,

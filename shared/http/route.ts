@@ -6,11 +6,11 @@
  * through it, so validation and authorisation cannot be forgotten and no route wires adapters; and
  * so does the `Idempotency-Key` of every POST (./idempotency.ts), taken after the membership check.
  */
-import type { Handler } from "hono";
+import { type Handler, Hono } from "hono";
 import { z } from "zod";
 import type { Caller, DbScope } from "../db/port.ts";
 import type { MembershipRow } from "../db/rows.ts";
-import type { ErrorDetail } from "../errors.ts";
+import type { ErrorCode, ErrorDetail } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { createProviderDirectory, type ProviderDirectory } from "../providers/directory.ts";
 import type { DocumentStore } from "../storage/port.ts";
@@ -46,14 +46,48 @@ export interface OperationContext {
   idempotencyKey?: string;
 }
 
+/**
+ * What a route declares for the contract (docs/openapi.json, the typed client): its request and
+ * 200 bodies, who may call it, and the error codes it answers besides the pipeline's own
+ * (`PIPELINE_ERRORS`, which every route can answer).
+ */
+export interface OperationContract {
+  /** One line for the API reference. */
+  summary: string;
+  input: z.ZodType;
+  output: z.ZodType;
+  roles: readonly Role[];
+  errors: readonly ErrorCode[];
+}
+
+/** A route's handler, carrying its contract. */
+export type Operation = Handler<AppEnv> & { readonly contract: OperationContract };
+
+/** The errors the pipeline and `operation()` can answer on any route, before or around its handler. */
+export const PIPELINE_ERRORS: readonly ErrorCode[] = [
+  "invalid_json",
+  "validation_failed",
+  "unauthenticated",
+  "forbidden",
+  "idempotency_conflict",
+  "payload_too_large",
+  "unsupported_media_type",
+  "internal_error",
+  "service_unavailable",
+];
+
 export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.ZodType>(spec: {
+  summary: string;
   input: S;
   /** What the route answers with HTTP 200 (declared beside the request, for the contract). */
   output: R;
   roles: readonly Role[];
+  /** The error codes the handler can answer, besides `PIPELINE_ERRORS`. */
+  errors: readonly ErrorCode[];
   handle: (input: z.output<S>, ctx: OperationContext) => Promise<z.input<R>>;
-}): Handler<AppEnv> {
-  return async (c) => {
+}): Operation {
+  const { handle: _, ...contract } = spec;
+  const handler: Handler<AppEnv> = async (c) => {
     const parsed = spec.input.safeParse(c.get("body"));
     if (!parsed.success) {
       fail("validation_failed", "The request body is not valid.", { details: toDetails(parsed.error) });
@@ -91,6 +125,17 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
     const scope = { db: serviceDb, orgId: input.org_id, route: c.req.routePath, key: idempotencyKey };
     return idempotent(c, scope, handle);
   };
+  return Object.assign(handler, { contract });
+}
+
+/** A route group's operations by path (relative to the group), in the order the reference lists them. */
+export type OperationGroup = Readonly<Record<string, Operation>>;
+
+/** Mounts a group's operations as POST routes. */
+export function mount(group: OperationGroup): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  for (const [path, handler] of Object.entries(group)) routes.post(path, handler);
+  return routes;
 }
 
 function toDetails(error: z.ZodError): ErrorDetail[] {

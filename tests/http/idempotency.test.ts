@@ -59,9 +59,11 @@ beforeAll(async () => {
   pipeline.post(
     "/probe",
     operation({
+      summary: "A probe that counts its runs",
       input: orgScoped.extend({ n: z.number() }),
       output: z.object({ n: z.number(), run: z.number() }),
       roles: DOCUMENT_ROLES,
+      errors: ["rate_limited", "business_rule"],
       handle: async (input) => {
         const run = ++probe.runs;
         if (probe.mode === "hold") await new Promise<void>((resolve) => (probe.release = resolve));

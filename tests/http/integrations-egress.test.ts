@@ -248,7 +248,7 @@ describe("a provider that does not answer properly", () => {
     ["slow", { kind: "hang" }, 504, "provider_timeout"],
     ["answering garbage", { kind: "malformed" }, 502, "provider_error"],
     ["failing", { kind: "error" }, 502, "provider_error"],
-  ] as const)("when %s makes a save answer %i, storing nothing", async (_what, fault, status, code) => {
+  ] as const)("when %s (%s) makes a save answer %i, storing nothing", async (_what, fault, status, code) => {
     adapterTax.setKnobs({ failNext: [{ ...fault, on: "check" }] });
     const response = await call("save", { api_key: KEY, url: URL_ });
     expect(response.status).toBe(status);

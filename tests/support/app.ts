@@ -14,6 +14,7 @@ import type { AppDeps } from "../../shared/http/context.ts";
 import { createLogger } from "../../shared/log.ts";
 import type { FetchLike } from "../../shared/providers/tax-client.ts";
 import type { Resolver } from "../../shared/providers/url-policy.ts";
+import { expectAnswerInContract } from "./contract.ts";
 import type { TestDatabase } from "./database.ts";
 
 export const TEST_URL = "http://supabase.test";
@@ -35,7 +36,10 @@ export interface TestApp {
   /** Log lines the app wrote, for asserting what is (not) logged. */
   logs: string[];
   token(user: { id: string; email: string }, options?: TokenOptions): Promise<string>;
-  /** POSTs JSON to `/einvoicing<path>` with the apikey and, when given, a bearer token. */
+  /**
+   * POSTs JSON to `/einvoicing<path>` with the apikey and, when given, a bearer token; the answer is
+   * checked against docs/openapi.json (declared status, body schema, x-request-id) before it is returned.
+   */
   post(path: string, body: unknown, token?: string, headers?: Record<string, string>): Promise<Response>;
 }
 
@@ -72,18 +76,19 @@ export async function createTestApp(
     documents,
     logs,
     token: (user, tokenOptions) => signer.sign(user, tokenOptions),
-    post: (path, body, token, headers = {}) =>
-      Promise.resolve(
-        app.request(`/einvoicing${path}`, {
-          method: "POST",
-          headers: {
-            apikey: TEST_API_KEY,
-            "content-type": "application/json",
-            ...(token ? { authorization: `Bearer ${token}` } : {}),
-            ...headers,
-          },
-          body: typeof body === "string" ? body : JSON.stringify(body),
-        }),
-      ),
+    post: async (path, body, token, headers = {}) => {
+      const response = await app.request(`/einvoicing${path}`, {
+        method: "POST",
+        headers: {
+          apikey: TEST_API_KEY,
+          "content-type": "application/json",
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...headers,
+        },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      });
+      await expectAnswerInContract(path, response);
+      return response;
+    },
   };
 }

@@ -1,0 +1,211 @@
+/**
+ * The contract as an OpenAPI 3.1 document, built from what the routes declare (`operation()`'s
+ * schemas, roles and error codes) — never written by hand. `npm run openapi` writes it to
+ * docs/openapi.json; a test fails when the committed file is stale, and the route tests check every
+ * answer they get against it. Only scripts and tests import this module; the functions do not.
+ */
+import { z } from "zod";
+import { ERROR_STATUS, type ErrorCode } from "../errors.ts";
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "./idempotency.ts";
+import { type OperationContract, type OperationGroup, PIPELINE_ERRORS } from "./route.ts";
+
+type Json = Record<string, unknown>;
+
+export interface ContractSource {
+  /** The function's name: paths are `{base_url}/v1/<function>/<route>`. */
+  functionName: string;
+  version: string;
+  groups: readonly { name: string; prefix: string; operations: OperationGroup }[];
+}
+
+/** What each HTTP status means, for the reference page. */
+const STATUS_TEXT: Record<number, string> = {
+  400: "The body is not JSON, or fails the schema (details name the field).",
+  401: "No, invalid or expired token; wrong issuer, audience or algorithm; missing or wrong apikey.",
+  403: "Not a member of org_id, or the role may not call this route.",
+  404: "The document or company is not in this organization.",
+  409: "Not allowed in the document's current state, or the Idempotency-Key was used with another body or is in flight.",
+  413: "The body is over the size limit.",
+  415: "The body is not application/json.",
+  422: "A business rule refuses the request (the message says which).",
+  429: "The provider is rate limiting: retry after Retry-After seconds.",
+  500: "Unexpected error; the request id identifies it in the logs.",
+  502: "The provider failed and nothing changed.",
+  503: "A dependency (database, token keys) is unavailable; retry shortly.",
+  504: "The provider did not answer in time and nothing changed.",
+};
+
+export function buildOpenApi(source: ContractSource): Json {
+  const paths: Json = {};
+  for (const group of source.groups) {
+    for (const [route, handler] of Object.entries(group.operations)) {
+      const path = `${group.prefix}${route === "/" ? "" : route}`;
+      paths[path] = { post: operationObject(path, group.name, handler.contract) };
+    }
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Electronic invoicing API",
+      version: source.version,
+      description:
+        "Transmits invoices and credit notes to the tax authority through an invoicing provider, keeps " +
+        "their stamped PDFs in the private bucket `service-documentos`, e-mails invoices, and tests and " +
+        "saves each company's provider credentials. Every operation is a POST with a JSON body carrying " +
+        "`org_id`, called with the signed-in user's access token and the project's publishable key. " +
+        "Errors have one shape; every answer carries `x-request-id`.",
+    },
+    servers: [
+      {
+        url: `{base_url}/v1/${source.functionName}`,
+        variables: {
+          base_url: {
+            default: "http://127.0.0.1:54321/functions",
+            description: "The Supabase functions root: https://<project-ref>.supabase.co/functions",
+          },
+        },
+      },
+    ],
+    security: [{ bearerAuth: [], apikey: [] }],
+    tags: source.groups.map((group) => ({ name: group.name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "The signed-in user's Supabase access token.",
+        },
+        apikey: {
+          type: "apiKey",
+          in: "header",
+          name: "apikey",
+          description: "The project's publishable key.",
+        },
+      },
+      parameters: {
+        IdempotencyKey: {
+          name: IDEMPOTENCY_KEY_HEADER,
+          in: "header",
+          required: false,
+          description:
+            "Optional. The same key with the same body within 24 hours answers the first answer again " +
+            "(with `Idempotent-Replayed: true`) without doing the work twice; with another body, 409.",
+          schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
+        },
+      },
+      headers: {
+        RequestId: {
+          description: "Identifies the request in the service's logs.",
+          schema: { type: "string" },
+        },
+        RetryAfter: {
+          description: "Seconds to wait before trying again.",
+          schema: { type: "string", pattern: "^[0-9]+$" },
+        },
+        IdempotentReplayed: {
+          description: "`true` when this is the kept answer to an earlier request with the same key.",
+          schema: { type: "string", enum: ["true"] },
+        },
+      },
+      schemas: { Error: ERROR_BODY },
+    },
+  };
+}
+
+function operationObject(path: string, tag: string, contract: OperationContract): Json {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set([...PIPELINE_ERRORS, ...contract.errors])) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Json = {
+    200: {
+      description: "Done.",
+      headers: {
+        "x-request-id": { $ref: "#/components/headers/RequestId" },
+        [IDEMPOTENT_REPLAYED_HEADER]: { $ref: "#/components/headers/IdempotentReplayed" },
+      },
+      content: { "application/json": { schema: schemaOf(contract.output, "output") } },
+    },
+  };
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+    const codes = byStatus.get(status) ?? [];
+    responses[status] = {
+      description: `${STATUS_TEXT[status] ?? ""} Codes: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
+      headers: {
+        "x-request-id": { $ref: "#/components/headers/RequestId" },
+        ...(status === 429 || status === 503
+          ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } }
+          : {}),
+      },
+      content: {
+        "application/json": {
+          schema: {
+            allOf: [{ $ref: "#/components/schemas/Error" }],
+            type: "object",
+            properties: { error: { type: "object", properties: { code: { type: "string", enum: codes } } } },
+          },
+        },
+      },
+    };
+  }
+  return {
+    operationId: operationIdOf(path),
+    summary: contract.summary,
+    description: `Roles: ${contract.roles.join(", ")}.`,
+    tags: [tag],
+    parameters: [{ $ref: "#/components/parameters/IdempotencyKey" }],
+    requestBody: {
+      required: true,
+      content: { "application/json": { schema: schemaOf(contract.input, "input") } },
+    },
+    responses,
+  };
+}
+
+/** `{ error: { code, message, details?, request_id } }`: each status narrows `code` to its own. */
+const ERROR_BODY: Json = {
+  type: "object",
+  required: ["error"],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message", "request_id"],
+      additionalProperties: false,
+      properties: {
+        code: { type: "string", enum: Object.keys(ERROR_STATUS) },
+        message: { type: "string" },
+        details: {
+          description: "Which fields are wrong, and how.",
+          type: "array",
+          items: {
+            type: "object",
+            required: ["field", "message"],
+            additionalProperties: false,
+            properties: { field: { type: "string" }, message: { type: "string" } },
+          },
+        },
+        request_id: { type: "string" },
+      },
+    },
+  },
+};
+
+/** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect), as the request is sent or the answer read. */
+function schemaOf(schema: z.ZodType, io: "input" | "output"): Json {
+  // Refinements (distinct ids, settings' size) are not expressible; the server still applies them.
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
+  return json;
+}
+
+/** `/credit-notes/reissue` → `creditNotesReissue`. */
+function operationIdOf(path: string): string {
+  return path
+    .split(/[/-]/)
+    .filter(Boolean)
+    .map((word, i) => (i === 0 ? word : word[0]?.toUpperCase() + word.slice(1)))
+    .join("");
+}

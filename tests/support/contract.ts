@@ -1,0 +1,83 @@
+/**
+ * Checks an answer of the einvoicing function against the committed docs/openapi.json: its status
+ * must be one the route declares, its body must match that status's schema, and it must carry
+ * `x-request-id`. The test app's `post` runs this on every answer, so a route test fails when the
+ * code answers something the contract does not say (or the document is stale).
+ */
+import { readFileSync } from "node:fs";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+
+type Json = Record<string, unknown>;
+
+const document = JSON.parse(
+  readFileSync(new URL("../../docs/openapi.json", import.meta.url), "utf8"),
+) as Json & { paths: Record<string, { post: { responses: Record<string, Json> } }> };
+
+// ajv-formats is CommonJS: its default export arrives wrapped under Node's ESM loader.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+const ajv = addFormats(new Ajv2020({ allErrors: true, strict: true }));
+const validators = new Map<string, ValidateFunction>();
+
+/** `#/components/...` references replaced by what they point at (the document has no cycles). */
+function inline(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(inline);
+  if (value === null || typeof value !== "object") return value;
+  const ref = (value as { $ref?: unknown }).$ref;
+  if (typeof ref === "string" && ref.startsWith("#/")) {
+    const target = ref
+      .slice(2)
+      .split("/")
+      .reduce<unknown>((node, key) => (node as Json)[key], document);
+    return inline(target);
+  }
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inline(item)]));
+}
+
+function validatorFor(path: string, status: number): ValidateFunction | string {
+  const operation = document.paths[path]?.post;
+  // An unknown route answers 404 in the one error shape.
+  const response = operation
+    ? operation.responses[String(status)]
+    : status === 404
+      ? { content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } }
+      : undefined;
+  if (!response) {
+    const declared = operation ? Object.keys(operation.responses).join(", ") : "404";
+    return `POST ${path} answered ${status}, which docs/openapi.json does not declare (declared: ${declared})`;
+  }
+  const key = `${path} ${status}`;
+  let validate = validators.get(key);
+  if (!validate) {
+    const schema = inline(
+      (response as { content: Record<string, { schema: Json }> }).content["application/json"]?.schema,
+    );
+    validate = ajv.compile(schema as Json);
+    validators.set(key, validate);
+  }
+  return validate;
+}
+
+/** Throws, naming what is wrong, unless `response` is an answer the contract allows for POST `path`. */
+export async function expectAnswerInContract(path: string, response: Response): Promise<void> {
+  const problem = (message: string) => new Error(`contract: ${message}`);
+  if (!response.headers.get("x-request-id")) throw problem(`POST ${path} answered without x-request-id`);
+  const validate = validatorFor(path, response.status);
+  if (typeof validate === "string") throw problem(validate);
+  const text = await response.clone().text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw problem(
+      `POST ${path} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`,
+    );
+  }
+  if (!validate(body)) {
+    throw problem(
+      `POST ${path} answered ${response.status} with a body the schema refuses: ` +
+        `${ajv.errorsText(validate.errors)}\n${text.slice(0, 500)}`,
+    );
+  }
+}
