@@ -8,7 +8,7 @@ export const ReissueRequest = orgScoped.extend({ credit_note_id: uuid });
 export type ReissueRequest = z.input<typeof ReissueRequest>;
 
 export const reissue = operation({
-  summary: "Replace a credit note the authority did not accept, and send the new one",
+  summary: "Send again a credit note that ended in error (or was left in progress)",
   input: ReissueRequest,
   output: CreditNoteResponse,
   roles: DOCUMENT_ROLES,

@@ -11,6 +11,7 @@ import { DEMO_SANDBOX_KEY } from "./demo-credentials.ts";
 export const LOCAL_API_KEY = "sb_publishable_local_einvoicing";
 
 export interface LocalRun {
+  /** The functions root, as the contract's `{base_url}`: operations are at `{base_url}/v1/einvoicing/<route>`. */
   base_url: string;
   apikey: string;
   users: { email: string; user_id: string; role: string; org_id: string; access_token: string }[];
@@ -54,7 +55,7 @@ export async function describeLocalRun(
       })),
     );
     return {
-      base_url: `${baseUrl}/functions/v1/einvoicing`,
+      base_url: `${baseUrl}/functions`,
       apikey: LOCAL_API_KEY,
       users,
       orgs: await s.query("select id, name from public.organizations order by name"),
@@ -92,7 +93,7 @@ export function printCurl(local: LocalRun): string {
     .map((i) => i.id);
   const body = JSON.stringify({ org_id: user.org_id, invoice_ids: ids });
   return [
-    `curl -sS -X POST '${local.base_url}/transmit'`,
+    `curl -sS -X POST '${local.base_url}/v1/einvoicing/transmit'`,
     `-H 'Authorization: Bearer ${user.access_token}'`,
     `-H 'apikey: ${local.apikey}'`,
     "-H 'Content-Type: application/json'",

@@ -1,6 +1,7 @@
 /**
  * `npm start`: the real `einvoicing` function under Deno, on 127.0.0.1:54321, laid out like
- * `supabase start` (functions under /functions/v1, the JWKS under /auth/v1). The database is an
+ * `supabase start` (functions under /functions/v1, the JWKS under /auth/v1; see ./router.ts), with the
+ * API reference at /docs. The database is an
  * embedded PGlite in .data/pglite, or the PostgreSQL server at DATABASE_URL; either is migrated
  * and seeded on first use. The sandbox providers answer in-process under /sandbox/<service>, and
  * the demo companies have credentials for them. PDFs go to .data/storage and can be downloaded with
@@ -23,9 +24,11 @@ import { connectPostgres, fromPGlite, type SqlClient } from "../../shared/db/sql
 import { migrate } from "../db/migrate.ts";
 import { createLocalSigner } from "./auth.ts";
 import { ensureDemoCredentials } from "./demo-credentials.ts";
+import { createDocsHandler } from "./docs.ts";
 import { createFilesystemStore } from "./filesystem-store.ts";
 import { describeLocalRun, LOCAL_API_KEY, printCurl } from "./local-json.ts";
-import { createStorageDownloadHandler, isStorageDownload } from "./storage-download.ts";
+import { createLocalRouter } from "./router.ts";
+import { createStorageDownloadHandler } from "./storage-download.ts";
 
 const env = Deno.env.toObject();
 const host = env.HOST ?? "127.0.0.1";
@@ -105,39 +108,27 @@ const sandboxes = createSandboxRouter(
 const seeded = await ensureDemoCredentials(client, deps.db, deps.secretBox, `${baseUrl}/sandbox`);
 if (seeded > 0) console.error(`demo companies: ${seeded} sandbox credential(s) sealed and saved`);
 
-const functionPrefix = `/functions/v1/${FUNCTION_NAME}`;
-const reconcilePath = `/functions/v1/${RECONCILE_FUNCTION}`;
-const server = Deno.serve({ hostname: host, port, onListen: () => {} }, (request) => {
-  const url = new URL(request.url);
-  if (url.pathname === "/auth/v1/.well-known/jwks.json") return Response.json(signer.jwks);
-  if (isStorageDownload(url)) return download(request);
-  if (url.pathname.startsWith("/sandbox/")) return sandboxes(request);
-  if (url.pathname === functionPrefix || url.pathname.startsWith(`${functionPrefix}/`)) {
-    // Supabase strips `/functions/v1` before the function sees the request.
-    url.pathname = url.pathname.slice("/functions/v1".length);
-    return app.fetch(new Request(url, request));
-  }
-  if (url.pathname === reconcilePath) {
-    url.pathname = url.pathname.slice("/functions/v1".length);
-    return reconcileApp.fetch(new Request(url, request));
-  }
-  return Response.json(
-    {
-      error: {
-        code: "not_found",
-        message: `Nothing at ${url.pathname}; functions live under /functions/v1.`,
-      },
-    },
-    { status: 404 },
-  );
-});
+const functionsRoot = `${baseUrl}/functions`;
+const server = Deno.serve(
+  { hostname: host, port, onListen: () => {} },
+  createLocalRouter({
+    functions: { [FUNCTION_NAME]: app.fetch, [RECONCILE_FUNCTION]: reconcileApp.fetch },
+    jwks: () => signer.jwks,
+    storage: download,
+    sandboxes,
+    docs: createDocsHandler(functionsRoot),
+  }),
+);
 
 const local = await describeLocalRun(client, signer, baseUrl, {
-  url: `${baseUrl}${reconcilePath}`,
+  url: `${functionsRoot}/v1/${RECONCILE_FUNCTION}`,
   secret: reconcileSecret,
 });
 await writeFile(`${dataDir}/local.json`, `${JSON.stringify(local, null, 2)}\n`);
-console.error(`einvoicing listening on ${baseUrl}${functionPrefix}  (details: ${dataDir}/local.json)`);
+console.error(
+  `einvoicing listening on ${functionsRoot}/v1/${FUNCTION_NAME}  (details: ${dataDir}/local.json)`,
+);
+console.error(`API reference: ${baseUrl}/docs`);
 console.error("Try it:");
 console.log(printCurl(local));
 

@@ -1,11 +1,14 @@
 /**
  * The local server's stand-in for Supabase Storage downloads, at the path supabase-js uses
  * (`GET /storage/v1/object/<bucket>/<path>`, also `/object/authenticated/…`): the caller's own token,
- * and the bucket's RLS policy decides, by reading `storage.objects` as that user.
+ * and the bucket's RLS policy decides, by reading `storage.objects` as that user. Like Storage, it
+ * answers browsers' CORS preflights and errors in Storage's own shape (`{ statusCode, error, message }`,
+ * which supabase-js reads), with `x-request-id` as every answer of the local server.
  */
 import type { VerifiedClaims } from "../../shared/auth/jwt.ts";
 import type { SqlClient } from "../../shared/db/sql-client.ts";
 import { DOCUMENTS_BUCKET, type DocumentStore } from "../../shared/storage/port.ts";
+import { CORS_HEADERS, preflight } from "./answers.ts";
 
 const PATH = /^\/storage\/v1\/object\/(?:authenticated\/)?([^/]+)\/(.+)$/;
 
@@ -18,13 +21,18 @@ export function createStorageDownloadHandler(options: {
   store: DocumentStore;
   verifyToken(token: string): Promise<VerifiedClaims>;
 }): (request: Request) => Promise<Response> {
-  const answer = (status: number, error: string, message: string) =>
-    Response.json({ statusCode: String(status), error, message }, { status });
+  const answer = (status: number, error: string, message: string, headers: Record<string, string> = {}) =>
+    Response.json(
+      { statusCode: String(status), error, message },
+      { status, headers: { ...CORS_HEADERS, ...headers, "x-request-id": crypto.randomUUID() } },
+    );
 
   return async (request) => {
     const match = PATH.exec(new URL(request.url).pathname);
-    if (!match || (request.method !== "GET" && request.method !== "HEAD")) {
-      return answer(404, "not_found", "Not found");
+    if (!match) return answer(404, "not_found", "Not found");
+    if (request.method === "OPTIONS") return preflight("GET, HEAD, OPTIONS");
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return answer(405, "method_not_allowed", "Only downloads are served here.", { allow: "GET, HEAD" });
     }
     const [, bucket, rawPath = ""] = match;
     let path: string;
@@ -56,7 +64,12 @@ export function createStorageDownloadHandler(options: {
     const bytes = bucket === DOCUMENTS_BUCKET && visible.length > 0 ? await options.store.get(path) : null;
     if (!bytes) return answer(404, "not_found", "Object not found");
     return new Response(request.method === "HEAD" ? null : bytes, {
-      headers: { "content-type": "application/pdf", "content-length": String(bytes.byteLength) },
+      headers: {
+        ...CORS_HEADERS,
+        "content-type": "application/pdf",
+        "content-length": String(bytes.byteLength),
+        "x-request-id": crypto.randomUUID(),
+      },
     });
   };
 }

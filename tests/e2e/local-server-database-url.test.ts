@@ -5,72 +5,53 @@
  * nothing. Also the migration runner itself, on this run's engine: a script of several statements is
  * one transaction, a failed migration leaves nothing behind, and the bootstrap runs once.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { migrate } from "../../scripts/db/migrate.ts";
 import { schemaFiles } from "../../scripts/db/schema.ts";
 import { connectPostgres, fromPGlite, type SqlClient } from "../../shared/db/sql-client.ts";
-import { type DenoProcess, startDeno } from "../support/deno.ts";
+import {
+  createFreshDatabase,
+  type FreshDatabase,
+  type LocalServer,
+  removeDataDir,
+  startLocalServer,
+} from "../support/local-server.ts";
 
 const target = inject("database");
 const onPostgres = target.kind === "postgres";
-const FUNCTIONS = "/functions/v1/einvoicing";
-
-let databaseUrl = "";
+let fresh: FreshDatabase | undefined;
 let dataDir = "";
-let dropDatabase = async () => {};
 
 beforeAll(async () => {
   if (target.kind !== "postgres") return;
-  // a database with nothing in it: not a clone of the migrated template
-  const name = `fresh_${crypto.randomUUID().replaceAll("-", "")}`;
-  const admin = postgres(target.adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`).finally(() => admin.end({ timeout: 5 }));
-  const url = new URL(target.adminUrl);
-  url.pathname = `/${name}`;
-  databaseUrl = url.toString();
+  fresh = await createFreshDatabase(target.adminUrl);
   dataDir = await mkdtemp(join(tmpdir(), "einv-local-"));
-  dropDatabase = async () => {
-    const dropper = postgres(target.adminUrl, { max: 1, onnotice: () => {} });
-    await dropper
-      .unsafe(`drop database if exists ${name} with (force)`)
-      .finally(() => dropper.end({ timeout: 5 }));
-  };
 });
 afterAll(async () => {
-  await dropDatabase();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await fresh?.drop();
+  if (dataDir) await removeDataDir(dataDir);
 });
 
-const startLocal = () =>
-  startDeno(
-    "scripts/local/serve.ts",
-    {
-      DATABASE_URL: databaseUrl,
-      EINV_DATA_DIR: dataDir,
-      SANDBOX_LATENCY_MS: "0",
-      EINV_RECONCILE_INTERVAL_MS: "0",
-    },
-    { readyPath: `${FUNCTIONS}/transmit` },
-  );
+const startLocal = () => startLocalServer(fresh?.url ?? "", { dataDir });
 
 describe.skipIf(!onPostgres)("DATABASE_URL=… npm start on a fresh database", () => {
   it("migrates and seeds it, transmits the demo invoices, and starts again without migrating", async () => {
-    let server: DenoProcess = await startLocal();
+    let server: LocalServer = await startLocal();
     try {
       expect(server.output()).toMatch(
         /database: DATABASE_URL; [1-9][0-9]* migration\(s\) applied, demo data seeded/,
       );
-      const local = JSON.parse(await readFile(join(dataDir, "local.json"), "utf8"));
-      const operador = local.users.find((u: { role: string }) => u.role === "operador");
-      const pending = local.invoices.filter(
-        (i: { status: string; org_id: string }) => i.status === "pendiente" && i.org_id === operador.org_id,
-      );
+      const local = await server.local();
+      const operador = local.users.find((u) => u.role === "operador");
+      if (!operador) throw new Error("the seed has no operador");
+      const pending = local.invoices.filter((i) => i.status === "pendiente" && i.org_id === operador.org_id);
       expect(pending.length).toBeGreaterThanOrEqual(2);
-      const response = await fetch(`${server.baseUrl}${FUNCTIONS}/transmit`, {
+      // local.json's base_url is the functions root, as the contract's {base_url}
+      expect(local.base_url).toBe(`${server.baseUrl}/functions`);
+      const response = await fetch(`${local.base_url}/v1/einvoicing/transmit`, {
         method: "POST",
         headers: {
           authorization: `Bearer ${operador.access_token}`,
@@ -79,7 +60,7 @@ describe.skipIf(!onPostgres)("DATABASE_URL=… npm start on a fresh database", (
         },
         body: JSON.stringify({
           org_id: operador.org_id,
-          invoice_ids: pending.slice(0, 2).map((i: { id: string }) => i.id),
+          invoice_ids: pending.slice(0, 2).map((i) => i.id),
         }),
       });
       expect(response.status).toBe(200);
@@ -125,7 +106,7 @@ describe("a script of several statements (how each migration is applied)", () =>
   }
 
   it.skipIf(!onPostgres)("is one transaction through a pooled postgres.js client", async () => {
-    const client = await connectPostgres(databaseUrl, { max: 4 });
+    const client = await connectPostgres(fresh?.url ?? "", { max: 4 });
     try {
       expect(await isAtomic(client)).toBe(true);
     } finally {
@@ -148,20 +129,13 @@ describe("migrate() on a fresh database", () => {
   /** A client on an empty database of this run's engine, and a way to drop it. */
   async function freshClient(): Promise<{ client: SqlClient; drop(): Promise<void> }> {
     if (target.kind === "postgres") {
-      const name = `fresh_${crypto.randomUUID().replaceAll("-", "")}`;
-      const admin = postgres(target.adminUrl, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`create database ${name}`).finally(() => admin.end({ timeout: 5 }));
-      const url = new URL(target.adminUrl);
-      url.pathname = `/${name}`;
-      const client = await connectPostgres(url.toString(), { max: 4 });
+      const fresh = await createFreshDatabase(target.adminUrl);
+      const client = await connectPostgres(fresh.url, { max: 4 });
       return {
         client,
         drop: async () => {
           await client.close();
-          const dropper = postgres(target.adminUrl, { max: 1, onnotice: () => {} });
-          await dropper
-            .unsafe(`drop database ${name} with (force)`)
-            .finally(() => dropper.end({ timeout: 5 }));
+          await fresh.drop();
         },
       };
     }

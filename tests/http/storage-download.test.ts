@@ -106,9 +106,16 @@ describe("local Storage downloads, status by status", () => {
     }
   });
 
-  it("404 for another bucket and for methods other than GET and HEAD", async () => {
+  it("404 for another bucket, 405 naming GET and HEAD for other methods, and a preflight for browsers", async () => {
     const token = await t.token(a.lector);
     expect((await get(`${TEST_URL}/storage/v1/object/otro-bucket/${path}`, token)).status).toBe(404);
-    expect((await get(objectUrl(path), token, "DELETE")).status).toBe(404);
+    const deleted = await get(objectUrl(path), token, "DELETE");
+    expect({ status: deleted.status, allow: deleted.headers.get("allow") }).toEqual({
+      status: 405,
+      allow: "GET, HEAD",
+    });
+    const preflight = await get(objectUrl(path), undefined, "OPTIONS");
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
   });
 });

@@ -10,6 +10,20 @@ import addFormatsModule from "ajv-formats";
 
 type Json = Record<string, unknown>;
 
+/** The contract's ten operations (service-spec §1), as paths under `{base_url}/v1/einvoicing`. */
+export const CONTRACT_ROUTES = [
+  "/credit-notes",
+  "/credit-notes/refresh",
+  "/credit-notes/reissue",
+  "/credit-notes/representation",
+  "/deliver",
+  "/integrations/save",
+  "/integrations/test",
+  "/refresh",
+  "/representation",
+  "/transmit",
+];
+
 const document = JSON.parse(
   readFileSync(new URL("../../docs/openapi.json", import.meta.url), "utf8"),
 ) as Json & { paths: Record<string, { post: { responses: Record<string, Json> } }> };

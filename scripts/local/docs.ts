@@ -1,0 +1,70 @@
+/**
+ * The API reference at /docs: Swagger UI (swagger-ui-dist, from node_modules; nothing from a CDN)
+ * rendering docs/openapi.json, whose server points at this local server so "Try it out" works.
+ */
+import { readFile } from "node:fs/promises";
+import { CORS_HEADERS, localError, methodNotAllowed } from "./answers.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+const SWAGGER = new URL("node_modules/swagger-ui-dist/", ROOT);
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Electronic invoicing API — reference</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/docs/swagger-ui.css">
+</head>
+<body>
+<div id="reference"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+
+// validatorUrl: null — Swagger UI would otherwise send the document to validator.swagger.io.
+const INIT = `window.ui = SwaggerUIBundle({
+  url: "/docs/openapi.json",
+  dom_id: "#reference",
+  deepLinking: true,
+  validatorUrl: null,
+  docExpansion: "list",
+});
+`;
+
+const ASSETS: Record<string, { file: URL; type: string }> = {
+  "/docs/swagger-ui.css": { file: new URL("swagger-ui.css", SWAGGER), type: "text/css; charset=utf-8" },
+  "/docs/swagger-ui-bundle.js": {
+    file: new URL("swagger-ui-bundle.js", SWAGGER),
+    type: "text/javascript; charset=utf-8",
+  },
+};
+
+export function isDocsPath(url: URL): boolean {
+  return url.pathname === "/docs" || url.pathname.startsWith("/docs/");
+}
+
+/** Serves the page, its script and styles, and the document with `base_url` set to `functionsRoot`. */
+export function createDocsHandler(functionsRoot: string): (request: Request) => Promise<Response> {
+  return async (request) => {
+    if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed(request.method, "GET");
+    const { pathname } = new URL(request.url);
+    const answer = (body: string, type: string) =>
+      new Response(request.method === "HEAD" ? null : body, {
+        headers: { ...CORS_HEADERS, "content-type": type, "cache-control": "no-cache" },
+      });
+    if (pathname === "/docs" || pathname === "/docs/") return answer(PAGE, "text/html; charset=utf-8");
+    if (pathname === "/docs/init.js") return answer(INIT, "text/javascript; charset=utf-8");
+    if (pathname === "/docs/openapi.json") {
+      const document = JSON.parse(await readFile(new URL("docs/openapi.json", ROOT), "utf8"));
+      document.servers[0].variables.base_url.default = functionsRoot;
+      return answer(JSON.stringify(document), "application/json");
+    }
+    const asset = ASSETS[pathname];
+    if (!asset) return localError(404, "not_found", `Nothing at ${pathname}; the reference is at /docs.`);
+    return answer(await readFile(asset.file, "utf8"), asset.type);
+  };
+}

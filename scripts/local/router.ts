@@ -1,0 +1,56 @@
+/**
+ * The local server's front door, laid out like `supabase start`: functions under /functions/v1 (the
+ * prefix stripped, as Supabase does), the JWKS under /auth/v1, downloads under /storage/v1, the
+ * sandboxes under /sandbox and the API reference under /docs. Whatever the method or path, the answer
+ * is a JSON one with `x-request-id` — never a bare 500, even for a method a `Request` cannot carry.
+ */
+import { localError, methodNotAllowed, preflight, UNFORWARDABLE_METHODS } from "./answers.ts";
+import { isDocsPath } from "./docs.ts";
+import { isStorageDownload } from "./storage-download.ts";
+
+type Handler = (request: Request) => Response | Promise<Response>;
+
+export interface LocalRoutes {
+  /** Function name → its app's fetch (the app sees `/<name>/…`). */
+  functions: Record<string, Handler>;
+  jwks: () => unknown;
+  storage: Handler;
+  sandboxes: Handler;
+  docs: Handler;
+}
+
+export function createLocalRouter(routes: LocalRoutes): (request: Request) => Promise<Response> {
+  const route = (request: Request): Response | Promise<Response> => {
+    const url = new URL(request.url);
+    const functionName = /^\/functions\/v1\/([^/]+)(?:\/|$)/.exec(url.pathname)?.[1];
+    const app = functionName === undefined ? undefined : routes.functions[functionName];
+    if (app) {
+      // Supabase's gateway refuses these too; here a `Request` cannot even be built with them.
+      if (UNFORWARDABLE_METHODS.has(request.method)) return methodNotAllowed(request.method, "POST");
+      url.pathname = url.pathname.slice("/functions/v1".length);
+      return app(new Request(url, request));
+    }
+    if (url.pathname === "/auth/v1/.well-known/jwks.json") {
+      if (request.method === "OPTIONS") return preflight("GET, OPTIONS");
+      return request.method === "GET"
+        ? Response.json(routes.jwks())
+        : methodNotAllowed(request.method, "GET");
+    }
+    if (isStorageDownload(url)) return routes.storage(request);
+    if (url.pathname.startsWith("/sandbox/")) return routes.sandboxes(request);
+    if (isDocsPath(url)) return routes.docs(request);
+    return localError(
+      404,
+      "not_found",
+      `Nothing at ${url.pathname}: functions live under /functions/v1, the API reference at /docs.`,
+    );
+  };
+  return async (request) => {
+    try {
+      return await route(request);
+    } catch (error) {
+      console.error("local server: request failed", error);
+      return localError(500, "internal_error", "An unexpected error occurred.");
+    }
+  };
+}

@@ -1,0 +1,206 @@
+/**
+ * The typed client (client/index.ts) as a web app uses it: the real supabase-js, the local server
+ * (`npm start`, under Deno) on a fresh PostgreSQL database it seeds itself, the in-process sandbox
+ * providers. Every route once, an error, an idempotent retry, and the PDF download.
+ */
+import { readFileSync } from "node:fs";
+import { createClient } from "@supabase/supabase-js";
+import { describe, expect, inject, it } from "vitest";
+import {
+  createEinvoicingClient,
+  type EinvoicingClient,
+  EinvoicingError,
+  ROUTES,
+} from "../../client/index.ts";
+import { useLocalServer } from "../support/local-server.ts";
+
+const target = inject("database");
+const server = useLocalServer(target);
+
+/** A supabase-js client for a demo user, as a web app has one after sign-in. */
+function clientFor(role: "admin" | "operador" | "lector"): { einvoicing: EinvoicingClient; orgId: string } {
+  const local = server.get().run;
+  const user = local.users.find((u) => u.role === role && u.org_id === local.orgs[0]?.id);
+  if (!user) throw new Error(`no demo ${role}`);
+  // The supabase URL is the project's root; supabase-js adds /functions/v1 and /storage/v1 itself.
+  const supabase = createClient(local.base_url.replace(/\/functions$/, ""), local.apikey, {
+    accessToken: async () => user.access_token,
+  });
+  return { einvoicing: createEinvoicingClient(supabase), orgId: user.org_id };
+}
+
+const pendingInvoices = (orgId: string) =>
+  server.get().run.invoices.filter((invoice) => invoice.org_id === orgId && invoice.status === "pendiente");
+
+/** Awaits `promise`, which must fail with an EinvoicingError, and returns it. */
+async function failure(promise: Promise<unknown>): Promise<EinvoicingError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(EinvoicingError);
+  return error as EinvoicingError;
+}
+
+describe.skipIf(target.kind !== "postgres")(
+  "createEinvoicingClient(supabase) against the local server",
+  () => {
+    it("names exactly the routes of docs/openapi.json", () => {
+      const document = JSON.parse(readFileSync(new URL("../../docs/openapi.json", import.meta.url), "utf8"));
+      expect(
+        Object.values(ROUTES)
+          .map((route) => `/${route}`)
+          .sort(),
+      ).toEqual(Object.keys(document.paths).sort());
+    });
+
+    it("transmits, refreshes, keeps and downloads the PDF, and delivers an invoice", async () => {
+      const { einvoicing, orgId } = clientFor("operador");
+      const [first, second] = pendingInvoices(orgId);
+      if (!first || !second) throw new Error("the seed has fewer than two pending invoices");
+
+      const { results } = await einvoicing.transmit({ org_id: orgId, invoice_ids: [first.id, second.id] });
+      expect(results).toEqual([
+        { invoice_id: first.id, status: "transmitida", message: expect.any(String) },
+        { invoice_id: second.id, status: "transmitida", message: expect.any(String) },
+      ]);
+
+      const refreshed = await einvoicing.refresh({ org_id: orgId, invoice_id: first.id });
+      expect(refreshed).toMatchObject({ invoice_id: first.id, status: "transmitida" });
+
+      const { pdf, path, filename, stamped } = await einvoicing.downloadRepresentation({
+        org_id: orgId,
+        invoice_id: first.id,
+      });
+      expect({ stamped, filename }).toEqual({ stamped: true, filename: expect.stringMatching(/\.pdf$/) });
+      expect(path).toContain(first.id);
+      const bytes = new Uint8Array(await pdf.arrayBuffer());
+      expect(new TextDecoder().decode(bytes.slice(0, 5))).toBe("%PDF-");
+      expect(bytes.byteLength).toBeGreaterThan(1000);
+
+      const delivered = await einvoicing.deliver({
+        org_id: orgId,
+        invoice_id: first.id,
+        to: "buyer@example.com",
+      });
+      expect(delivered).toMatchObject({ invoice_id: first.id, to: "buyer@example.com", status: "enviada" });
+    }, 60_000);
+
+    it("answers a retry under the same idempotency key with the first answer, without redoing it", async () => {
+      const { einvoicing, orgId } = clientFor("operador");
+      const invoice = pendingInvoices(orgId)[2];
+      if (!invoice) throw new Error("the seed has fewer than three pending invoices");
+      const key = `transmit-${crypto.randomUUID()}`;
+      const once = await einvoicing.transmit(
+        { org_id: orgId, invoice_ids: [invoice.id] },
+        { idempotencyKey: key },
+      );
+      const again = await einvoicing.transmit(
+        { org_id: orgId, invoice_ids: [invoice.id] },
+        { idempotencyKey: key },
+      );
+      expect(again).toEqual(once);
+      const conflict = await failure(
+        einvoicing.transmit(
+          { org_id: orgId, invoice_ids: [invoice.id], reissue: true },
+          { idempotencyKey: key },
+        ),
+      );
+      expect({ code: conflict.code, status: conflict.status }).toEqual({
+        code: "idempotency_conflict",
+        status: 409,
+      });
+    });
+
+    it("issues, refreshes, downloads and reissues credit notes", async () => {
+      const { einvoicing, orgId } = clientFor("operador");
+      const invoice = pendingInvoices(orgId)[3];
+      if (!invoice) throw new Error("the seed has fewer than four pending invoices");
+      await einvoicing.transmit({ org_id: orgId, invoice_ids: [invoice.id] });
+
+      const note = await einvoicing.creditNotes.create({
+        org_id: orgId,
+        invoice_id: invoice.id,
+        concept_code: "2",
+        reason: "Anulación de la factura",
+      });
+      expect(note).toMatchObject({ credit_note_id: expect.any(String), status: "emitida" });
+      const refreshed = await einvoicing.creditNotes.refresh({
+        org_id: orgId,
+        credit_note_id: note.credit_note_id,
+      });
+      expect(refreshed).toMatchObject({ credit_note_id: note.credit_note_id, status: "emitida" });
+      const { pdf } = await einvoicing.creditNotes.downloadRepresentation({
+        org_id: orgId,
+        credit_note_id: note.credit_note_id,
+      });
+      expect(new TextDecoder().decode(new Uint8Array(await pdf.arrayBuffer()).slice(0, 5))).toBe("%PDF-");
+
+      // the seed's credit note that ended in error is sent again, and accepted this time
+      const rejected = server.get().run.credit_notes.find((n) => n.org_id === orgId && n.status === "error");
+      if (!rejected) throw new Error("the seed has no credit note in error");
+      const reissued = await einvoicing.creditNotes.reissue({ org_id: orgId, credit_note_id: rejected.id });
+      expect(reissued).toMatchObject({ credit_note_id: rejected.id, status: "emitida" });
+      // an accepted one cannot be
+      const again = await failure(
+        einvoicing.creditNotes.reissue({ org_id: orgId, credit_note_id: rejected.id }),
+      );
+      expect({ code: again.code, status: again.status }).toEqual({ code: "invalid_state", status: 409 });
+    }, 60_000);
+
+    it("tests and saves a provider key as an admin", async () => {
+      const { einvoicing, orgId } = clientFor("admin");
+      const local = server.get().run;
+      const company = local.companies.find((c) => c.org_id === orgId);
+      if (!company) throw new Error("the seed has no company");
+      const credential = {
+        org_id: orgId,
+        company_id: company.id,
+        service: "adapter-tax" as const,
+        environment: "uat" as const,
+        api_key: local.sandbox.api_key,
+        url: local.sandbox.urls["adapter-tax"],
+      };
+      expect(await einvoicing.integrations.test(credential)).toMatchObject({ ok: true });
+      const saved = await einvoicing.integrations.save(credential);
+      expect(saved).toMatchObject({ company_id: company.id, api_key_hint: local.sandbox.api_key.slice(-4) });
+      expect(JSON.stringify(saved)).not.toContain(local.sandbox.api_key);
+    });
+
+    it("throws one error class carrying code, status, details and request_id", async () => {
+      const { einvoicing, orgId } = clientFor("operador");
+      const invalid = await failure(einvoicing.refresh({ org_id: orgId, invoice_id: "not-a-uuid" }));
+      expect(invalid).toMatchObject({
+        name: "EinvoicingError",
+        code: "validation_failed",
+        status: 400,
+        details: [{ field: "invoice_id", message: "must be a UUID" }],
+        request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      });
+
+      const lector = clientFor("lector");
+      const forbidden = await failure(
+        lector.einvoicing.transmit({ org_id: lector.orgId, invoice_ids: [crypto.randomUUID()] }),
+      );
+      expect({ code: forbidden.code, status: forbidden.status }).toEqual({ code: "forbidden", status: 403 });
+
+      const missing = await failure(
+        einvoicing.downloadRepresentation({ org_id: orgId, invoice_id: crypto.randomUUID() }),
+      );
+      expect({ code: missing.code, status: missing.status }).toEqual({ code: "not_found", status: 404 });
+    });
+
+    it("reports a server that cannot be reached as network_error", async () => {
+      const supabase = createClient("http://127.0.0.1:9", server.get().run.apikey, {
+        accessToken: async () => "token",
+      });
+      const unreachable = await failure(
+        createEinvoicingClient(supabase).transmit({ org_id: crypto.randomUUID(), invoice_ids: [] }),
+      );
+      expect({ code: unreachable.code, status: unreachable.status }).toEqual({
+        code: "network_error",
+        status: 0,
+      });
+    });
+  },
+);

@@ -1,0 +1,202 @@
+/**
+ * The local server as a web developer's browser meets it, in Debian's headless Chromium driven by
+ * puppeteer-core: the API reference at /docs renders every operation with no console error and no
+ * request leaving the machine, and a page of another origin uses supabase-js and the typed client to
+ * transmit an invoice, keep its PDF and download it — CORS included, for functions and storage.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import ts from "typescript";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { CONTRACT_ROUTES } from "../support/contract.ts";
+import { freePort } from "../support/deno.ts";
+import { useLocalServer } from "../support/local-server.ts";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const target = inject("database");
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium && process.env.CI) {
+  throw new Error(`Chromium not found at ${CHROMIUM}: CI installs Debian's chromium (see .ci/run)`);
+}
+
+const server = useLocalServer(target);
+let browser: Browser | undefined;
+let pageServer: Server | undefined;
+let pageOrigin = "";
+
+/** A page of another origin: the supabase-js browser build and the typed client, as a web app ships them. */
+function servePage(port: number): Promise<Server> {
+  const root = new URL("../../", import.meta.url);
+  const supabaseJs = readFileSync(
+    new URL("node_modules/@supabase/supabase-js/dist/umd/supabase.js", root),
+    "utf8",
+  );
+  const clientJs = ts.transpileModule(readFileSync(new URL("client/index.ts", root), "utf8"), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  const files: Record<string, [string, string]> = {
+    "/": [
+      "text/html",
+      '<!doctype html><html><head><link rel="icon" href="data:,"></head><body>web app</body></html>',
+    ],
+    "/supabase.js": ["text/javascript", supabaseJs],
+    "/client.js": ["text/javascript", clientJs],
+  };
+  const http = createServer((request, response) => {
+    const file = files[request.url ?? ""];
+    response.writeHead(file ? 200 : 404, { "content-type": file?.[0] ?? "text/plain" });
+    response.end(file?.[1] ?? "not found");
+  });
+  return new Promise((resolve) => http.listen(port, "127.0.0.1", () => resolve(http)));
+}
+
+/** A new tab that records console errors, page errors, failed requests and every URL it asks for. */
+async function watchedPage(): Promise<{ page: Page; problems: string[]; urls: string[] }> {
+  if (!browser) throw new Error("no browser");
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  const urls: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`page error: ${error}`));
+  page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()}`));
+  page.on("request", (request) => urls.push(request.url()));
+  return { page, problems, urls };
+}
+
+beforeAll(async () => {
+  if (target.kind !== "postgres" || !hasChromium) return;
+  const port = await freePort();
+  pageServer = await servePage(port);
+  pageOrigin = `http://localhost:${port}`;
+  browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    timeout: 90_000,
+    // no sandbox as root; no background connections this machine's closed network would refuse
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => (pageServer ? pageServer.close(resolve) : resolve(undefined)));
+});
+
+describe.skipIf(target.kind !== "postgres" || !hasChromium)("in a real browser (headless Chromium)", () => {
+  it("renders the API reference at /docs with all ten operations, no console error, nothing fetched from outside", async () => {
+    const { page, problems, urls } = await watchedPage();
+    await page.goto(`${server.get().baseUrl}/docs`, { waitUntil: "networkidle0" });
+    await page.waitForFunction(() => document.querySelectorAll(".opblock").length >= 10, { timeout: 20_000 });
+    const operations = await page.$$eval(".opblock", (blocks) =>
+      blocks.map((block) => {
+        const method = block.querySelector(".opblock-summary-method")?.textContent?.trim();
+        const path = block.querySelector(".opblock-summary-path")?.getAttribute("data-path");
+        return `${method} ${path}`;
+      }),
+    );
+    expect(operations.sort()).toEqual(CONTRACT_ROUTES.map((path) => `POST ${path}`));
+    expect(problems).toEqual([]);
+    expect(
+      urls.filter((url) => !url.startsWith(`${server.get().baseUrl}/`) && !url.startsWith("data:")),
+    ).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("lets a page of another origin transmit, keep the PDF and download it with supabase-js and the client", async () => {
+    const { page, problems } = await watchedPage();
+    await page.goto(`${pageOrigin}/`);
+    const local = server.get().run;
+    const operador = local.users.find((u) => u.role === "operador");
+    if (!operador) throw new Error("no demo operador");
+    const invoice = local.invoices.find((i) => i.org_id === operador.org_id && i.status === "pendiente");
+    if (!invoice) throw new Error("no pending demo invoice");
+    await page.addScriptTag({ url: "/supabase.js" });
+    // as a web app's bundle would: the client module, here exposed for the test to drive
+    await page.addScriptTag({
+      type: "module",
+      content:
+        'import { createEinvoicingClient } from "/client.js"; window.createEinvoicingClient = createEinvoicingClient;',
+    });
+    await page.waitForFunction(() => "createEinvoicingClient" in window);
+
+    const outcome = await page.evaluate(
+      async (config) => {
+        type Browserish = {
+          supabase: { createClient(url: string, key: string, options: object): unknown };
+          createEinvoicingClient(supabase: unknown): typeof import("../../client/index.ts") extends {
+            createEinvoicingClient(...args: never[]): infer C;
+          }
+            ? C
+            : never;
+        };
+        const { supabase: supabaseJs, createEinvoicingClient } = window as unknown as Browserish;
+        const supabase = supabaseJs.createClient(config.supabaseUrl, config.apikey, {
+          accessToken: async () => config.token,
+        });
+        const einvoicing = createEinvoicingClient(supabase);
+        const transmitted = await einvoicing.transmit({
+          org_id: config.orgId,
+          invoice_ids: [config.invoiceId],
+        });
+        const representation = await einvoicing.representation({
+          org_id: config.orgId,
+          invoice_id: config.invoiceId,
+        });
+        const { pdf } = await einvoicing.downloadRepresentation({
+          org_id: config.orgId,
+          invoice_id: config.invoiceId,
+        });
+        const head = new TextDecoder().decode(new Uint8Array(await pdf.arrayBuffer()).slice(0, 5));
+        const refused = await einvoicing.refresh({ org_id: config.orgId, invoice_id: "not-a-uuid" }).then(
+          () => null,
+          (error: { code: string; status: number; request_id: string | null }) => error,
+        );
+        // a method the functions do not take: the answer, and its Allow header, are readable cross-origin
+        const get = await fetch(`${config.supabaseUrl}/functions/v1/einvoicing/transmit`);
+        return {
+          origin: location.origin,
+          statuses: transmitted.results.map((r: { status: string }) => r.status),
+          stamped: representation.stamped,
+          pdf: { head, size: pdf.size, type: pdf.type },
+          refused: refused && { code: refused.code, status: refused.status, request_id: refused.request_id },
+          get: {
+            status: get.status,
+            allow: get.headers.get("allow"),
+            request_id: get.headers.get("x-request-id"),
+          },
+        };
+      },
+      {
+        supabaseUrl: local.base_url.replace(/\/functions$/, ""),
+        apikey: local.apikey,
+        token: operador.access_token,
+        orgId: operador.org_id,
+        invoiceId: invoice.id,
+      },
+    );
+
+    expect(outcome.origin).not.toBe(new URL(server.get().baseUrl).origin);
+    expect(outcome).toMatchObject({
+      statuses: ["transmitida"],
+      stamped: true,
+      pdf: { head: "%PDF-", type: "application/pdf" },
+      refused: { code: "validation_failed", status: 400, request_id: expect.any(String) },
+      get: { status: 405, allow: "POST", request_id: expect.any(String) },
+    });
+    expect(outcome.pdf.size).toBeGreaterThan(1000);
+    // Chromium logs the two refusals asked for above (400, 405) as failed resources; nothing else may fail
+    expect(problems.filter((problem) => !/status of (400|405)\b/.test(problem))).toEqual([]);
+    expect(problems).toHaveLength(2);
+    await page.close();
+  }, 60_000);
+});
