@@ -13,12 +13,18 @@ export const CreditNoteRequest = orgScoped.extend({
   concept_code: z.enum(["1", "2", "3", "4", "5", "6"], {
     error: 'must be a DIAN correction concept: "1" to "6", as a string',
   }),
-  reason: z.string().trim().min(1, "must not be empty").max(500, "at most 500 characters"),
+  reason: z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(500, "at most 500 characters")
+    .meta({ description: "Why the invoice is credited; 1 to 500 characters once trimmed." }),
   line_ids: z
     .array(uuid)
     .min(1, "list at least one line, or leave line_ids out to credit every line still uncredited")
     .max(1000)
     .refine((ids) => new Set(ids).size === ids.length, "line ids must be distinct")
+    .meta({ uniqueItems: true })
     .optional(),
 });
 export type CreditNoteRequest = z.input<typeof CreditNoteRequest>;

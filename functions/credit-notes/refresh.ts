@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { creditNoteKind } from "../../shared/core/credit-notes/kind.ts";
 import { refreshDocument } from "../../shared/core/documents/refresh.ts";
-import { DOCUMENT_ROLES, operation, orgScoped, uuid } from "../../shared/http/route.ts";
+import { DOCUMENT_ROLES, operation, orgScoped, PROVIDER_ERRORS, uuid } from "../../shared/http/route.ts";
 
 export const RefreshRequest = orgScoped.extend({ credit_note_id: uuid });
 export type RefreshRequest = z.input<typeof RefreshRequest>;
@@ -21,14 +21,7 @@ export const refresh = operation({
   input: RefreshRequest,
   output: RefreshResponse,
   roles: DOCUMENT_ROLES,
-  errors: [
-    "not_found",
-    "invalid_state",
-    "business_rule",
-    "rate_limited",
-    "provider_error",
-    "provider_timeout",
-  ],
+  errors: ["not_found", "invalid_state", "business_rule", ...PROVIDER_ERRORS],
   handle: async ({ org_id, credit_note_id }, ctx) => {
     const { document_id, status, ...rest } = await refreshDocument({
       kind: creditNoteKind,

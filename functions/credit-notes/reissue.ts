@@ -12,6 +12,6 @@ export const reissue = operation({
   input: ReissueRequest,
   output: CreditNoteResponse,
   roles: DOCUMENT_ROLES,
-  errors: ["not_found", "invalid_state", "business_rule"],
+  errors: ["not_found", "invalid_state"],
   handle: (input, ctx) => reissueCreditNote({ input, ctx: transmitting(ctx) }),
 });

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { creditNoteKind } from "../../shared/core/credit-notes/kind.ts";
 import { documentRepresentation } from "../../shared/core/documents/representation.ts";
-import { DOCUMENT_ROLES, operation, orgScoped, uuid } from "../../shared/http/route.ts";
+import { DOCUMENT_ROLES, operation, orgScoped, PROVIDER_ERRORS, uuid } from "../../shared/http/route.ts";
 
 export const RepresentationRequest = orgScoped.extend({
   credit_note_id: uuid,
@@ -27,7 +27,7 @@ export const representation = operation({
   input: RepresentationRequest,
   output: RepresentationResponse,
   roles: DOCUMENT_ROLES,
-  errors: ["not_found", "business_rule", "rate_limited", "provider_error", "provider_timeout"],
+  errors: ["not_found", "business_rule", ...PROVIDER_ERRORS],
   handle: ({ org_id, credit_note_id, regenerate }, ctx) =>
     documentRepresentation({
       kind: creditNoteKind,

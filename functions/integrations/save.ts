@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { integrationContext } from "../../shared/core/integrations/context.ts";
 import { saveCredential } from "../../shared/core/integrations/save.ts";
-import { ADMIN_ONLY, operation } from "../../shared/http/route.ts";
+import { ADMIN_ONLY, operation, PROVIDER_ERRORS } from "../../shared/http/route.ts";
 import { Environment } from "../../shared/providers/protocol.ts";
 import {
   ApiKey,
@@ -42,13 +42,6 @@ export const integrationSave = operation({
   input: IntegrationSaveRequest,
   output: IntegrationSaveResponse,
   roles: ADMIN_ONLY,
-  errors: [
-    "not_found",
-    "credential_rejected",
-    "business_rule",
-    "rate_limited",
-    "provider_error",
-    "provider_timeout",
-  ],
+  errors: ["not_found", "business_rule", ...PROVIDER_ERRORS],
   handle: (input, ctx) => refusingUrls(() => saveCredential({ input, ctx: integrationContext(ctx) })),
 });

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { deliverInvoice } from "../../shared/core/invoices/deliver.ts";
-import { DOCUMENT_ROLES, operation, orgScoped, uuid } from "../../shared/http/route.ts";
+import { DOCUMENT_ROLES, operation, orgScoped, PROVIDER_ERRORS, uuid } from "../../shared/http/route.ts";
 import { EmailAddress } from "../../shared/providers/deliver.ts";
 
 export const DeliverRequest = orgScoped.extend({
@@ -27,13 +27,6 @@ export const deliver = operation({
   input: DeliverRequest,
   output: DeliverResponse,
   roles: DOCUMENT_ROLES,
-  errors: [
-    "not_found",
-    "invalid_state",
-    "business_rule",
-    "rate_limited",
-    "provider_error",
-    "provider_timeout",
-  ],
+  errors: ["not_found", "invalid_state", "business_rule", ...PROVIDER_ERRORS],
   handle: (input, ctx) => deliverInvoice({ input, ctx }),
 });

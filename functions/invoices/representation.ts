@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { documentRepresentation } from "../../shared/core/documents/representation.ts";
 import { invoiceKind } from "../../shared/core/invoices/kind.ts";
-import { DOCUMENT_ROLES, operation, orgScoped, uuid } from "../../shared/http/route.ts";
+import { DOCUMENT_ROLES, operation, orgScoped, PROVIDER_ERRORS, uuid } from "../../shared/http/route.ts";
 
 export const RepresentationRequest = orgScoped.extend({
   invoice_id: uuid,
@@ -28,7 +28,7 @@ export const representation = operation({
   input: RepresentationRequest,
   output: RepresentationResponse,
   roles: DOCUMENT_ROLES,
-  errors: ["not_found", "business_rule", "rate_limited", "provider_error", "provider_timeout"],
+  errors: ["not_found", "business_rule", ...PROVIDER_ERRORS],
   handle: ({ org_id, invoice_id, regenerate }, ctx) =>
     documentRepresentation({
       kind: invoiceKind,

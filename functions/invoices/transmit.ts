@@ -14,7 +14,8 @@ export const TransmitRequest = orgScoped.extend({
     .array(uuid)
     .min(1, "send at least one invoice id")
     .max(MAX_INVOICES_PER_CALL, `at most ${MAX_INVOICES_PER_CALL} invoices per call`)
-    .refine((ids) => new Set(ids).size === ids.length, "invoice ids must be distinct"),
+    .refine((ids) => new Set(ids).size === ids.length, "invoice ids must be distinct")
+    .meta({ uniqueItems: true }),
   reissue: z.boolean().default(false),
 });
 export type TransmitRequest = z.input<typeof TransmitRequest>;
@@ -35,7 +36,7 @@ export const transmit = operation({
   input: TransmitRequest,
   output: TransmitResponse,
   roles: DOCUMENT_ROLES,
-  errors: ["not_found", "business_rule"],
+  errors: [],
   handle: async ({ org_id, invoice_ids, reissue }, ctx) => {
     const results = await transmitDocuments({
       kind: invoiceKind,

@@ -24,9 +24,11 @@ export function createLocalRouter(routes: LocalRoutes): (request: Request) => Pr
     const url = new URL(request.url);
     const functionName = /^\/functions\/v1\/([^/]+)(?:\/|$)/.exec(url.pathname)?.[1];
     const app = functionName === undefined ? undefined : routes.functions[functionName];
+    // A `Request` cannot even be built with these, so they are never handed on (Supabase refuses them too).
+    if (UNFORWARDABLE_METHODS.has(request.method) && (app || url.pathname.startsWith("/sandbox/"))) {
+      return methodNotAllowed(request.method, app ? "POST" : "GET, POST");
+    }
     if (app) {
-      // Supabase's gateway refuses these too; here a `Request` cannot even be built with them.
-      if (UNFORWARDABLE_METHODS.has(request.method)) return methodNotAllowed(request.method, "POST");
       url.pathname = url.pathname.slice("/functions/v1".length);
       return app(new Request(url, request));
     }
@@ -47,7 +49,12 @@ export function createLocalRouter(routes: LocalRoutes): (request: Request) => Pr
   };
   return async (request) => {
     try {
-      return await route(request);
+      const response = await route(request);
+      if (response.headers.has("x-request-id")) return response;
+      // the JWKS, the docs, the sandboxes and preflights: tagged here, as every answer is
+      const tagged = new Response(response.body, response);
+      tagged.headers.set("x-request-id", crypto.randomUUID());
+      return tagged;
     } catch (error) {
       console.error("local server: request failed", error);
       return localError(500, "internal_error", "An unexpected error occurred.");

@@ -28,7 +28,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: "The body is over the size limit.",
   415: "The body is not application/json.",
   422: "A business rule refuses the request (the message says which).",
-  429: "The provider is rate limiting: retry after Retry-After seconds.",
+  429: "The provider is rate limiting: retry after `Retry-After` seconds.",
   500: "Unexpected error; the request id identifies it in the logs.",
   502: "The provider failed and nothing changed.",
   503: "A dependency (database, token keys) is unavailable; retry shortly.",
@@ -97,7 +97,8 @@ export function buildOpenApi(source: ContractSource): Json {
       },
       headers: {
         RequestId: {
-          description: "Identifies the request in the service's logs.",
+          description: "Identifies the request in the service's logs (also `error.request_id`).",
+          required: true,
           schema: { type: "string" },
         },
         RetryAfter: {
@@ -105,7 +106,9 @@ export function buildOpenApi(source: ContractSource): Json {
           schema: { type: "string", pattern: "^[0-9]+$" },
         },
         IdempotentReplayed: {
-          description: "`true` when this is the kept answer to an earlier request with the same key.",
+          description:
+            "`true` when this is the kept answer to an earlier request with the same Idempotency-Key " +
+            "(a 200, or a final 4xx other than 429 and 409 `idempotency_conflict`).",
           schema: { type: "string", enum: ["true"] },
         },
       },

@@ -76,6 +76,14 @@ export const PIPELINE_ERRORS: readonly ErrorCode[] = [
   "service_unavailable",
 ];
 
+/** What a route that calls a provider for one document can answer when the provider fails. */
+export const PROVIDER_ERRORS: readonly ErrorCode[] = [
+  "credential_rejected",
+  "rate_limited",
+  "provider_error",
+  "provider_timeout",
+];
+
 export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.ZodType>(spec: {
   summary: string;
   input: S;

@@ -3,7 +3,6 @@
  * (`npm start`, under Deno) on a fresh PostgreSQL database it seeds itself, the in-process sandbox
  * providers. Every route once, an error, an idempotent retry, and the PDF download.
  */
-import { readFileSync } from "node:fs";
 import { createClient } from "@supabase/supabase-js";
 import { describe, expect, inject, it } from "vitest";
 import {
@@ -12,10 +11,19 @@ import {
   EinvoicingError,
   ROUTES,
 } from "../../client/index.ts";
+import { CONTRACT_ROUTES, expectAnswerInContract } from "../support/contract.ts";
 import { useLocalServer } from "../support/local-server.ts";
 
 const target = inject("database");
 const server = useLocalServer(target);
+
+/** fetch, checking every answer of the einvoicing function against docs/openapi.json. */
+const contractCheckedFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const route = /\/functions\/v1\/einvoicing(\/.*)$/.exec(new URL(String(input)).pathname)?.[1];
+  if (route) await expectAnswerInContract(route, response);
+  return response;
+};
 
 /** A supabase-js client for a demo user, as a web app has one after sign-in. */
 function clientFor(role: "admin" | "operador" | "lector"): { einvoicing: EinvoicingClient; orgId: string } {
@@ -25,6 +33,7 @@ function clientFor(role: "admin" | "operador" | "lector"): { einvoicing: Einvoic
   // The supabase URL is the project's root; supabase-js adds /functions/v1 and /storage/v1 itself.
   const supabase = createClient(local.base_url.replace(/\/functions$/, ""), local.apikey, {
     accessToken: async () => user.access_token,
+    global: { fetch: contractCheckedFetch },
   });
   return { einvoicing: createEinvoicingClient(supabase), orgId: user.org_id };
 }
@@ -42,18 +51,59 @@ async function failure(promise: Promise<unknown>): Promise<EinvoicingError> {
   return error as EinvoicingError;
 }
 
+it("names exactly the contract's routes", () => {
+  expect(
+    Object.values(ROUTES)
+      .map((route) => `/${route}`)
+      .sort(),
+  ).toEqual(CONTRACT_ROUTES);
+});
+
+describe("createEinvoicingClient(supabase) on answers that are not the API's", () => {
+  const withFetch = (answer: () => unknown) =>
+    createEinvoicingClient(
+      createClient("http://127.0.0.1:9", "sb_publishable_x", {
+        accessToken: async () => "token",
+        global: { fetch: (async () => answer()) as unknown as typeof fetch },
+      }),
+    );
+  const body = { org_id: crypto.randomUUID(), invoice_ids: [crypto.randomUUID()] };
+
+  it("refuses a 200 that is not a JSON object (an HTML page at a wrong URL)", async () => {
+    const html = withFetch(() => new Response("<html></html>", { headers: { "content-type": "text/html" } }));
+    const error = await failure(html.transmit(body));
+    expect({ code: error.code, status: error.status }).toEqual({ code: "unexpected_response", status: 200 });
+  });
+
+  it("reads the API's error from any fetch's Response, not only the native class", async () => {
+    const errorBody = { error: { code: "business_rule", message: "No.", request_id: "req-1" } };
+    // what node-fetch or cross-fetch hand back: the same methods, another class
+    const foreign = withFetch(() => ({
+      ok: false,
+      status: 422,
+      headers: new Headers({ "content-type": "application/json", "x-request-id": "req-1" }),
+      json: async () => errorBody,
+      text: async () => JSON.stringify(errorBody),
+    }));
+    const error = await failure(foreign.transmit(body));
+    expect(error).toMatchObject({ code: "business_rule", status: 422, request_id: "req-1", message: "No." });
+  });
+
+  it("refuses an idempotency key that could not be sent as a header, sending nothing", async () => {
+    let sent = 0;
+    const counting = withFetch(() => {
+      sent++;
+      return Response.json({ results: [] });
+    });
+    const error = await failure(counting.transmit(body, { idempotencyKey: "k-\u{1F511}" }));
+    expect(error).toMatchObject({ code: "validation_failed", details: [{ field: "Idempotency-Key" }] });
+    expect(sent).toBe(0);
+  });
+});
+
 describe.skipIf(target.kind !== "postgres")(
   "createEinvoicingClient(supabase) against the local server",
   () => {
-    it("names exactly the routes of docs/openapi.json", () => {
-      const document = JSON.parse(readFileSync(new URL("../../docs/openapi.json", import.meta.url), "utf8"));
-      expect(
-        Object.values(ROUTES)
-          .map((route) => `/${route}`)
-          .sort(),
-      ).toEqual(Object.keys(document.paths).sort());
-    });
-
     it("transmits, refreshes, keeps and downloads the PDF, and delivers an invoice", async () => {
       const { einvoicing, orgId } = clientFor("operador");
       const [first, second] = pendingInvoices(orgId);

@@ -46,6 +46,7 @@ describe.skipIf(target.kind !== "postgres")("every method on every path of the l
     ["TRACE", "/docs", 405, "GET"],
     ["POST", "/docs", 405, "GET"],
     ["PATCH", "/auth/v1/.well-known/jwks.json", 405, "GET"],
+    ["TRACE", "/sandbox/adapter-tax/documents", 405, "GET, POST"],
   ])("%s %s answers %i in the error shape, with Allow: %s", async (method, path, status, allow) => {
     const answer = await send(method, path);
     expect(answer.status).toBe(status);
@@ -87,6 +88,17 @@ describe.skipIf(target.kind !== "postgres")("every method on every path of the l
       status: 405,
       allow: "GET, HEAD",
     });
+  });
+
+  it.each([
+    ["GET", "/docs"],
+    ["GET", "/docs/openapi.json"],
+    ["GET", "/auth/v1/.well-known/jwks.json"],
+    ["OPTIONS", "/storage/v1/object/authenticated/service-documentos/x.pdf"],
+    ["POST", "/sandbox/adapter-tax/nothing"],
+  ])("tags %s %s with x-request-id too", async (method, path) => {
+    const answer = await send(method, path);
+    expect(answer.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it("exposes Allow and x-request-id to a page of another origin", async () => {

@@ -94,4 +94,13 @@ export async function expectAnswerInContract(path: string, response: Response): 
         `${ajv.errorsText(validate.errors)}\n${text.slice(0, 500)}`,
     );
   }
+  const requestId = (body as { error?: { request_id?: unknown } }).error?.request_id;
+  if (requestId !== undefined && requestId !== response.headers.get("x-request-id")) {
+    throw problem(
+      `POST ${path} answered error.request_id ${requestId} but x-request-id ${response.headers.get("x-request-id")}`,
+    );
+  }
+  if (response.status === 429 && !/^[0-9]+$/.test(response.headers.get("retry-after") ?? "")) {
+    throw problem(`POST ${path} answered 429 without Retry-After`);
+  }
 }

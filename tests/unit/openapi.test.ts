@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import openapiTS, { astToString, COMMENT_HEADER } from "openapi-typescript";
 import { describe, expect, it } from "vitest";
 import { OPENAPI_FILE, openApiText } from "../../scripts/docs/openapi-document.ts";
 import { CONTRACT_ROUTES, expectAnswerInContract } from "../support/contract.ts";
@@ -16,6 +17,12 @@ describe("docs/openapi.json", () => {
   it("is what `npm run openapi` writes from the routes today", () => {
     // When this fails: run `npm run openapi` and commit docs/openapi.json.
     expect(committed).toBe(openApiText());
+  });
+
+  it("is what client/openapi.ts, the typed client's types, were generated from", async () => {
+    // When this fails: run `npm run openapi` (it writes both files) and commit them.
+    const generated = COMMENT_HEADER + astToString(await openapiTS(document));
+    expect(readFileSync(new URL("../../client/openapi.ts", import.meta.url), "utf8")).toBe(generated);
   });
 
   it("describes the ten operations of the contract, each with both security headers and Idempotency-Key", () => {
@@ -43,7 +50,8 @@ describe("docs/openapi.json", () => {
     expect(post("/transmit").description).toBe("Roles: admin, operador.");
     const codes = (path: string, status: number) =>
       post(path).responses[status].content["application/json"].schema.properties.error.properties.code.enum;
-    expect(codes("/integrations/save", 422)).toEqual(["credential_rejected", "business_rule"]);
+    expect(codes("/integrations/save", 422)).toEqual(["business_rule", "credential_rejected"]);
+    expect(codes("/refresh", 422)).toEqual(["business_rule", "credential_rejected"]);
     expect(codes("/transmit", 400)).toEqual(["invalid_json", "validation_failed"]);
     expect(post("/transmit").responses[502]).toBeUndefined();
     expect(post("/refresh").responses[429].headers["Retry-After"]).toBeDefined();
@@ -61,7 +69,7 @@ describe("docs/openapi.json", () => {
 describe("the contract check every route test runs", () => {
   it("accepts a declared status with a body of its schema", async () => {
     await expectAnswerInContract("/transmit", answer(200, { results: [] }));
-    await expectAnswerInContract("/transmit", answer(404, errorBody("not_found")));
+    await expectAnswerInContract("/refresh", answer(404, errorBody("not_found")));
     await expectAnswerInContract("/no-such-route", answer(404, errorBody("not_found")));
   });
 
@@ -72,7 +80,7 @@ describe("the contract check every route test runs", () => {
   });
 
   it("refuses a code another status owns, a body off its schema, and an answer without x-request-id", async () => {
-    await expect(expectAnswerInContract("/transmit", answer(404, errorBody("forbidden")))).rejects.toThrow(
+    await expect(expectAnswerInContract("/refresh", answer(404, errorBody("forbidden")))).rejects.toThrow(
       /schema refuses/,
     );
     await expect(
@@ -86,6 +94,19 @@ describe("the contract check every route test runs", () => {
     ).rejects.toThrow(/schema refuses/);
     await expect(expectAnswerInContract("/transmit", answer(200, { results: [] }, {}))).rejects.toThrow(
       /without x-request-id/,
+    );
+    await expect(
+      expectAnswerInContract(
+        "/transmit",
+        answer(400, errorBody("validation_failed"), { "x-request-id": "r-2" }),
+      ),
+    ).rejects.toThrow(/error.request_id r-1 but x-request-id r-2/);
+    await expect(expectAnswerInContract("/refresh", answer(429, errorBody("rate_limited")))).rejects.toThrow(
+      /429 without Retry-After/,
+    );
+    await expectAnswerInContract(
+      "/refresh",
+      answer(429, errorBody("rate_limited"), { "x-request-id": "r-1", "retry-after": "3" }),
     );
   });
 });
