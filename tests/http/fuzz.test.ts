@@ -12,7 +12,7 @@
  * fixed seed (100,000 requests for the file). The routes run concurrently, overlapping the
  * database's latency with the fuzzer's CPU; measured: 93 s wall (75 s CPU) on the two cores while
  * three other suites ran (load average 7). Most bodies are refused before the database. On PGlite
- * (no PostgreSQL 15 installed; CI always has it) the default is 1,000, about 40 s.
+ * (no PostgreSQL 15 installed; CI always has it) the default is 1,000, about 40 s; see defaultRuns.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -22,6 +22,15 @@ import { type FuzzBody, type FuzzContext, fuzzBodies, wireBody } from "../suppor
 import { errorShapeProblem } from "../support/responses.ts";
 import { createRouteFixture, EINVOICING_ROUTES, type RouteFixture } from "../support/routes.ts";
 
+/**
+ * 10,000 on the real server; a tenth on PGlite (a machine without PostgreSQL 15; never CI), which
+ * answers one query at a time; 100 under StrykerJS, which reruns this file for each mutant it covers.
+ */
+function defaultRuns(): number {
+  if (process.env.STRYKER_MUTATOR_WORKER !== undefined) return 100;
+  return inject("database").kind === "postgres" ? 10_000 : 1_000;
+}
+
 const FuzzEnv = z.object({
   FUZZ_SEED: z.coerce
     .number()
@@ -29,13 +38,7 @@ const FuzzEnv = z.object({
     .min(-(2 ** 31))
     .max(2 ** 31 - 1)
     .default(20_261_122),
-  // PGlite (a machine without PostgreSQL 15; never CI) answers one query at a time: a tenth there
-  FUZZ_RUNS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .default(inject("database").kind === "postgres" ? 10_000 : 1_000),
+  FUZZ_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(defaultRuns()),
   FUZZ_PATH: z
     .string()
     .regex(/^[0-9:]{1,4000}$/)
