@@ -1,7 +1,7 @@
 /**
  * Fuzzing every route from its request schema (tests/support/fuzz-bodies.ts), through the real app,
  * database and sandbox providers, as callers of every kind (each role, a stranger), with and
- * without an Idempotency-Key and with odd content types. The property: never a 5xx, never an error
+ * without an Idempotency-Key or x-request-id of its own, and with odd content types. The property: never a 5xx, never an error
  * logged; every answer carries `x-request-id` and is either the route's success body (HTTP 200) or
  * the one error shape with the status its code maps to.
  *
@@ -99,7 +99,7 @@ function providerMayFail(body: FuzzBody): boolean {
   }
 }
 
-/** Headers besides the body: who calls, its content type, and maybe an Idempotency-Key. */
+/** Headers besides the body: who calls, its content type, and maybe an Idempotency-Key or x-request-id. */
 const extras = fc.record({
   caller: fc.nat(),
   contentType: fc.oneof(
@@ -107,6 +107,9 @@ const extras = fc.record({
     { weight: 1, arbitrary: fc.constantFrom("application/json; charset=utf-8", "APPLICATION/JSON") },
     { weight: 1, arbitrary: fc.constantFrom("text/plain", "application/jsonx", "") },
   ),
+  requestId: fc.option(fc.string({ unit: fc.constantFrom(..." az09-_.:/\\%é".split("")), maxLength: 200 }), {
+    freq: 6,
+  }),
   idempotencyKey: fc.option(
     fc.string({ unit: fc.constantFrom(..." ~az09-_.:!".split("")), maxLength: 300 }),
     {
@@ -125,6 +128,7 @@ describe.concurrent.each(routes)("POST $path, fuzzed from its schema", (route) =
       };
       if (extra.contentType) headers["content-type"] = extra.contentType;
       if (extra.idempotencyKey !== null) headers["idempotency-key"] = extra.idempotencyKey;
+      if (extra.requestId !== null) headers["x-request-id"] = extra.requestId;
       const logged = fx.t.logs.length;
       const response = await fx.t.app.request(`/einvoicing${route.path}`, {
         method: "POST",
