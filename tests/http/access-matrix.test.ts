@@ -42,6 +42,20 @@ describe("the route table", () => {
       .sort();
     expect(mounted).toEqual(EINVOICING_ROUTES.map((r) => r.path).sort());
   });
+
+  it("has an oracle that notices any change: one column of one row, or one request to a provider", async () => {
+    const before = await observe(fx);
+    // a name nothing reads: the stranger organization's
+    await fx.db.superuser("update public.organizations set name = name || '.' where id = $1", [
+      fx.other.org.id,
+    ]);
+    const changed = await observe(fx);
+    expect(Object.keys(changed.tables).filter((t) => changed.tables[t] !== before.tables[t])).toEqual([
+      "public.organizations",
+    ]);
+    fx.edge.push(new Request("https://sandbox.provider.test/"));
+    expect((await observe(fx)).edgeRequests).toBe(changed.edgeRequests + 1);
+  });
 });
 
 /**
