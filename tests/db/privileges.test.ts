@@ -1,0 +1,254 @@
+/**
+ * Exactly who may do what in the database: every schema, table, view, sequence, function and type in
+ * the schemas the migrations create (public, einv_private), found in the catalog, against ONE
+ * declared list below; and every RLS policy, anywhere (ours include one on storage.objects). An
+ * object added without a decision, a grant too many or too few, a revoke forgotten: each fails with
+ * a sentence naming the object and the role. The list is what the catalog must say after the
+ * migrations; change it in the same commit as the migration, on purpose.
+ *
+ *   anon           USAGE on public, and nothing in it;
+ *   authenticated  reads through RLS, writes invoice drafts through column grants, calls only
+ *                  einv_caller_membership (and my_org_ids, through the policies);
+ *   service_role   reads, and changes state only through the database API.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../support/database.ts";
+import { createTenant } from "../support/factories.ts";
+import {
+  API_ROLES,
+  actualGrants,
+  actualPolicies,
+  compareGrants,
+  type Grants,
+  unknownSchemas,
+  unpinnedDefiners,
+} from "./privileges-catalog.ts";
+
+/** What each API role holds on each object; a role left out holds nothing. `rls`: tables only. */
+const DECLARED: Record<string, Grants> = {
+  // Schemas: anon may use public (PostgREST needs it); only members and the service einv_private.
+  "schema einv_private": { authenticated: "USAGE", service_role: "USAGE" },
+  "schema public": { anon: "USAGE", authenticated: "USAGE", service_role: "USAGE" },
+  // Tables: members read through RLS and write drafts through column grants; the service reads, and
+  // writes only through the database API (security definer functions). einv_private's grant nothing.
+  "table einv_private.credentials": { rls: true },
+  "table einv_private.credit_note_counters": { rls: false },
+  "table einv_private.document_kinds": { rls: false },
+  "table einv_private.idempotency_keys": { rls: true },
+  "table einv_private.reconcile_leases": { rls: false },
+  "table einv_private.reconcile_runs": { rls: false },
+  "table public.companies": {
+    rls: true,
+    authenticated:
+      "SELECT(id, org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, active_environment, created_at, updated_at, credit_note_prefix), INSERT(id, org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key, active_environment, software_pin, credit_note_prefix), UPDATE(nit, check_digit, legal_name, trade_name, person_type, tax_regime, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key, active_environment, software_pin, credit_note_prefix)",
+    service_role: "SELECT",
+  },
+  "table public.credit_note_lines": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
+  "table public.credit_notes": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
+  "table public.deliveries": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
+  "table public.events": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
+  "table public.invoice_lines": {
+    rls: true,
+    authenticated:
+      "SELECT, INSERT(id, invoice_id, org_id, position, code, description, unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount), UPDATE(position, code, description, unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount), DELETE",
+    service_role: "SELECT",
+  },
+  "table public.invoices": {
+    rls: true,
+    authenticated:
+      "SELECT, INSERT(id, org_id, company_id, number, issue_date, issue_time, due_date, currency, payment_form, payment_method, notes, buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email, buyer_address, buyer_city_code, buyer_phone, subtotal, tax_total, total), UPDATE(company_id, number, issue_date, issue_time, due_date, currency, payment_form, payment_method, notes, buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email, buyer_address, buyer_city_code, buyer_phone, subtotal, tax_total, total), DELETE",
+    service_role: "SELECT",
+  },
+  "table public.memberships": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
+  "table public.organizations": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
+  "table public.representations": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
+  // Sequences: nobody may move one (anon could setval the events' identity to its maximum).
+  "sequence public.events_id_seq": {},
+  // Types: USAGE is PUBLIC's by default; harmless, as anon may not use einv_private at all.
+  "type einv_private.lifecycle": { anon: "USAGE", authenticated: "USAGE", service_role: "USAGE" },
+  // The database API: exactly one caller each; members only einv_caller_membership.
+  "function public.einv_caller_membership(uuid)": { authenticated: "EXECUTE" },
+  "function public.einv_credential_get(uuid, uuid, text, text)": { service_role: "EXECUTE" },
+  "function public.einv_credential_list(uuid, integer)": { service_role: "EXECUTE" },
+  "function public.einv_credential_reseal(uuid, text, text, text)": { service_role: "EXECUTE" },
+  "function public.einv_credential_save(uuid, uuid, text, text, text, jsonb, text, text, timestamp with time zone, uuid)":
+    { service_role: "EXECUTE" },
+  "function public.einv_credit_note_create(uuid, uuid, text, text, jsonb, uuid, integer)": {
+    service_role: "EXECUTE",
+  },
+  "function public.einv_delivery_attachments(uuid, uuid, jsonb)": { service_role: "EXECUTE" },
+  "function public.einv_delivery_begin(uuid, uuid, text, uuid)": { service_role: "EXECUTE" },
+  "function public.einv_delivery_link_retry(uuid, uuid, uuid)": { service_role: "EXECUTE" },
+  "function public.einv_delivery_record(uuid, uuid, text, text, text)": { service_role: "EXECUTE" },
+  "function public.einv_delivery_retry_later(uuid, uuid, uuid)": { service_role: "EXECUTE" },
+  "function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer)": {
+    service_role: "EXECUTE",
+  },
+  "function public.einv_document_get(uuid, text, uuid)": { service_role: "EXECUTE" },
+  "function public.einv_document_record(uuid, text, uuid, integer, jsonb)": { service_role: "EXECUTE" },
+  "function public.einv_document_refresh_record(uuid, text, uuid, text, integer, jsonb)": {
+    service_role: "EXECUTE",
+  },
+  "function public.einv_idempotency_begin(uuid, text, text, text)": { service_role: "EXECUTE" },
+  "function public.einv_idempotency_finish(uuid, text, text, uuid, integer, jsonb)": {
+    service_role: "EXECUTE",
+  },
+  "function public.einv_integration_event(uuid, uuid, text, text, text, text, text, text, text, text, uuid)":
+    { service_role: "EXECUTE" },
+  "function public.einv_integration_get(uuid, uuid, text, text)": { service_role: "EXECUTE" },
+  "function public.einv_integration_save(uuid, uuid, text, text, text, jsonb, text, text, text, text, text, uuid)":
+    { service_role: "EXECUTE" },
+  "function public.einv_reconcile_begin()": { service_role: "EXECUTE" },
+  "function public.einv_reconcile_finish(uuid, integer, integer, jsonb, integer)": {
+    service_role: "EXECUTE",
+  },
+  "function public.einv_reconcile_pick(uuid, integer, integer, integer)": { service_role: "EXECUTE" },
+  "function public.einv_reconcile_pick_deliveries(uuid, integer)": { service_role: "EXECUTE" },
+  "function public.einv_reconcile_record(uuid, uuid, text, uuid, jsonb)": { service_role: "EXECUTE" },
+  "function public.einv_reconcile_release(uuid, uuid, text, uuid)": { service_role: "EXECUTE" },
+  "function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text)": {
+    service_role: "EXECUTE",
+  },
+  // Private helpers of policies, triggers and the API (the definers read across organizations): none
+  // may be called but my_org_ids, which the policies call.
+  "function einv_private.accepted_status(text)": {},
+  "function einv_private.caller_bypasses_rls()": {},
+  "function einv_private.credit_note_line_release_only()": {},
+  "function einv_private.credit_note_payload(uuid, jsonb)": {},
+  "function einv_private.document_of(text, uuid, uuid, boolean)": {},
+  "function einv_private.document_payload(text, uuid, uuid, jsonb)": {},
+  "function einv_private.forbid_change()": {},
+  "function einv_private.freeze_credit_note()": {},
+  "function einv_private.freeze_sent_invoice()": {},
+  "function einv_private.freeze_sent_invoice_lines()": {},
+  "function einv_private.invoice_payload(uuid, jsonb)": {},
+  "function einv_private.issuer_of(uuid)": {},
+  "function einv_private.kind_table(text)": {},
+  "function einv_private.lifecycle_columns(text)": {},
+  "function einv_private.log_credential_event(uuid, uuid, text, uuid, text, text, text, text, text, text, text)":
+    {},
+  "function einv_private.log_event(uuid, text, uuid, text, uuid, jsonb)": {},
+  "function einv_private.my_org_ids(text[])": { authenticated: "EXECUTE", service_role: "EXECUTE" },
+  "function einv_private.read_documents(text, uuid, uuid[], boolean)": {},
+  "function einv_private.reconcile_held(uuid, text, uuid, uuid)": {},
+  "function einv_private.reconcile_pick_sql(regclass)": {},
+  "function einv_private.touch_updated_at()": {},
+  "function einv_private.with_outcome(text, einv_private.lifecycle, jsonb)": {},
+  "function einv_private.write_lifecycle(text, uuid, einv_private.lifecycle)": {},
+};
+
+/** Every row-level security policy: `<table>: <name>` → `<PERMISSIVE|RESTRICTIVE> <command> to <roles>`. */
+const POLICIES: Record<string, string> = {
+  "public.organizations: members read their organizations": "PERMISSIVE SELECT to authenticated",
+  "public.memberships: members read their organization's memberships": "PERMISSIVE SELECT to authenticated",
+  "public.companies: members read their organization's companies": "PERMISSIVE SELECT to authenticated",
+  "public.companies: admins create companies in their organization": "PERMISSIVE INSERT to authenticated",
+  "public.companies: admins edit their organization's companies": "PERMISSIVE UPDATE to authenticated",
+  "public.invoices: members read their organization's invoices": "PERMISSIVE SELECT to authenticated",
+  "public.invoices: admins and operadores create draft invoices": "PERMISSIVE INSERT to authenticated",
+  "public.invoices: admins and operadores edit draft invoices": "PERMISSIVE UPDATE to authenticated",
+  "public.invoices: admins and operadores delete draft invoices": "PERMISSIVE DELETE to authenticated",
+  "public.invoice_lines: members read their organization's invoice lines":
+    "PERMISSIVE SELECT to authenticated",
+  "public.invoice_lines: admins and operadores write lines of draft invoices":
+    "PERMISSIVE ALL to authenticated",
+  "public.events: members read their organization's events": "PERMISSIVE SELECT to authenticated",
+  "public.representations: members read their organization's representations":
+    "PERMISSIVE SELECT to authenticated",
+  "public.deliveries: members read their organization's deliveries": "PERMISSIVE SELECT to authenticated",
+  "public.credit_notes: members read their organization's credit notes": "PERMISSIVE SELECT to authenticated",
+  "public.credit_note_lines: members read their organization's credit note lines":
+    "PERMISSIVE SELECT to authenticated",
+  "storage.objects: members read their organization's service documents":
+    "PERMISSIVE SELECT to authenticated",
+};
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(() => db?.close());
+
+describe("the declared list", () => {
+  it("is what the catalog says: every object decided, each role's privileges exact", async () => {
+    expect(compareGrants(DECLARED, await actualGrants(db))).toEqual([]);
+  });
+
+  it("names every policy there is, each with its command and roles", async () => {
+    expect(await actualPolicies(db)).toEqual(POLICIES);
+  });
+
+  it("covers every schema: the migrations create none besides public and einv_private", async () => {
+    expect(await unknownSchemas(db)).toEqual([]);
+  });
+
+  it("reports an object created without a decision by name, and a missing revoke by role", async () => {
+    await db.superuser("create function public.einv_scratch() returns int language sql as 'select 1'");
+    try {
+      const problems = compareGrants(DECLARED, await actualGrants(db));
+      expect(problems).toEqual([
+        expect.stringMatching(/^function public\.einv_scratch\(\) has no decision in the declared list/),
+      ]);
+      const withDecision = { ...DECLARED, "function public.einv_scratch()": { service_role: "EXECUTE" } };
+      // Supabase's default privileges (reproduced by the bootstrap) gave it to everyone
+      expect(compareGrants(withDecision, await actualGrants(db))).toEqual([
+        "function public.einv_scratch(): anon holds [EXECUTE] but the declared list says []",
+        "function public.einv_scratch(): authenticated holds [EXECUTE] but the declared list says []",
+      ]);
+    } finally {
+      await db.superuser("drop function public.einv_scratch()");
+    }
+  });
+});
+
+describe("rules every object of the list follows", () => {
+  it("each public.einv_* function is callable by exactly one of service_role and authenticated", async () => {
+    const api = Object.entries(await actualGrants(db)).filter(([name]) =>
+      name.startsWith("function public.einv_"),
+    );
+    expect(api.length).toBeGreaterThan(20);
+    const callers = api.map(([name, grants]) => ({ name, roles: API_ROLES.filter((role) => grants[role]) }));
+    expect(callers.filter(({ roles }) => roles.length !== 1 || roles[0] === "anon")).toEqual([]);
+  });
+
+  it("security definer functions pin their search_path", async () => {
+    expect(await unpinnedDefiners(db)).toEqual([]);
+  });
+
+  it("tables of the exposed schema have row level security on", async () => {
+    const open = Object.entries(await actualGrants(db)).filter(
+      ([name, grants]) => name.startsWith("table public.") && grants.rls !== true,
+    );
+    expect(open.map(([name]) => name)).toEqual([]);
+  });
+});
+
+describe("sequences", () => {
+  it("created later in public grant nothing either: the default privilege is withdrawn", async () => {
+    await db.superuser("create sequence public.test_later_seq");
+    try {
+      const later = (await actualGrants(db))["sequence public.test_later_seq"];
+      expect(later).toEqual({});
+    } finally {
+      await db.superuser("drop sequence public.test_later_seq");
+    }
+  });
+
+  it("cannot be moved by anon or a member: setval is refused and events keep being written", async () => {
+    const tenant = await createTenant(db);
+    const setval = "select setval('public.events_id_seq', 9223372036854775807)";
+    expect(await sqlState(asRole(db, "anon", { role: "anon" }, setval))).toBe("42501");
+    expect(await sqlState(asRole(db, "authenticated", tenant.admin.claims, setval))).toBe("42501");
+    expect(
+      await sqlState(
+        asRole(db, "authenticated", tenant.admin.claims, "select nextval('public.events_id_seq')"),
+      ),
+    ).toBe("42501");
+    const [event] = await db.superuser<{ id: string }>(
+      `insert into public.events (org_id, document_type, document_id, kind) values ($1, 'invoice', gen_random_uuid(), 'test')
+       returning id::text`,
+      [tenant.org.id],
+    );
+    expect(Number(event?.id)).toBeLessThan(1_000_000);
+  });
+});
