@@ -54,7 +54,7 @@ beforeAll(async () => {
   // the local server's outbox (`.data/outbox/` under npm start)
   mail = createSandboxDeliver({ outboxDir: join(dir, "outbox") });
   const providers = createSandboxRouter({ adapterTax: tax, docsgen: createSandboxDocsgen(), deliver: mail });
-  t = await createTestApp(db, { env: { EINV_PROVIDER_TIMEOUT_MS: "300" }, providerFetch: providers });
+  t = await createTestApp(db, { env: { EINV_PROVIDER_TIMEOUT_MS: "1000" }, providerFetch: providers });
   tenant = await createTenant(db);
   await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/adapter-tax` });
   await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/deliver`, service: "deliver" });
