@@ -40,7 +40,8 @@ import { createReconcileApp } from "../../functions/reconcile/app.ts";
 import { createSandboxDeliver, createSandboxDocsgen, createSandboxProvider } from "../../sandbox/index.ts";
 import { type RunningSandbox, startSandboxServer } from "../../sandbox/server.ts";
 import { connectPostgres, type SqlClient } from "../../shared/db/sql-client.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
+import { createTestApp, TEST_RECONCILE_SECRET, type TestApp } from "../support/app.ts";
+import { captureResponses } from "../support/capture.ts";
 import { saveCredential } from "../support/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
@@ -49,7 +50,6 @@ const target = inject("database");
 const PROVIDERS = "https://sandbox.provider.test";
 /** How the app's own connections are named, so that only they are cut. */
 const APP_CONNECTIONS = "fault-matrix-app";
-const RECONCILE_SECRET = "fault-matrix-reconcile-secret-0123456789abcdef";
 
 type Step = "transmit" | "credit_note" | "credit_note_reissue" | "deliver" | "reconcile";
 type Fault =
@@ -141,7 +141,7 @@ async function appOn(client: SqlClient): Promise<AppUnderTest> {
     {
       env: {
         EINV_PROVIDER_TIMEOUT_MS: "400",
-        EINV_RECONCILE_SECRET: RECONCILE_SECRET,
+        EINV_RECONCILE_SECRET: TEST_RECONCILE_SECRET,
         EINV_RECONCILE_GRACE_SECONDS: "0",
         EINV_RECONCILE_BUDGET_MS: "20000",
         EINV_RECONCILE_BATCH: "10",
@@ -149,7 +149,11 @@ async function appOn(client: SqlClient): Promise<AppUnderTest> {
       providerFetch: edge,
     },
   );
-  return { t: app, reconcile: createReconcileApp(app.deps), token: () => app.token(tenant.operador) };
+  return {
+    t: app,
+    reconcile: captureResponses(createReconcileApp(app.deps)),
+    token: () => app.token(tenant.operador),
+  };
 }
 /** The app the test's own steps use; its connections are never cut. */
 let shared: AppUnderTest;
@@ -322,7 +326,7 @@ const runReconcile = () =>
   Promise.resolve(
     current.reconcile.request("/reconcile", {
       method: "POST",
-      headers: { authorization: `Bearer ${RECONCILE_SECRET}` },
+      headers: { authorization: `Bearer ${TEST_RECONCILE_SECRET}` },
     }),
   );
 
