@@ -289,6 +289,15 @@ async function fiscal(table: Table, id: string) {
 async function assertInvariants(table: Table, id: string): Promise<void> {
   const submissions = submissionsOf(id);
   expect(submissions.length).toBeLessThanOrEqual(1);
+  // and never offered again once the provider held it: a later submit may only be a retry under
+  // the same key (which the provider answers from its store), never a new attempt it would have to
+  // recognise as a duplicate — a real provider might not
+  const received = sandbox.provider.received.filter((r) => r.reference === id);
+  const first = received.findIndex((r) => r.result === "processed");
+  if (first >= 0) {
+    const afterwards = received.slice(first + 1).map((r) => r.idempotency_key);
+    expect(afterwards.filter((key) => key !== received[first]?.idempotency_key)).toEqual([]);
+  }
   const row = await fiscal(table, id);
   expect(row).toBeDefined();
   if (submissions.length === 1) {
