@@ -359,8 +359,11 @@ async function seedDrafts(
 async function main(): Promise<void> {
   const seconds = Number(process.env.SOAK_SECONDS ?? 60);
   const concurrency = Number(process.env.SOAK_CONCURRENCY ?? 4);
-  if (!(seconds > 0) || !(concurrency >= 1 && concurrency <= 64)) {
-    throw new Error("SOAK_SECONDS must be positive and SOAK_CONCURRENCY between 1 and 64");
+  if (
+    !(seconds > 0 && seconds <= 3_600) ||
+    !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 64)
+  ) {
+    throw new Error("SOAK_SECONDS must be 1–3600 and SOAK_CONCURRENCY an integer 1–64");
   }
   let databaseUrl = process.env.DATABASE_URL;
   let stop = async () => {};
