@@ -7,8 +7,16 @@
  * - Not installed: embedded PGlite, except on CI (`CI` set), which must test the real server.
  *
  * `EINV_TEST_DB=pglite` forces PGlite; `EINV_TEST_DB=postgres` makes missing binaries an error.
+ *
+ * It also gives the run a capture directory (`EINV_TEST_CAPTURE_DIR`, inherited by the test workers) where the shared test helpers
+ * record responses, log lines, issued tokens and database rows; when the run ends, the secret canary
+ * scan (tests/support/canary.ts) reads it all and fails the run if a canary secret leaked anywhere.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
+import { scanCapture } from "./support/canary.ts";
 import { findPostgresBinaries, type PostgresServer, startPostgresServer } from "./support/postgres-server.ts";
 
 export type DatabaseTarget = { kind: "postgres"; adminUrl: string; version: string } | { kind: "pglite" };
@@ -20,6 +28,37 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const captureDir = mkdtempSync(join(tmpdir(), "einv-canary-"));
+  process.env.EINV_TEST_CAPTURE_DIR = captureDir;
+  const stopDatabase = await setupDatabase(project);
+  return async () => {
+    await stopDatabase();
+    checkCanaries(captureDir);
+  };
+}
+
+/**
+ * The secret canary's final check: nothing the run captured holds a canary. Throwing here fails
+ * the run (vitest reports an error in the global teardown and exits non-zero).
+ */
+function checkCanaries(captureDir: string): void {
+  const { counts, leaks } = scanCapture(captureDir);
+  const scanned =
+    `${counts.response} responses, ${counts.log} log lines, ${counts.database} database dumps; ` +
+    `${counts.token} tokens and 4 fixed secrets as canaries`;
+  if (leaks.length > 0) {
+    // vitest prints an error thrown here ("error during close") but keeps its exit code: set it
+    process.exitCode = 1;
+    const list = leaks.map((l) => `- ${l.kind} in ${l.file}: ${l.canary} … ${JSON.stringify(l.context)}`);
+    throw new Error(
+      `secret canary: ${leaks.length} leak(s) (scanned ${scanned}; capture kept in ${captureDir}):\n${list.join("\n")}`,
+    );
+  }
+  console.log(`secret canary: no leak (scanned ${scanned})`);
+  rmSync(captureDir, { recursive: true, force: true });
+}
+
+async function setupDatabase(project: TestProject): Promise<() => Promise<void>> {
   const requested = process.env.EINV_TEST_DB;
   if (requested !== undefined && requested !== "postgres" && requested !== "pglite") {
     throw new Error(`EINV_TEST_DB must be "postgres" or "pglite", not "${requested}"`);

@@ -5,6 +5,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, normalize } from "node:path";
 import type { SqlClient } from "../../shared/db/sql-client.ts";
+import { DatabaseError } from "../../shared/errors.ts";
 import { DOCUMENTS_BUCKET, type DocumentStore } from "../../shared/storage/port.ts";
 
 export function createFilesystemStore(
@@ -20,8 +21,13 @@ export function createFilesystemStore(
   return {
     file,
     async put(path, bytes, contentType) {
-      await mkdir(dirname(file(path)), { recursive: true });
-      await writeFile(file(path), bytes);
+      try {
+        await mkdir(dirname(file(path)), { recursive: true });
+        await writeFile(file(path), bytes);
+      } catch (error) {
+        // as the Supabase Storage adapter answers a failed upload: unavailable, try again (503)
+        throw new DatabaseError(`storage write failed: ${(error as Error).message}`, { cause: error });
+      }
       await client.transaction((s) =>
         s.query(
           `insert into storage.objects (bucket_id, name, metadata) values ($1, $2, $3)
@@ -35,7 +41,7 @@ export function createFilesystemStore(
         return new Uint8Array(await readFile(file(path)));
       } catch (error) {
         if ((error as { code?: string }).code === "ENOENT") return null;
-        throw error;
+        throw new DatabaseError(`storage read failed: ${(error as Error).message}`, { cause: error });
       }
     },
   };

@@ -6,12 +6,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createReconcileApp } from "../../functions/reconcile/app.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
+import { createTestApp, TEST_RECONCILE_SECRET, type TestApp } from "../support/app.ts";
+import { captureResponses } from "../support/capture.ts";
 import { saveCredential } from "../support/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
 
-const SECRET = "reconcile-secret-for-the-tests-0123456789";
+const SECRET = TEST_RECONCILE_SECRET;
 let db: TestDatabase;
 let t: TestApp;
 let reconcileApp: ReturnType<typeof createReconcileApp>;
@@ -37,7 +38,7 @@ beforeAll(async () => {
     },
     providerFetch: recording,
   });
-  reconcileApp = createReconcileApp(t.deps);
+  reconcileApp = captureResponses(createReconcileApp(t.deps));
   tenant = await createTenant(db);
   await saveCredential(t.deps, tenant);
 });
@@ -203,10 +204,15 @@ describe("overlapping runs and the time budget", () => {
          from generate_series(1, 500) g`,
       [org.org.id, org.company.id],
     );
-    const budgeted = createReconcileApp({
-      ...t.deps,
-      config: { ...t.deps.config, reconcile: { ...t.deps.config.reconcile, budgetMs: 1_500, batchSize: 25 } },
-    });
+    const budgeted = captureResponses(
+      createReconcileApp({
+        ...t.deps,
+        config: {
+          ...t.deps.config,
+          reconcile: { ...t.deps.config.reconcile, budgetMs: 1_500, batchSize: 25 },
+        },
+      }),
+    );
     sandbox.setKnobs({ latencyMs: 40 });
     const call = async () =>
       (
@@ -276,7 +282,7 @@ describe("delivery retries", () => {
     const [failed] = await deliveries();
     expect(failed).toMatchObject({ status: "error", attempt: 1, next_retry_at: expect.any(Date) });
     const runIt = () =>
-      createReconcileApp(app.deps).request("/reconcile", {
+      captureResponses(createReconcileApp(app.deps)).request("/reconcile", {
         method: "POST",
         headers: { authorization: `Bearer ${SECRET}` },
       });

@@ -1,6 +1,8 @@
 /**
  * The app as the tests run it: the real composition root and pipeline, the test file's database
  * through the `postgres` transport, tokens signed by a local key whose JWKS the verifier trusts.
+ * Its responses, log lines and the tokens it signs are recorded for the secret canary's final scan
+ * (tests/support/canary.ts).
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +16,8 @@ import type { AppDeps } from "../../shared/http/context.ts";
 import { createLogger } from "../../shared/log.ts";
 import type { FetchLike } from "../../shared/providers/tax-client.ts";
 import type { Resolver } from "../../shared/providers/url-policy.ts";
+import { CANARY_CREDENTIALS_KEY, CANARY_RECONCILE_SECRET } from "./canary.ts";
+import { capture, captureResponses } from "./capture.ts";
 import { expectAnswerInContract } from "./contract.ts";
 import type { TestDatabase } from "./database.ts";
 
@@ -24,8 +28,10 @@ export const PUBLIC_TEST_ADDRESS = "93.184.215.14";
 /** The tests' DNS: every name is a public host (no test reaches the network by name). */
 export const publicDns: Resolver = async () => [PUBLIC_TEST_ADDRESS];
 
-/** 32 zero bytes: tests only. */
-export const TEST_CREDENTIALS_KEY = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+/** Tests only: a canary (tests/support/canary.ts), so the final scan fails if it ever leaks. */
+export const TEST_CREDENTIALS_KEY = CANARY_CREDENTIALS_KEY;
+/** The reconcile secret the tests configure: a canary too. */
+export const TEST_RECONCILE_SECRET = CANARY_RECONCILE_SECRET;
 
 export interface TestApp {
   app: ReturnType<typeof createApp>;
@@ -62,20 +68,28 @@ export async function createTestApp(
     },
     {
       db: createPostgresDb(db.client),
-      logger: createLogger("debug", (line) => logs.push(line)),
+      logger: createLogger("debug", (line) => {
+        logs.push(line);
+        capture("log", line);
+      }),
       ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
       resolver: options.resolver ?? publicDns,
       documents,
     },
   );
-  const app = createApp(deps);
+  // every response and log line goes to the secret canary's capture as well
+  const app = captureResponses(createApp(deps));
   return {
     app,
     deps,
     signer,
     documents,
     logs,
-    token: (user, tokenOptions) => signer.sign(user, tokenOptions),
+    token: async (user, tokenOptions) => {
+      const token = await signer.sign(user, tokenOptions);
+      capture("token", token);
+      return token;
+    },
     post: async (path, body, token, headers = {}) => {
       const response = await app.request(`/einvoicing${path}`, {
         method: "POST",

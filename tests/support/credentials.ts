@@ -2,10 +2,12 @@
 import { keyHint } from "../../shared/crypto/secret-box.ts";
 import type { AppDeps } from "../../shared/http/context.ts";
 import type { ProviderService } from "../../shared/providers/errors.ts";
+import { CANARY_PROVIDER_KEY } from "./canary.ts";
 import type { Tenant } from "./factories.ts";
 
 export const SANDBOX_URL = "https://sandbox.provider.test";
-export const SANDBOX_KEY = "sk_sandbox_test_transmit";
+/** A canary (tests/support/canary.ts): the final scan fails if it appears outside its ciphertext. */
+export const SANDBOX_KEY = CANARY_PROVIDER_KEY;
 
 /** Saves the company's credential for `service` (default adapter-tax) in `environment` (default uat). */
 export async function saveCredential(

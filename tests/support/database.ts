@@ -11,6 +11,7 @@ import postgres from "postgres";
 import { inject } from "vitest";
 import { applySchema } from "../../scripts/db/schema.ts";
 import { connectPostgres, fromPGlite, type SqlClient, type SqlParam } from "../../shared/db/sql-client.ts";
+import { capture, capturing } from "./capture.ts";
 import { TEMPLATE_DATABASE } from "./postgres-server.ts";
 
 /** Parameters as tests like to write them; sent as untyped text, so PostgreSQL infers each type. */
@@ -25,8 +26,31 @@ export interface TestDatabase {
   client: SqlClient;
   /** Runs one statement as the superuser (RLS and column grants do not apply): for fixtures. */
   superuser<R = Row>(sql: string, params?: Param[]): Promise<R[]>;
-  /** Closes the client and drops the database. */
+  /** Records every row's text for the secret canary's scan, then closes the client and drops the database. */
   close(): Promise<void>;
+}
+
+/**
+ * Every row of every table, as text, into the secret canary's capture (tests/support/canary.ts):
+ * events, stored messages, deliveries, idempotency answers, credentials (their ciphertext) and the rest.
+ */
+async function captureRows(client: SqlClient): Promise<void> {
+  if (!capturing()) return;
+  const dump = await client.transaction(async (session) => {
+    const tables = await session.query<{ name: string }>(
+      `select format('%I.%I', table_schema, table_name) as name from information_schema.tables
+        where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema')`,
+    );
+    const parts: string[] = [];
+    for (const { name } of tables) {
+      const [row] = await session.query<{ dump: string | null }>(
+        `select string_agg(t::text, E'\\n') as dump from ${name} t`,
+      );
+      if (row?.dump) parts.push(`${name}\n${row.dump}`);
+    }
+    return parts.join("\n");
+  });
+  capture("database", dump);
 }
 
 export type ApiRole = "anon" | "authenticated" | "service_role";
@@ -39,7 +63,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const pg = await PGlite.create();
   await applySchema((text) => pg.exec(text));
   const client = fromPGlite(pg);
-  return { engine: "pglite", client, superuser: superuserOf(client), close: () => client.close() };
+  const close = async () => {
+    await captureRows(client);
+    await client.close();
+  };
+  return { engine: "pglite", client, superuser: superuserOf(client), close };
 }
 
 async function clonePostgresTemplate(adminUrl: string): Promise<TestDatabase> {
@@ -54,6 +82,7 @@ async function clonePostgresTemplate(adminUrl: string): Promise<TestDatabase> {
   url.pathname = `/${name}`;
   const client = await connectPostgres(url.toString(), { max: 4 });
   const close = async (): Promise<void> => {
+    await captureRows(client);
     await client.close();
     const dropper = postgres(adminUrl, { max: 1, onnotice: () => {} });
     try {
