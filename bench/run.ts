@@ -6,22 +6,16 @@
  * exit code stays 0; only a broken run (an invoice not transmitted, a crash) exits 1.
  */
 import { cpus } from "node:os";
-import postgres from "postgres";
 import { createSandboxProvider } from "../sandbox/provider.ts";
-import { applySchema } from "../scripts/db/schema.ts";
-import { connectPostgres, fromPGlite, type SqlClient } from "../shared/db/sql-client.ts";
 import type { FetchLike } from "../shared/providers/tax-client.ts";
 import { measureRenderTiming, measureWorstCase } from "../tests/pdf/render-timing.ts";
 import { createTestApp, TEST_API_KEY, TEST_CREDENTIALS_KEY, type TestApp } from "../tests/support/app.ts";
 import { saveCredential } from "../tests/support/credentials.ts";
-import type { TestDatabase } from "../tests/support/database.ts";
 import { createInvoice, createTenant, type Tenant } from "../tests/support/factories.ts";
-import {
-  findPostgresBinaries,
-  startPostgresServer,
-  TEMPLATE_DATABASE,
-} from "../tests/support/postgres-server.ts";
 import { measureColdStart } from "./cold-start.ts";
+import { openBenchDatabase } from "./database.ts";
+import { measurePhases } from "./phases.ts";
+import { mean, median, pct } from "./stats.ts";
 
 const BATCH = 50;
 const LATENCY_MS = 200;
@@ -31,44 +25,11 @@ const OVERHEAD = { warmup: 20, calls: 200, p50: 5, p99: 25 };
 const RENDER = { lines: [20, 200], runs: 20, budget20: 40, worstBudget: 300 };
 const CACHED = { warmup: 20, calls: 200, p50: 5 };
 
-/** A clone of the schema template on a fresh cluster (or PGlite), shaped as the test support expects. */
-async function openDatabase(): Promise<{ db: TestDatabase; label: string; stop(): Promise<void> }> {
-  const bindir = process.argv.includes("--pglite") ? null : await findPostgresBinaries();
-  let client: SqlClient;
-  let label: string;
-  let stop: () => Promise<void>;
-  if (bindir) {
-    const server = await startPostgresServer(bindir);
-    const admin = postgres(server.adminUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database bench template ${TEMPLATE_DATABASE}`).finally(() => admin.end());
-    // the service's default pool size (EINV_DB_POOL_SIZE)
-    client = await connectPostgres(server.adminUrl.replace(/\/postgres$/, "/bench"), { max: 5 });
-    label = `PostgreSQL ${server.version} (throwaway cluster, 127.0.0.1:${server.port})`;
-    stop = () => client.close().finally(() => server.stop());
-  } else {
-    const { PGlite } = await import("@electric-sql/pglite");
-    const pg = await PGlite.create();
-    await applySchema((text) => pg.exec(text));
-    client = fromPGlite(pg);
-    label = "PGlite (embedded) — FALLBACK, not the real PostgreSQL the overhead budget is defined on";
-    stop = () => client.close();
-  }
-  const superuser: TestDatabase["superuser"] = (sql, params = []) =>
-    client.transaction((s) =>
-      s.query(
-        sql,
-        params.map((p) => (p === null ? null : String(p))),
-      ),
-    ) as never;
-  const db: TestDatabase = { engine: bindir ? "postgres" : "pglite", client, superuser, close: stop };
-  return { db, label, stop };
-}
-
 type Entry = { invoice_id: string; status: string; message: string };
 
 async function main(): Promise<number> {
   const started = performance.now();
-  const { db, label, stop } = await openDatabase();
+  const { db, label, stop } = await openBenchDatabase({ pglite: process.argv.includes("--pglite") });
   const onSignal = () => void stop().finally(() => process.exit(130));
   process.once("SIGINT", onSignal);
   try {
@@ -278,13 +239,11 @@ function printTable(label: string, rows: Row[], notes: string[]): void {
   );
 }
 
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-/** Nearest-rank percentile. */
-const pct = (xs: number[], q: number) => sorted(xs)[Math.max(0, Math.ceil(q * xs.length) - 1)] ?? Number.NaN;
-const median = (xs: number[]) => pct(xs, 0.5);
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const run = process.argv.includes("--phases")
+  ? () => measurePhases({ pglite: process.argv.includes("--pglite") }).then(() => 0)
+  : main;
 
-main().then(
+run().then(
   (code) => process.exit(code),
   (error) => {
     console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
