@@ -1,16 +1,38 @@
 /**
- * Route group: create, reissue, representation, refresh. One file per operation; this file only mounts them.
+ * Route group: create, reissue, representation, refresh. One file per operation; this file only
+ * mounts them, each imported on its first call (../../shared/http/lazy.ts).
  * A group never imports another group.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../../shared/http/context.ts";
-import { create } from "./create.ts";
-import { refresh } from "./refresh.ts";
-import { reissue } from "./reissue.ts";
-import { representation } from "./representation.ts";
+import { lazy } from "../../shared/http/lazy.ts";
 
 export const creditNoteRoutes = new Hono<AppEnv>()
-  .post("/", create)
-  .post("/reissue", reissue)
-  .post("/representation", representation)
-  .post("/refresh", refresh);
+  .post(
+    "/",
+    lazy(
+      () => import("./create.ts"),
+      (m) => m.create,
+    ),
+  )
+  .post(
+    "/reissue",
+    lazy(
+      () => import("./reissue.ts"),
+      (m) => m.reissue,
+    ),
+  )
+  .post(
+    "/representation",
+    lazy(
+      () => import("./representation.ts"),
+      (m) => m.representation,
+    ),
+  )
+  .post(
+    "/refresh",
+    lazy(
+      () => import("./refresh.ts"),
+      (m) => m.refresh,
+    ),
+  );

@@ -5,6 +5,7 @@
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import type { AppDeps, AppEnv } from "../../shared/http/context.ts";
+import { corsOptions } from "../../shared/http/cors.ts";
 import { handleError, handleNotFound } from "../../shared/http/errors.ts";
 import {
   authenticate,
@@ -23,22 +24,7 @@ export const FUNCTION_NAME = "einvoicing";
 export function createPipeline(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>().basePath(`/${FUNCTION_NAME}`);
   app.use(requestContext(deps));
-  app.use(
-    cors({
-      origin: deps.config.http.corsOrigins,
-      allowMethods: ["POST", "OPTIONS"],
-      allowHeaders: [
-        "authorization",
-        "apikey",
-        "content-type",
-        "x-client-info",
-        "x-request-id",
-        "idempotency-key",
-      ],
-      exposeHeaders: ["x-request-id", "retry-after", "idempotent-replayed"],
-      maxAge: 600,
-    }),
-  );
+  app.use(cors(corsOptions(deps.config.http.corsOrigins)));
   app.use(postOnly, requireApiKey, authenticate, jsonBody);
   app.onError(handleError);
   app.notFound(handleNotFound);
