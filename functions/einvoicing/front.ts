@@ -12,6 +12,13 @@ import { corsOptions, parseCorsOrigins } from "../../shared/http/cors.ts";
 
 type Handler = (request: Request) => Response | Promise<Response>;
 
+/**
+ * How long after answering a cold instance's first preflight the app starts loading: enough for
+ * the answer to leave first. A browser sends its POST one round trip after the preflight; one
+ * that comes sooner loads the app itself.
+ */
+export const WARM_UP_DELAY_MS = 20;
+
 export function createFront(
   env: Record<string, string | undefined>,
   load: () => Promise<Handler>,
@@ -41,7 +48,8 @@ export function createFront(
     if (request.method === "OPTIONS" && !loading) {
       const response = await preflight.fetch(request);
       response.headers.set("x-request-id", crypto.randomUUID());
-      setTimeout(() => start().catch(() => {}), 0);
+      // Not at once: loading the app blocks the thread, and would hold this answer back.
+      setTimeout(() => start().catch(() => {}), WARM_UP_DELAY_MS);
       return response;
     }
     try {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createFront } from "../../functions/einvoicing/front.ts";
+import { createFront, WARM_UP_DELAY_MS } from "../../functions/einvoicing/front.ts";
 
 const preflight = () =>
   new Request("http://fn.test/einvoicing/transmit", {
@@ -13,7 +13,7 @@ const preflight = () =>
     headers: { origin: "https://app.example", "access-control-request-method": "POST" },
   });
 const post = () => new Request("http://fn.test/einvoicing/transmit", { method: "POST", body: "{}" });
-const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+const tick = () => new Promise((resolve) => setTimeout(resolve, WARM_UP_DELAY_MS + 10));
 
 function fakeApp() {
   const seen: string[] = [];
