@@ -27,7 +27,7 @@ export interface BenchDatabase {
 
 /** Opens the bench database; `poolSize` is the service's default pool (EINV_DB_POOL_SIZE). */
 export async function openBenchDatabase(
-  options: { pglite?: boolean; poolSize?: number; url?: string } = {},
+  options: { pglite?: boolean; poolSize?: number; url?: string; settings?: Record<string, string> } = {},
 ): Promise<BenchDatabase> {
   if (options.url) {
     // a database the caller prepared (schema applied), e.g. on a cluster started with extra settings
@@ -60,7 +60,7 @@ export async function openBenchDatabase(
       stop: () => client.close(),
     };
   }
-  const server = await startPostgresServer(bindir);
+  const server = await startPostgresServer(bindir, options.settings);
   const url = await cloneTemplate(server, "bench");
   const client = await connectPostgres(url, { max: options.poolSize ?? 5 });
   const stop = () => client.close().finally(() => server.stop());

@@ -15,7 +15,7 @@
  * included) at the largest size, and each plan is checked for a sequential scan of a table holding
  * more than SEQ_SCAN_ROWS rows.
  *
- *   npm run bench -- --scale [--sizes=10000,100000,1000000] [--json[=path]]
+ *   npm run bench -- --scale [--sizes=10000,100000,1000000] [--shared-buffers=1GB] [--json[=path]]
  */
 import postgres from "postgres";
 import { createApp } from "../functions/einvoicing/app.ts";
@@ -25,19 +25,18 @@ import { createLocalSigner } from "../scripts/local/auth.ts";
 import { createFilesystemStore } from "../scripts/local/filesystem-store.ts";
 import { buildDeps } from "../shared/compose.ts";
 import { createPostgresDb } from "../shared/db/postgres-transport.ts";
-import type { SqlClient } from "../shared/db/sql-client.ts";
+import { connectPostgres, type SqlClient } from "../shared/db/sql-client.ts";
 import type { FetchLike } from "../shared/providers/tax-client.ts";
 import { PUBLIC_TEST_ADDRESS, TEST_API_KEY, TEST_CREDENTIALS_KEY } from "../tests/support/app.ts";
 import { saveCredential } from "../tests/support/credentials.ts";
 import type { TestDatabase } from "../tests/support/database.ts";
 import { createInvoice, createTenant, type Tenant } from "../tests/support/factories.ts";
-import { openBenchDatabase } from "./database.ts";
+import { cloneTemplate, openBenchDatabase } from "./database.ts";
 import { type Figure, jsonPath, printFigures, writeFigures } from "./report.ts";
 import { median } from "./stats.ts";
 
 const SIZES = [10_000, 100_000, 1_000_000];
 const FLAT = 1.5;
-const CALLS = { transmit: 60, notes: 30, cached: 100, reconcile: 3 };
 const SEQ_SCAN_ROWS = 10_000;
 const SEED_CHUNK = 100_000;
 const RECONCILE_SECRET = "bench-reconcile-secret-0123456789abcdef";
@@ -55,6 +54,15 @@ const ENV = {
 
 type Path = "transmit" | "credit_notes" | "representation" | "reconcile";
 
+interface Site {
+  size: number;
+  db: TestDatabase;
+  tenant: Tenant;
+  /** Service-time samples of `calls` requests of the path (after its own warm-up). */
+  run: Record<Path, (calls: number) => Promise<number[]>>;
+  seedSeconds: number;
+}
+
 export async function measureScale(argv: string[]): Promise<Figure[]> {
   const sizes =
     argv
@@ -62,177 +70,80 @@ export async function measureScale(argv: string[]): Promise<Figure[]> {
       ?.slice("--sizes=".length)
       .split(",")
       .map(Number) ?? SIZES;
-  const { db, label, url, stop } = await openBenchDatabase({ poolSize: 5 });
-  if (!url) throw new Error("--scale needs PostgreSQL 15 (postgresql-15): PGlite is not what it is about");
+  // PostgreSQL's default shared_buffers (128 MB) is below what a production instance holding a
+  // million invoices gives it; --shared-buffers=128MB measures the default
+  const sharedBuffers = argv.find((a) => a.startsWith("--shared-buffers="))?.split("=")[1] ?? "1GB";
+  const { label, server, stop } = await openBenchDatabase({
+    poolSize: 1,
+    settings: { shared_buffers: sharedBuffers },
+  });
+  if (!server) throw new Error("--scale needs PostgreSQL 15 (postgresql-15): PGlite is not what it is about");
+  const sites: Site[] = [];
   try {
-    const sandbox = createSandboxProvider();
-    let providerMs = 0;
-    const providerFetch: FetchLike = async (input, init) => {
-      const t0 = performance.now();
-      try {
-        return await sandbox.fetch(input, init);
-      } finally {
-        providerMs += performance.now() - t0;
-      }
-    };
     const signer = await createLocalSigner(ISSUER);
-    const deps = await buildDeps(
-      { ...ENV, SUPABASE_JWKS: JSON.stringify(signer.jwks) },
-      {
-        db: createPostgresDb(db.client),
-        providerFetch,
-        resolver: async () => [PUBLIC_TEST_ADDRESS],
-        documents: createFilesystemStore(
-          `${process.env.TMPDIR ?? "/tmp"}/einv-scale-${Date.now()}`,
-          db.client,
-        ),
-      },
-    );
-    const app = createApp(deps);
-    const reconcileApp = createReconcileApp(deps);
-    const tenant = await createTenant(db);
-    await saveCredential(deps, tenant);
-    const token = await signer.sign(tenant.operador);
-    const post = async (path: string, body: unknown) => {
-      providerMs = 0;
-      const t0 = performance.now();
-      const response = await app.request(`/einvoicing${path}`, {
-        method: "POST",
-        headers: {
-          apikey: TEST_API_KEY,
-          "content-type": "application/json",
-          authorization: `Bearer ${token}`,
-        },
-        body: JSON.stringify(body),
-      });
-      const json = (await response.json()) as Record<string, unknown>;
-      const ms = performance.now() - t0 - providerMs;
-      if (response.status !== 200)
-        throw new Error(`${path}: HTTP ${response.status} ${JSON.stringify(json)}`);
-      return { ms, json };
-    };
-    const reconcileOnce = async () => {
-      providerMs = 0;
-      const t0 = performance.now();
-      const response = await reconcileApp.request("/reconcile", {
-        method: "POST",
-        headers: { authorization: `Bearer ${RECONCILE_SECRET}` },
-      });
-      const body = (await response.json()) as { settled?: number };
-      if (response.status !== 200 || body.settled !== 25) {
-        throw new Error(`reconcile: HTTP ${response.status} ${JSON.stringify(body)}`);
-      }
-      return performance.now() - t0 - providerMs;
-    };
-    const paths = {
-      transmit: async () => {
-        const ids = await fresh(db, tenant, CALLS.transmit + 5);
-        const times: number[] = [];
-        for (const [i, id] of ids.entries()) {
-          const { ms, json } = await post("/transmit", { org_id: tenant.org.id, invoice_ids: [id] });
-          if ((json.results as { status: string }[])[0]?.status !== "transmitida")
-            throw new Error("not transmitted");
-          if (i >= 5) times.push(ms);
-        }
-        return median(times);
-      },
-      credit_notes: async () => {
-        const ids = await fresh(db, tenant, CALLS.notes + 3);
-        for (let i = 0; i < ids.length; i += 50)
-          await post("/transmit", { org_id: tenant.org.id, invoice_ids: ids.slice(i, i + 50) });
-        const times: number[] = [];
-        for (const [i, id] of ids.entries()) {
-          const body = {
-            org_id: tenant.org.id,
-            invoice_id: id,
-            concept_code: "2",
-            reason: "Anulación (escala)",
-          };
-          const { ms, json } = await post("/credit-notes", body);
-          if (json.status !== "emitida") throw new Error(`credit note: ${JSON.stringify(json)}`);
-          if (i >= 3) times.push(ms);
-        }
-        return median(times);
-      },
-      representation: async () => {
-        const [id] = await fresh(db, tenant, 1);
-        const body = { org_id: tenant.org.id, invoice_id: id };
-        await post("/representation", body);
-        const times: number[] = [];
-        for (let i = 0; i < CALLS.cached + 10; i++) {
-          const { ms, json } = await post("/representation", body);
-          if (json.cached !== true) throw new Error("not cached");
-          if (i >= 10) times.push(ms);
-        }
-        return median(times);
-      },
-      reconcile: async () => {
-        const times: number[] = [];
-        for (let i = 0; i < CALLS.reconcile + 1; i++) {
-          // one batch: 25 rejected invoices put back en_proceso, idle for an hour (a run takes all it finds)
-          await db.superuser(
-            `update public.invoices set status = 'en_proceso', lease_until = null,
-                    claimed_at = now() - interval '1 hour', status_checked_at = now() - interval '1 hour'
-              where id in (select id from public.invoices where org_id = $1 and status = 'error' limit 25)`,
-            [tenant.org.id],
-          );
-          const ms = await reconcileOnce();
-          if (i > 0) times.push(ms);
-        }
-        return median(times);
-      },
-    } satisfies Record<Path, () => Promise<number>>;
-
-    const results: {
-      size: number;
-      seedSeconds: number;
-      ms: Record<Path, number>;
-      rows: Record<string, number>;
-    }[] = [];
-    let seeded = 0;
+    // one database per size, each holding one organization of that size
     for (const size of sizes) {
-      const t0 = performance.now();
-      await seed(db, tenant, seeded, size);
-      seeded = size;
-      const seedSeconds = (performance.now() - t0) / 1000;
-      const ms = {} as Record<Path, number>;
-      for (const path of Object.keys(paths) as Path[]) ms[path] = await paths[path]();
-      const rows = await counts(db);
-      results.push({ size, seedSeconds, ms, rows });
-      console.log(
-        `  ${size.toLocaleString("en")} invoices (seeded in ${seedSeconds.toFixed(0)} s): ` +
-          (Object.keys(ms) as Path[]).map((p) => `${p} ${ms[p].toFixed(2)} ms`).join(", "),
-      );
+      const url = await cloneTemplate(server, `scale_${size}`);
+      const client = await connectPostgres(url, { max: 5 });
+      const db: TestDatabase = {
+        engine: "postgres",
+        url,
+        client,
+        superuser: (text, params = []) =>
+          client.transaction((s) =>
+            s.query(
+              text,
+              params.map((p) => (p === null ? null : String(p))),
+            ),
+          ) as never,
+        close: () => client.close(),
+      };
+      const site = await openSite(db, size, signer);
+      sites.push(site);
+      console.log(`  ${size.toLocaleString("en")} invoices seeded in ${site.seedSeconds.toFixed(0)} s`);
     }
+    // each path once untimed everywhere (caches, JIT), then rounds that visit every size in turn, so
+    // that a machine busier at one moment weighs on every size alike
+    for (const site of sites) for (const path of PATHS) await site.run[path](1);
+    const samples = new Map<string, number[]>();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const site of sites) {
+        for (const path of PATHS) {
+          const key = `${site.size}/${path}`;
+          samples.set(key, [...(samples.get(key) ?? []), ...(await site.run[path](PER_ROUND[path]))]);
+        }
+      }
+    }
+    const ms = (size: number, path: Path) => median(samples.get(`${size}/${path}`) ?? []);
 
-    // EXPLAIN of every statement of the four paths, at the largest size
-    const plans = await explainPaths(url, tenant, signer);
+    // EXPLAIN of every statement of the four paths, on the largest database
+    const largest = sites.at(-1) as Site;
+    const plans = await explainPaths(largest.db.url as string, largest.tenant, signer);
 
-    const first = results[0];
-    const last = results.at(-1);
-    const figures: Figure[] = [];
     const names: Record<Path, string> = {
       transmit: "/transmit of 1",
       credit_notes: "/credit-notes",
       representation: "cached /representation",
       reconcile: "one reconcile batch (25 documents)",
     };
-    for (const r of results) {
-      for (const path of Object.keys(names) as Path[]) {
+    const figures: Figure[] = [];
+    for (const site of sites) {
+      for (const path of PATHS) {
         figures.push({
-          id: `scale.${r.size}.${path}`,
-          what: `${r.size.toLocaleString("en")} invoices: ${names[path]}, service time p50`,
-          value: r.ms[path],
+          id: `scale.${site.size}.${path}`,
+          what: `${site.size.toLocaleString("en")} invoices: ${names[path]}, service time p50`,
+          value: ms(site.size, path),
           unit: "ms",
         });
       }
     }
-    if (first && last && last !== first) {
-      for (const path of Object.keys(names) as Path[]) {
+    const first = sites[0];
+    if (first && largest !== first) {
+      for (const path of PATHS) {
         figures.push({
           id: `scale.flat.${path}`,
-          what: `${names[path]}: ${last.size.toLocaleString("en")} ÷ ${first.size.toLocaleString("en")} invoices`,
-          value: last.ms[path] / first.ms[path],
+          what: `${names[path]}: ${largest.size.toLocaleString("en")} ÷ ${first.size.toLocaleString("en")} invoices`,
+          value: ms(largest.size, path) / ms(first.size, path),
           unit: "ratio",
           max: FLAT,
         });
@@ -244,14 +155,15 @@ export async function measureScale(argv: string[]): Promise<Figure[]> {
       value: plans.offending.length,
       unit: "ratio",
       max: 0,
-      note: `${plans.statements} plans of ${plans.distinct} distinct statements captured at ${last?.size.toLocaleString("en")} invoices`,
+      note: `${plans.statements} plans of ${plans.distinct} distinct statements captured at ${largest.size.toLocaleString("en")} invoices`,
     });
-    printFigures(`scale — ${label}`, figures, [
-      ...results.map(
-        (r) =>
-          `${r.size.toLocaleString("en")} invoices: ${Object.entries(r.rows)
+    const rows = await Promise.all(sites.map((site) => counts(site.db)));
+    printFigures(`scale — ${label}, shared_buffers ${sharedBuffers}, ${ROUNDS} interleaved rounds`, figures, [
+      ...sites.map(
+        (site, i) =>
+          `${site.size.toLocaleString("en")} invoices: ${Object.entries(rows[i] ?? {})
             .map(([t, n]) => `${t} ${n.toLocaleString("en")}`)
-            .join(", ")}; seeded in ${r.seedSeconds.toFixed(0)} s`,
+            .join(", ")}; seeded in ${site.seedSeconds.toFixed(0)} s`,
       ),
       ...plans.offending.map((o) => `SEQ SCAN: ${o}`),
     ]);
@@ -259,8 +171,138 @@ export async function measureScale(argv: string[]): Promise<Figure[]> {
     if (path) writeFigures(path, "scale", label, figures);
     return figures;
   } finally {
+    for (const site of sites) await site.db.close().catch(() => {});
     await stop();
   }
+}
+
+const PATHS: Path[] = ["transmit", "credit_notes", "representation", "reconcile"];
+const ROUNDS = 6;
+const PER_ROUND: Record<Path, number> = { transmit: 10, credit_notes: 5, representation: 20, reconcile: 1 };
+
+/** Seeds one organization of `size` invoices in `db` and builds the app that measures it. */
+async function openSite(
+  db: TestDatabase,
+  size: number,
+  signer: Awaited<ReturnType<typeof createLocalSigner>>,
+): Promise<Site> {
+  const sandbox = createSandboxProvider();
+  let providerMs = 0;
+  const providerFetch: FetchLike = async (input, init) => {
+    const t0 = performance.now();
+    try {
+      return await sandbox.fetch(input, init);
+    } finally {
+      providerMs += performance.now() - t0;
+    }
+  };
+  const deps = await buildDeps(
+    { ...ENV, SUPABASE_JWKS: JSON.stringify(signer.jwks) },
+    {
+      db: createPostgresDb(db.client),
+      providerFetch,
+      resolver: async () => [PUBLIC_TEST_ADDRESS],
+      documents: createFilesystemStore(
+        `${process.env.TMPDIR ?? "/tmp"}/einv-scale-${size}-${Date.now()}`,
+        db.client,
+      ),
+    },
+  );
+  const app = createApp(deps);
+  const reconcileApp = createReconcileApp(deps);
+  const tenant = await createTenant(db);
+  await saveCredential(deps, tenant);
+  const token = await signer.sign(tenant.operador);
+  const t0 = performance.now();
+  await seed(db, tenant, 0, size);
+  await db.superuser("checkpoint");
+  const seedSeconds = (performance.now() - t0) / 1000;
+
+  const post = async (path: string, body: unknown) => {
+    providerMs = 0;
+    const t1 = performance.now();
+    const response = await app.request(`/einvoicing${path}`, {
+      method: "POST",
+      headers: { apikey: TEST_API_KEY, "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+    const json = (await response.json()) as Record<string, unknown>;
+    const ms = performance.now() - t1 - providerMs;
+    if (response.status !== 200) throw new Error(`${path}: HTTP ${response.status} ${JSON.stringify(json)}`);
+    return { ms, json };
+  };
+  const [cachedId] = await fresh(db, tenant, 1);
+  const representation = { org_id: tenant.org.id, invoice_id: cachedId };
+  await post("/representation", representation);
+
+  return {
+    size,
+    db,
+    tenant,
+    seedSeconds,
+    run: {
+      transmit: async (calls) => {
+        const times: number[] = [];
+        for (const id of await fresh(db, tenant, calls)) {
+          const { ms, json } = await post("/transmit", { org_id: tenant.org.id, invoice_ids: [id] });
+          if ((json.results as { status: string }[])[0]?.status !== "transmitida")
+            throw new Error("not transmitted");
+          times.push(ms);
+        }
+        return times;
+      },
+      credit_notes: async (calls) => {
+        const ids = await fresh(db, tenant, calls);
+        await post("/transmit", { org_id: tenant.org.id, invoice_ids: ids });
+        const times: number[] = [];
+        for (const id of ids) {
+          const body = {
+            org_id: tenant.org.id,
+            invoice_id: id,
+            concept_code: "2",
+            reason: "Anulación (escala)",
+          };
+          const { ms, json } = await post("/credit-notes", body);
+          if (json.status !== "emitida") throw new Error(`credit note: ${JSON.stringify(json)}`);
+          times.push(ms);
+        }
+        return times;
+      },
+      representation: async (calls) => {
+        const times: number[] = [];
+        for (let i = 0; i < calls; i++) {
+          const { ms, json } = await post("/representation", representation);
+          if (json.cached !== true) throw new Error("not cached");
+          times.push(ms);
+        }
+        return times;
+      },
+      reconcile: async (calls) => {
+        const times: number[] = [];
+        for (let i = 0; i < calls; i++) {
+          // one batch: 25 rejected invoices put back en_proceso, idle for an hour (a run takes all it finds)
+          await db.superuser(
+            `update public.invoices set status = 'en_proceso', lease_until = null,
+                    claimed_at = now() - interval '1 hour', status_checked_at = now() - interval '1 hour'
+              where id in (select id from public.invoices where org_id = $1 and status = 'error' limit 25)`,
+            [tenant.org.id],
+          );
+          providerMs = 0;
+          const t1 = performance.now();
+          const response = await reconcileApp.request("/reconcile", {
+            method: "POST",
+            headers: { authorization: `Bearer ${RECONCILE_SECRET}` },
+          });
+          const body = (await response.json()) as { settled?: number };
+          if (response.status !== 200 || body.settled !== 25) {
+            throw new Error(`reconcile: HTTP ${response.status} ${JSON.stringify(body)}`);
+          }
+          times.push(performance.now() - t1 - providerMs);
+        }
+        return times;
+      },
+    },
+  };
 }
 
 /** `n` pending invoices of the tenant's company, made by the tests' factory (fresh ids). */
