@@ -15,7 +15,8 @@
  * included) at the largest size, and each plan is checked for a sequential scan of a table holding
  * more than SEQ_SCAN_ROWS rows.
  *
- *   npm run bench -- --scale [--sizes=10000,100000,1000000] [--shared-buffers=1GB] [--json[=path]]
+ *   npm run bench -- --scale [--sizes=10000,100000,1000000] [--shared-buffers=1GB] [--reconcile-old]
+ *                            [--json[=path]]
  */
 import postgres from "postgres";
 import { createApp } from "../functions/einvoicing/app.ts";
@@ -98,7 +99,7 @@ export async function measureScale(argv: string[]): Promise<Figure[]> {
           ) as never,
         close: () => client.close(),
       };
-      const site = await openSite(db, size, signer);
+      const site = await openSite(db, size, signer, { reconcileOld: argv.includes("--reconcile-old") });
       sites.push(site);
       console.log(`  ${size.toLocaleString("en")} invoices seeded in ${site.seedSeconds.toFixed(0)} s`);
     }
@@ -185,6 +186,7 @@ async function openSite(
   db: TestDatabase,
   size: number,
   signer: Awaited<ReturnType<typeof createLocalSigner>>,
+  options: { reconcileOld: boolean },
 ): Promise<Site> {
   const sandbox = createSandboxProvider();
   let providerMs = 0;
@@ -280,13 +282,26 @@ async function openSite(
       reconcile: async (calls) => {
         const times: number[] = [];
         for (let i = 0; i < calls; i++) {
-          // one batch: 25 rejected invoices put back en_proceso, idle for an hour (a run takes all it finds)
-          await db.superuser(
-            `update public.invoices set status = 'en_proceso', lease_until = null,
-                    claimed_at = now() - interval '1 hour', status_checked_at = now() - interval '1 hour'
-              where id in (select id from public.invoices where org_id = $1 and status = 'error' limit 25)`,
-            [tenant.org.id],
-          );
+          // one batch: 25 documents a transmission left en_proceso an hour ago (a run takes all it
+          // finds). Recent documents, as the ones reconcile finds are: --reconcile-old picks 25 of
+          // the seeded history at random instead, whose pages are cold
+          if (options.reconcileOld) {
+            await db.superuser(
+              `update public.invoices set status = 'en_proceso', lease_until = null,
+                      claimed_at = now() - interval '1 hour', status_checked_at = now() - interval '1 hour'
+                where id in (select id from public.invoices where org_id = $1 and status = 'error' limit 25)`,
+              [tenant.org.id],
+            );
+          } else {
+            const ids = await fresh(db, tenant, 25);
+            await db.superuser(
+              `update public.invoices set status = 'en_proceso', environment = 'uat', attempt_count = 1,
+                      submitted_attempt = 1, issuer_snapshot = einv_private.issuer_of(company_id),
+                      claimed_at = now() - interval '1 hour', status_checked_at = now() - interval '1 hour'
+                where id = any ($1::uuid[])`,
+              [`{${ids.join(",")}}`],
+            );
+          }
           providerMs = 0;
           const t1 = performance.now();
           const response = await reconcileApp.request("/reconcile", {
