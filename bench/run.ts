@@ -1,74 +1,52 @@
 /**
- * `npm run bench`: the /transmit budgets of DESIGN §7, measured in one run under Deno. It drives the
- * real app in-process (`app.request`, a signed token, the `postgres` transport) with the sandbox
- * provider at the network edge, on a throwaway PostgreSQL 15 cluster (PGlite when the binaries are
- * missing, or with `--pglite`). A measurement, not a test: a missed budget is printed as MISS and the
- * exit code stays 0; only a broken run (an invoice not transmitted, a crash) exits 1.
+ * `npm run bench`: the budgets of DESIGN §7, measured in one run under Deno. It drives the real app
+ * in-process (`app.request`, a signed token, the `postgres` transport) with the sandbox provider at
+ * the network edge, on a throwaway PostgreSQL 15 cluster (PGlite when the binaries are missing, or
+ * with `--pglite`). A measurement, not a test: a missed budget is printed as MISS and the exit code
+ * stays 0; only a broken run (an invoice not transmitted, a crash) exits 1.
+ *
+ *   npm run bench                     every budget (about a minute), then the load run (./load.ts)
+ *   npm run bench -- --no-load        the budgets without the load run
+ *   npm run bench -- --load           the load run alone
+ *   npm run bench -- --scale          cost as one organization grows to 1,000,000 invoices (./scale.ts)
+ *   npm run bench -- --phases         where a request's time goes (./phases.ts)
+ *   npm run bench -- --json[=path]    also writes the figures as JSON (default reports/bench/*.json)
+ *
+ * "Service time" is a request's wall time minus the time spent inside the in-process sandbox
+ * provider, which stands for a provider answering instantly; the floor beside it is a bare Hono
+ * handler making one SQL round trip to the same server, measured interleaved with it.
  */
-import { cpus } from "node:os";
-import postgres from "postgres";
+import { Hono } from "hono";
+import { createReconcileApp } from "../functions/reconcile/app.ts";
 import { createSandboxProvider } from "../sandbox/provider.ts";
-import { applySchema } from "../scripts/db/schema.ts";
-import { connectPostgres, fromPGlite, type SqlClient } from "../shared/db/sql-client.ts";
 import type { FetchLike } from "../shared/providers/tax-client.ts";
 import { measureRenderTiming, measureWorstCase } from "../tests/pdf/render-timing.ts";
 import { createTestApp, TEST_API_KEY, TEST_CREDENTIALS_KEY, type TestApp } from "../tests/support/app.ts";
 import { saveCredential } from "../tests/support/credentials.ts";
-import type { TestDatabase } from "../tests/support/database.ts";
 import { createInvoice, createTenant, type Tenant } from "../tests/support/factories.ts";
-import {
-  findPostgresBinaries,
-  startPostgresServer,
-  TEMPLATE_DATABASE,
-} from "../tests/support/postgres-server.ts";
-import { measureColdStart } from "./cold-start.ts";
+import { measureColdStart, measureFirstCall, measureImports } from "./cold-start.ts";
+import { openBenchDatabase } from "./database.ts";
+import { measureLoad } from "./load.ts";
+import { measurePhases } from "./phases.ts";
+import { type Figure, jsonPath, printFigures, writeFigures } from "./report.ts";
+import { measureScale } from "./scale.ts";
+import { median, pct } from "./stats.ts";
 
 const BATCH = 50;
 const LATENCY_MS = 200;
-const MAX_RATIO = 1.15;
 const C10_RUNS = 3;
-const OVERHEAD = { warmup: 20, calls: 200, p50: 5, p99: 25 };
-const RENDER = { lines: [20, 200], runs: 20, budget20: 40, worstBudget: 300 };
-const CACHED = { warmup: 20, calls: 200, p50: 5 };
-
-/** A clone of the schema template on a fresh cluster (or PGlite), shaped as the test support expects. */
-async function openDatabase(): Promise<{ db: TestDatabase; label: string; stop(): Promise<void> }> {
-  const bindir = process.argv.includes("--pglite") ? null : await findPostgresBinaries();
-  let client: SqlClient;
-  let label: string;
-  let stop: () => Promise<void>;
-  if (bindir) {
-    const server = await startPostgresServer(bindir);
-    const admin = postgres(server.adminUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database bench template ${TEMPLATE_DATABASE}`).finally(() => admin.end());
-    // the service's default pool size (EINV_DB_POOL_SIZE)
-    client = await connectPostgres(server.adminUrl.replace(/\/postgres$/, "/bench"), { max: 5 });
-    label = `PostgreSQL ${server.version} (throwaway cluster, 127.0.0.1:${server.port})`;
-    stop = () => client.close().finally(() => server.stop());
-  } else {
-    const { PGlite } = await import("@electric-sql/pglite");
-    const pg = await PGlite.create();
-    await applySchema((text) => pg.exec(text));
-    client = fromPGlite(pg);
-    label = "PGlite (embedded) — FALLBACK, not the real PostgreSQL the overhead budget is defined on";
-    stop = () => client.close();
-  }
-  const superuser: TestDatabase["superuser"] = (sql, params = []) =>
-    client.transaction((s) =>
-      s.query(
-        sql,
-        params.map((p) => (p === null ? null : String(p))),
-      ),
-    ) as never;
-  const db: TestDatabase = { engine: bindir ? "postgres" : "pglite", client, superuser, close: stop };
-  return { db, label, stop };
-}
+const OVERHEAD = { warmup: 30, calls: 300, p50: 2.5, p99: 10 };
+const RENDER = { lines: [20, 200], runs: 20, budget20: 15, worstBudget: 300 };
+const CACHED = { warmup: 30, calls: 300, p50: 2.5 };
+const CREDIT_NOTES = { sequential: 40, concurrent: 40, concurrency: 8 };
+const RECONCILE = { documents: 300, batch: 25 };
+const RECONCILE_SECRET = "bench-reconcile-secret-0123456789abcdef";
 
 type Entry = { invoice_id: string; status: string; message: string };
 
-async function main(): Promise<number> {
+async function budgets(argv: string[]): Promise<Figure[]> {
   const started = performance.now();
-  const { db, label, stop } = await openDatabase();
+  const { db, label, stop } = await openBenchDatabase({ pglite: argv.includes("--pglite") });
   const onSignal = () => void stop().finally(() => process.exit(130));
   process.once("SIGINT", onSignal);
   try {
@@ -84,7 +62,13 @@ async function main(): Promise<number> {
     };
     const appFor = (c: number) =>
       createTestApp(db, {
-        env: { EINV_TRANSMIT_CONCURRENCY: String(c) },
+        env: {
+          EINV_TRANSMIT_CONCURRENCY: String(c),
+          EINV_LOG_LEVEL: "warn",
+          EINV_RECONCILE_SECRET: RECONCILE_SECRET,
+          EINV_RECONCILE_GRACE_SECONDS: "0",
+          EINV_RECONCILE_BATCH: String(RECONCILE.batch),
+        },
         providerFetch,
       });
     const [app10, app1] = [await appFor(10), await appFor(1)];
@@ -94,22 +78,42 @@ async function main(): Promise<number> {
       [app10, await app10.token(tenant.operador)],
       [app1, await app1.token(tenant.operador)],
     ]);
-    const freshIds = async (n: number) =>
-      (await Promise.all(Array.from({ length: n }, () => createInvoice(db, tenant.org, tenant.company)))).map(
-        (i) => i.id,
-      );
-    const transmit = async (t: TestApp, ids: string[]): Promise<{ ms: number; results: Entry[] }> => {
-      const t0 = performance.now();
-      const response = await t.post("/transmit", { org_id: tenant.org.id, invoice_ids: ids }, tokens.get(t));
-      const body = (await response.json()) as { results?: Entry[] };
-      const ms = performance.now() - t0;
-      const bad = (body.results ?? []).filter((r) => r.status !== "transmitida");
-      if (response.status !== 200 || bad.length > 0 || body.results?.length !== ids.length) {
-        throw new Error(
-          `transmit did not go through: HTTP ${response.status} ${JSON.stringify(bad[0] ?? body)}`,
+    const freshIds = async (n: number) => {
+      const ids: string[] = [];
+      // a few at a time: the pool has five connections
+      for (let i = 0; i < n; i += 5) {
+        const made = await Promise.all(
+          Array.from({ length: Math.min(5, n - i) }, () => createInvoice(db, tenant.org, tenant.company)),
         );
+        ids.push(...made.map((m) => m.id));
       }
-      return { ms, results: body.results };
+      return ids;
+    };
+    const timed = async (t: TestApp, path: string, body: unknown) => {
+      providerMs = 0;
+      const t0 = performance.now();
+      const response = await t.post(path, body, tokens.get(t));
+      const json = (await response.json()) as Record<string, unknown>;
+      const ms = performance.now() - t0;
+      if (response.status !== 200)
+        throw new Error(`${path}: HTTP ${response.status} ${JSON.stringify(json)}`);
+      return { ms, service: ms - providerMs, json };
+    };
+    const transmit = async (t: TestApp, ids: string[]) => {
+      const r = await timed(t, "/transmit", { org_id: tenant.org.id, invoice_ids: ids });
+      const results = (r.json.results ?? []) as Entry[];
+      const bad = results.filter((e) => e.status !== "transmitida");
+      if (bad.length > 0 || results.length !== ids.length) {
+        throw new Error(`transmit did not go through: ${JSON.stringify(bad[0] ?? r.json)}`);
+      }
+      return r;
+    };
+    // the floor: a bare Hono handler making one SQL round trip to the same server, in-process too
+    const bare = new Hono().post("/floor", async (c) => c.json(await db.client.script("select 1 as one")));
+    const floorCall = async () => {
+      const t0 = performance.now();
+      await (await bare.request("/floor", { method: "POST" })).json();
+      return performance.now() - t0;
     };
 
     // warm both apps (JIT, key import, first connections) on an instant provider
@@ -122,23 +126,26 @@ async function main(): Promise<number> {
       sandbox.setKnobs({ latencyMs: LATENCY_MS, concurrencyLimit: c });
       const { ms } = await transmit(t, ids);
       const refused = sandbox.received.filter((r) => r.result !== "processed").length;
+      sandbox.reset();
       return { ms, refused };
     };
     const c10: { ms: number; refused: number }[] = [];
     for (let i = 0; i < C10_RUNS; i++) c10.push(await batch(app10, 10));
     const c1 = await batch(app1, 1);
+    const ideal = (c: number) => Math.ceil(BATCH / c) * LATENCY_MS;
 
-    // 2. service overhead: one invoice per call, provider answering instantly
+    // 2. service overhead: one invoice per call, provider answering instantly; the floor interleaved
     const ids = await freshIds(OVERHEAD.warmup + OVERHEAD.calls);
-    sandbox.reset();
+    const service: number[] = [];
     const totals: number[] = [];
-    const serviceOnly: number[] = [];
+    const floor: number[] = [];
     for (const [i, id] of ids.entries()) {
-      providerMs = 0;
-      const { ms } = await transmit(app10, [id]);
+      const f = await floorCall();
+      const r = await transmit(app10, [id]);
       if (i < OVERHEAD.warmup) continue;
-      totals.push(ms);
-      serviceOnly.push(ms - providerMs);
+      floor.push(f);
+      service.push(r.service);
+      totals.push(r.ms);
     }
 
     // 3. PDFs: render time of stamped invoices (sequential, warm), and a representation answered
@@ -146,145 +153,260 @@ async function main(): Promise<number> {
     const renders = await measureRenderTiming({ lines: RENDER.lines, runs: RENDER.runs });
     const worst = await measureWorstCase();
     const [cachedId] = await freshIds(1);
-    const represent = async () => {
-      const t0 = performance.now();
-      const response = await app10.post(
-        "/representation",
-        { org_id: tenant.org.id, invoice_id: cachedId },
-        tokens.get(app10),
-      );
-      const body = (await response.json()) as { cached?: boolean };
-      return { ms: performance.now() - t0, cached: body.cached === true };
-    };
+    const represent = () =>
+      timed(app10, "/representation", { org_id: tenant.org.id, invoice_id: cachedId }).then((r) => ({
+        ...r,
+        cached: r.json.cached === true,
+      }));
     if ((await represent()).cached) throw new Error("the first representation cannot be cached");
     const cached: number[] = [];
+    const cachedFloor: number[] = [];
     for (let i = 0; i < CACHED.warmup + CACHED.calls; i++) {
-      const { ms, cached: hit } = await represent();
-      if (!hit) throw new Error("a repeated representation was rendered again instead of cached");
-      if (i >= CACHED.warmup) cached.push(ms);
+      const f = await floorCall();
+      const r = await represent();
+      if (!r.cached) throw new Error("a repeated representation was rendered again instead of cached");
+      if (i >= CACHED.warmup) {
+        cached.push(r.service);
+        cachedFloor.push(f);
+      }
     }
 
-    // 4. cold start of the function entry against a bare Hono app (fresh processes)
-    const cold = await measureColdStart({
+    // 4. credit notes: issued one after the other, then CREDIT_NOTES.concurrency at a time, each for
+    //    a transmitted invoice, provider answering instantly
+    const forNotes = await freshIds(CREDIT_NOTES.sequential + CREDIT_NOTES.concurrent);
+    for (let i = 0; i < forNotes.length; i += BATCH) await transmit(app10, forNotes.slice(i, i + BATCH));
+    const issue = (invoiceId: string) =>
+      timed(app10, "/credit-notes", {
+        org_id: tenant.org.id,
+        invoice_id: invoiceId,
+        concept_code: "2",
+        reason: "Anulación (bench)",
+      }).then((r) => {
+        if (r.json.status !== "emitida") throw new Error(`credit note not issued: ${JSON.stringify(r.json)}`);
+        return r;
+      });
+    const noteTimes: number[] = [];
+    for (const id of forNotes.slice(0, CREDIT_NOTES.sequential)) noteTimes.push((await issue(id)).service);
+    const concurrentIds = forNotes.slice(CREDIT_NOTES.sequential);
+    const t0 = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CREDIT_NOTES.concurrency }, async () => {
+        while (next < concurrentIds.length) await issue(concurrentIds[next++] as string);
+      }),
+    );
+    const notesPerSecond = concurrentIds.length / ((performance.now() - t0) / 1000);
+
+    // 5. reconcile: documents left en_proceso (never received by the provider: each is queried,
+    //    then recorded as error), settled by runs of the reconcile function until none is left
+    for (let i = 0; i < RECONCILE.documents; i += 10) {
+      await Promise.all(
+        Array.from({ length: Math.min(10, RECONCILE.documents - i) }, () =>
+          createInvoice(db, tenant.org, tenant.company, { status: "en_proceso" }),
+        ),
+      );
+    }
+    const reconcileApp = createReconcileApp(app10.deps);
+    let settled = 0;
+    let runs = 0;
+    const r0 = performance.now();
+    for (;;) {
+      const response = await reconcileApp.request("/reconcile", {
+        method: "POST",
+        headers: { authorization: `Bearer ${RECONCILE_SECRET}` },
+      });
+      const body = (await response.json()) as { settled?: number; picked?: number };
+      if (response.status !== 200)
+        throw new Error(`reconcile: HTTP ${response.status} ${JSON.stringify(body)}`);
+      runs++;
+      settled += body.settled ?? 0;
+      if (!body.picked) break;
+    }
+    const reconcileSeconds = (performance.now() - r0) / 1000;
+    if (settled < RECONCILE.documents)
+      throw new Error(`reconcile settled ${settled} of ${RECONCILE.documents}`);
+
+    // 6. cold start of the function entry against a bare Hono app (fresh processes)
+    const entryEnv = {
       SUPABASE_URL: "http://127.0.0.1:9",
       SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: TEST_API_KEY }),
       SUPABASE_SECRET_KEYS: JSON.stringify({ default: "sb_secret_bench_unused" }),
       EINV_DB_TRANSPORT: "postgres",
-      DATABASE_URL: "postgres://127.0.0.1:9/unused", // connected lazily: a preflight never needs it
+      DATABASE_URL: db.url ?? "postgres://127.0.0.1:9/unused",
       EINV_CREDENTIALS_KEY: TEST_CREDENTIALS_KEY,
       EINV_LOG_LEVEL: "silent",
-    });
+    };
+    const cold = await measureColdStart(entryEnv);
+    const firstCall = db.url
+      ? await measureFirstCall(
+          {
+            ...entryEnv,
+            SUPABASE_JWKS: JSON.stringify(app10.signer.jwks),
+            JWT_ISSUER: "http://supabase.test/auth/v1",
+          },
+          {
+            path: "/einvoicing/representation",
+            headers: {
+              apikey: TEST_API_KEY,
+              authorization: `Bearer ${tokens.get(app10)}`,
+              "content-type": "application/json",
+            },
+            body: JSON.stringify({ org_id: tenant.org.id, invoice_id: cachedId }),
+          },
+          db.url,
+        )
+      : undefined;
+    const imports = await measureImports();
 
-    // report
-    const ideal = (c: number) => Math.ceil(BATCH / c) * LATENCY_MS;
-    const medianC10 = median(c10.map((r) => r.ms));
-    const rows: Row[] = [
-      ratioRow(`transmit ${BATCH}, c=10, L=${LATENCY_MS} ms (median of ${C10_RUNS})`, medianC10, ideal(10)),
-      ratioRow(`transmit ${BATCH}, c=1,  L=${LATENCY_MS} ms (1 run)`, c1.ms, ideal(1)),
-      limitRow(`overhead p50, 1 invoice, L=0 (${OVERHEAD.calls} calls)`, pct(totals, 0.5), OVERHEAD.p50),
-      limitRow(`overhead p99, 1 invoice, L=0 (${OVERHEAD.calls} calls)`, pct(totals, 0.99), OVERHEAD.p99),
-      ...renders.map((r) =>
-        r.lines === 20
-          ? limitRow(`render ${r.lines}-line stamped PDF (median of ${r.runs})`, r.medianMs, RENDER.budget20)
-          : infoRow(`render ${r.lines}-line stamped PDF (median of ${r.runs})`, r.medianMs),
+    const figures: Figure[] = [
+      ratioFigure(
+        "transmit50.c10",
+        `/transmit of ${BATCH}, L = ${LATENCY_MS} ms, c = 10 (median of ${C10_RUNS})`,
+        median(c10.map((r) => r.ms)),
+        ideal(10),
       ),
-      limitRow(
-        `worst invoice the limits allow, refused at the render budget (median of ${worst.runs})`,
-        worst.refusedMedianMs,
-        RENDER.worstBudget,
-      ),
-      limitRow(
-        `render 1,000-line stamped PDF, the largest ordinary (median of ${worst.runs})`,
-        worst.largestMedianMs,
-        RENDER.worstBudget,
-      ),
-      limitRow(`cached /representation p50 (${CACHED.calls} calls)`, pct(cached, 0.5), CACHED.p50),
+      ratioFigure("transmit50.c1", `/transmit of ${BATCH}, L = ${LATENCY_MS} ms, c = 1`, c1.ms, ideal(1)),
       {
-        what: "cold start, function vs bare Hono (median of 5)",
-        measured: `${cold.functionMs.toFixed(0)} ms`,
-        target: `≤ 1.3 × ${cold.bareMs.toFixed(0)} ms`,
-        ratio: (cold.functionMs / cold.bareMs).toFixed(3),
-        verdict: cold.functionMs <= 1.3 * cold.bareMs ? "PASS" : "MISS <<<",
+        id: "overhead.p50",
+        what: `/transmit of 1, instant provider: service time p50 (${OVERHEAD.calls} calls)`,
+        value: pct(service, 0.5),
+        unit: "ms",
+        max: OVERHEAD.p50,
+        floor: pct(floor, 0.5),
+        note: `wall time with the sandbox's own time p50 ${pct(totals, 0.5).toFixed(2)} ms`,
+      },
+      {
+        id: "overhead.p99",
+        what: "/transmit of 1, instant provider: service time p99",
+        value: pct(service, 0.99),
+        unit: "ms",
+        max: OVERHEAD.p99,
+        floor: pct(floor, 0.99),
+        note: `wall time p99 ${pct(totals, 0.99).toFixed(2)} ms`,
+      },
+      ...renders.map(
+        (r): Figure => ({
+          id: `render.${r.lines}`,
+          what: `render of a ${r.lines}-line stamped PDF (median of ${r.runs})`,
+          value: r.medianMs,
+          unit: "ms",
+          ...(r.lines === 20 ? { max: RENDER.budget20 } : {}),
+          note: `CPU ${r.cpuMedianMs} ms`,
+        }),
+      ),
+      {
+        id: "render.worst_refused",
+        what: `worst invoice the limits allow, refused at the render budget (median of ${worst.runs})`,
+        value: worst.refusedMedianMs,
+        unit: "ms",
+        max: RENDER.worstBudget,
+      },
+      {
+        id: "render.1000",
+        what: `render of a 1,000-line stamped PDF, the largest ordinary (median of ${worst.runs})`,
+        value: worst.largestMedianMs,
+        unit: "ms",
+        max: RENDER.worstBudget,
+      },
+      {
+        id: "representation.cached.p50",
+        what: `cached /representation: service time p50 (${CACHED.calls} calls)`,
+        value: pct(cached, 0.5),
+        unit: "ms",
+        max: CACHED.p50,
+        floor: pct(cachedFloor, 0.5),
+        note: `p99 ${pct(cached, 0.99).toFixed(2)} ms`,
+      },
+      {
+        id: "cold_start.ratio",
+        what: "cold start: first answer (a CORS preflight), function ÷ bare Hono (median of 7)",
+        value: cold.functionMs / cold.bareMs,
+        unit: "ratio",
+        max: 1.3,
+        note: `${cold.functionMs.toFixed(0)} ms vs ${cold.bareMs.toFixed(0)} ms`,
+      },
+      ...(firstCall
+        ? [
+            {
+              id: "cold_start.first_call",
+              what: "cold start to a first authenticated POST (cached /representation), median of 7",
+              value: firstCall.functionMs,
+              unit: "ms",
+              floor: firstCall.bareMs,
+              note: "floor: a fresh bare Hono app answering a POST with one SQL round trip (connecting first)",
+            } satisfies Figure,
+          ]
+        : []),
+      {
+        id: "credit_notes.issue.p50",
+        what: `/credit-notes, one at a time: service time p50 (${CREDIT_NOTES.sequential} notes)`,
+        value: median(noteTimes),
+        unit: "ms",
+        note: `p99 ${pct(noteTimes, 0.99).toFixed(2)} ms`,
+      },
+      {
+        id: "credit_notes.throughput",
+        what: `/credit-notes, ${CREDIT_NOTES.concurrency} at a time (${CREDIT_NOTES.concurrent} notes)`,
+        value: notesPerSecond,
+        unit: "docs/s",
+      },
+      {
+        id: "reconcile.throughput",
+        what: `reconcile: ${RECONCILE.documents} documents queried and settled, batches of ${RECONCILE.batch}`,
+        value: settled / reconcileSeconds,
+        unit: "docs/s",
+        note: `${runs} runs, ${reconcileSeconds.toFixed(2)} s`,
       },
     ];
     const refused = [...c10, c1].reduce((n, r) => n + r.refused, 0);
-    printTable(label, rows, [
-      `c=10 runs: ${c10.map((r) => `${r.ms.toFixed(0)} ms`).join(", ")}; provider refusals (429 etc.): ${refused}`,
-      `overhead without the in-process sandbox's own time: p50 ${pct(serviceOnly, 0.5).toFixed(2)} ms, ` +
-        `p99 ${pct(serviceOnly, 0.99).toFixed(2)} ms; mean total ${mean(totals).toFixed(2)} ms`,
+    printFigures(`budgets (DESIGN §7) — ${label}; Deno ${process.versions.deno}`, figures, [
+      `c = 10 runs: ${c10.map((r) => `${r.ms.toFixed(0)} ms`).join(", ")}; provider refusals (429 etc.): ${refused}`,
+      "cold start, module by module (fresh processes, median of 5), in the order a first /transmit loads them:",
+      ...imports.map((i) => `  ${i.ms.toFixed(1).padStart(6)} ms  ${i.what}`),
       `bench took ${((performance.now() - started) / 1000).toFixed(1)} s`,
     ]);
-    return 0;
+    const path = jsonPath(argv, "reports/bench/budgets.json");
+    if (path) writeFigures(path, "budgets", label, [...figures, ...imports.map((i) => importFigure(i))]);
+    return figures;
   } finally {
     process.off("SIGINT", onSignal);
     await stop();
   }
 }
 
-interface Row {
-  what: string;
-  measured: string;
-  target: string;
-  ratio: string;
-  verdict: string;
-}
-
-function ratioRow(what: string, ms: number, idealMs: number): Row {
-  const ratio = ms / idealMs;
+function ratioFigure(id: string, what: string, ms: number, idealMs: number): Figure {
   return {
-    what,
-    measured: `${ms.toFixed(0)} ms`,
-    target: `ideal ${idealMs} ms`,
-    ratio: `${ratio.toFixed(3)} (≤ ${MAX_RATIO})`,
-    verdict: ratio <= MAX_RATIO ? "PASS" : "MISS <<<",
+    id,
+    what: `${what} ÷ ceil(50/c)·L`,
+    value: ms / idealMs,
+    unit: "ratio",
+    max: 1.05,
+    note: `${ms.toFixed(0)} ms, ideal ${idealMs} ms`,
   };
 }
 
-function limitRow(what: string, ms: number, limitMs: number): Row {
-  return {
-    what,
-    measured: `${ms.toFixed(2)} ms`,
-    target: `≤ ${limitMs} ms`,
-    ratio: (ms / limitMs).toFixed(3),
-    verdict: ms <= limitMs ? "PASS" : "MISS <<<",
-  };
+const importFigure = (i: { module: string; what: string; ms: number }): Figure => ({
+  id: `cold_start.import.${i.module}`,
+  what: `import: ${i.what}`,
+  value: i.ms,
+  unit: "ms",
+});
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.includes("--phases")) {
+    await measurePhases({ pglite: argv.includes("--pglite") });
+    return 0;
+  }
+  if (argv.includes("--scale")) {
+    await measureScale(argv);
+    return 0;
+  }
+  if (!argv.includes("--load")) await budgets(argv);
+  if (argv.includes("--load") || !argv.includes("--no-load")) await measureLoad(argv);
+  return 0;
 }
 
-function infoRow(what: string, ms: number): Row {
-  return { what, measured: `${ms.toFixed(2)} ms`, target: "no budget", ratio: "", verdict: "PASS" };
-}
-
-function printTable(label: string, rows: Row[], notes: string[]): void {
-  const head: Row = { what: "budget", measured: "measured", target: "target", ratio: "ratio", verdict: "" };
-  const keys = Object.keys(head) as (keyof Row)[];
-  const width = (k: keyof Row) => Math.max(...[head, ...rows].map((r) => r[k].length));
-  const line = (r: Row) =>
-    keys
-      .map((k) => r[k].padEnd(width(k)))
-      .join("  ")
-      .trimEnd();
-  const runtime = "Deno" in globalThis ? `Deno ${process.versions.deno}` : `Node ${process.version}`;
-  console.log(`\nbudgets (DESIGN §7) — ${label}; ${runtime}; ${cpus().length} CPUs\n`);
-  console.log(line(head));
-  console.log("-".repeat(line(head).length + 8));
-  for (const r of rows) console.log(line(r));
-  console.log("");
-  for (const note of notes) console.log(`  ${note}`);
-  const missed = rows.filter((r) => r.verdict !== "PASS").length;
-  console.log(
-    missed
-      ? `\n${missed} of ${rows.length} budgets MISSED (measurement only; exit 0)\n`
-      : "\nall budgets met\n",
-  );
-}
-
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-/** Nearest-rank percentile. */
-const pct = (xs: number[], q: number) => sorted(xs)[Math.max(0, Math.ceil(q * xs.length) - 1)] ?? Number.NaN;
-const median = (xs: number[]) => pct(xs, 0.5);
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-
-main().then(
+main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
     console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

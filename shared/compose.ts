@@ -4,6 +4,7 @@
  */
 import { createTokenVerifier } from "./auth/jwt.ts";
 import { type Config, ConfigError, type Env, loadConfig } from "./config.ts";
+import { rememberOpened } from "./crypto/remembered-box.ts";
 import { createSecretBox, type SecretBox } from "./crypto/secret-box.ts";
 import type { Db } from "./db/port.ts";
 import { createPostgresDb } from "./db/postgres-transport.ts";
@@ -40,7 +41,7 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
     db,
     logger,
     verifyToken: (token) => verifier.verify(token),
-    secretBox: await createSecretBox(config.credentialsKey, config.credentialsPreviousKeys),
+    secretBox: rememberOpened(await createSecretBox(config.credentialsKey, config.credentialsPreviousKeys)),
     documents: overrides.documents ?? createDocumentStore(config),
     ...(overrides.providerFetch ? { providerFetch: overrides.providerFetch } : {}),
     egress: createEgress(overrides, logger),

@@ -3,6 +3,7 @@
  * fails loudly at start, naming the variable, never its value.
  */
 import { z } from "zod";
+import { parseCorsOrigins } from "./http/cors.ts";
 
 const url = z.url({ protocol: /^https?$/ });
 const optionalText = z
@@ -181,8 +182,7 @@ export function loadConfig(env: Env): Config {
     db,
     http: {
       maxBodyBytes: e.EINV_MAX_BODY_BYTES,
-      corsOrigins:
-        e.EINV_CORS_ORIGINS.trim() === "*" ? "*" : e.EINV_CORS_ORIGINS.split(",").map((o) => o.trim()),
+      corsOrigins: parseCorsOrigins(e.EINV_CORS_ORIGINS),
     },
     storage: e.SUPABASE_URL && serviceKey ? { url: e.SUPABASE_URL, serviceKey } : undefined,
     credentialsKey: e.EINV_CREDENTIALS_KEY,

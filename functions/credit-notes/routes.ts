@@ -1,16 +1,13 @@
 /**
- * Route group: create, reissue, representation, refresh. One file per operation; this file only lists them.
+ * Route group: create, reissue, representation, refresh. One file per operation; this file only
+ * lists them, each imported on its first call (a cold instance loads only what its requests use).
  * A group never imports another group.
  */
-import type { OperationGroup } from "../../shared/http/route.ts";
-import { create } from "./create.ts";
-import { refresh } from "./refresh.ts";
-import { reissue } from "./reissue.ts";
-import { representation } from "./representation.ts";
+import type { OperationGroup } from "../../shared/http/lazy.ts";
 
 export const creditNoteOperations: OperationGroup = {
-  "/": create,
-  "/reissue": reissue,
-  "/representation": representation,
-  "/refresh": refresh,
+  "/": async () => (await import("./create.ts")).create,
+  "/reissue": async () => (await import("./reissue.ts")).reissue,
+  "/representation": async () => (await import("./representation.ts")).representation,
+  "/refresh": async () => (await import("./refresh.ts")).refresh,
 };

@@ -5,7 +5,9 @@
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import type { AppDeps, AppEnv } from "../../shared/http/context.ts";
+import { corsOptions } from "../../shared/http/cors.ts";
 import { handleError, handleNotFound } from "../../shared/http/errors.ts";
+import { mount, type OperationGroup } from "../../shared/http/lazy.ts";
 import {
   authenticate,
   jsonBody,
@@ -13,7 +15,6 @@ import {
   requestContext,
   requireApiKey,
 } from "../../shared/http/middleware.ts";
-import { mount, type OperationGroup } from "../../shared/http/route.ts";
 import { creditNoteOperations } from "../credit-notes/routes.ts";
 import { integrationOperations } from "../integrations/routes.ts";
 import { invoiceOperations } from "../invoices/routes.ts";
@@ -31,22 +32,7 @@ export const ROUTE_GROUPS: readonly { name: string; prefix: string; operations: 
 export function createPipeline(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>().basePath(`/${FUNCTION_NAME}`);
   app.use(requestContext(deps));
-  app.use(
-    cors({
-      origin: deps.config.http.corsOrigins,
-      allowMethods: ["POST", "OPTIONS"],
-      allowHeaders: [
-        "authorization",
-        "apikey",
-        "content-type",
-        "x-client-info",
-        "x-request-id",
-        "idempotency-key",
-      ],
-      exposeHeaders: ["x-request-id", "retry-after", "idempotent-replayed", "allow"],
-      maxAge: 600,
-    }),
-  );
+  app.use(cors(corsOptions(deps.config.http.corsOrigins)));
   app.use(postOnly, requireApiKey, authenticate, jsonBody);
   app.onError(handleError);
   app.notFound(handleNotFound);

@@ -1,12 +1,11 @@
 /**
- * Route group: test, save (admin only). One file per operation; this file only lists them.
+ * Route group: test, save (admin only). One file per operation; this file only lists them, each
+ * imported on its first call (a cold instance loads only what its requests use).
  * A group never imports another group.
  */
-import type { OperationGroup } from "../../shared/http/route.ts";
-import { integrationSave } from "./save.ts";
-import { integrationTest } from "./test.ts";
+import type { OperationGroup } from "../../shared/http/lazy.ts";
 
 export const integrationOperations: OperationGroup = {
-  "/test": integrationTest,
-  "/save": integrationSave,
+  "/test": async () => (await import("./test.ts")).integrationTest,
+  "/save": async () => (await import("./save.ts")).integrationSave,
 };

@@ -1,16 +1,13 @@
 /**
- * Route group: transmit, refresh, representation, deliver. One file per operation; this file only lists them.
+ * Route group: transmit, refresh, representation, deliver. One file per operation; this file only
+ * lists them, each imported on its first call (a cold instance loads only what its requests use).
  * A group never imports another group.
  */
-import type { OperationGroup } from "../../shared/http/route.ts";
-import { deliver } from "./deliver.ts";
-import { refresh } from "./refresh.ts";
-import { representation } from "./representation.ts";
-import { transmit } from "./transmit.ts";
+import type { OperationGroup } from "../../shared/http/lazy.ts";
 
 export const invoiceOperations: OperationGroup = {
-  "/transmit": transmit,
-  "/refresh": refresh,
-  "/representation": representation,
-  "/deliver": deliver,
+  "/transmit": async () => (await import("./transmit.ts")).transmit,
+  "/refresh": async () => (await import("./refresh.ts")).refresh,
+  "/representation": async () => (await import("./representation.ts")).representation,
+  "/deliver": async () => (await import("./deliver.ts")).deliver,
 };

@@ -62,7 +62,7 @@ cd "$dir"
 if ! out=$("$deno" check --quiet "${entries[@]}" 2>&1); then
   report "deno check ${entries[*]} (only functions/ and shared/ are deployed)" <<<"$out"
 fi
-if ! loaded=$("$deno" run --quiet --no-prompt deploy-check-load.ts 2>&1); then
+if ! loaded=$("$deno" run --quiet --no-prompt --allow-read deploy-check-load.ts 2>&1); then
   report "loading the entries' imports and the lazily imported modules" <<<"$loaded"
 fi
 [ "$failed" = 0 ] || exit 1

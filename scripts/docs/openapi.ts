@@ -3,5 +3,5 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { OPENAPI_FILE, openApiText } from "./openapi-document.ts";
 
-writeFileSync(OPENAPI_FILE, openApiText());
+writeFileSync(OPENAPI_FILE, await openApiText());
 console.log(`wrote ${fileURLToPath(OPENAPI_FILE)}`);

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "../errors.ts";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "./idempotency.ts";
-import { type OperationContract, type OperationGroup, PIPELINE_ERRORS } from "./route.ts";
+import { type Operation, type OperationContract, PIPELINE_ERRORS } from "./route.ts";
 
 type Json = Record<string, unknown>;
 
@@ -15,7 +15,8 @@ export interface ContractSource {
   /** The function's name: paths are `{base_url}/v1/<function>/<route>`. */
   functionName: string;
   version: string;
-  groups: readonly { name: string; prefix: string; operations: OperationGroup }[];
+  /** The route groups with their operations loaded (./lazy.ts `loadGroup`). */
+  groups: readonly { name: string; prefix: string; operations: Readonly<Record<string, Operation>> }[];
 }
 
 /** What each HTTP status means, for the reference page. */

@@ -6,7 +6,7 @@
  * through it, so validation and authorisation cannot be forgotten and no route wires adapters; and
  * so does the `Idempotency-Key` of every POST (./idempotency.ts), taken after the membership check.
  */
-import { type Handler, Hono } from "hono";
+import type { Handler } from "hono";
 import { z } from "zod";
 import type { Caller, DbScope } from "../db/port.ts";
 import type { MembershipRow } from "../db/rows.ts";
@@ -134,16 +134,6 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
     return idempotent(c, scope, handle);
   };
   return Object.assign(handler, { contract });
-}
-
-/** A route group's operations by path (relative to the group), in the order the reference lists them. */
-export type OperationGroup = Readonly<Record<string, Operation>>;
-
-/** Mounts a group's operations as POST routes. */
-export function mount(group: OperationGroup): Hono<AppEnv> {
-  const routes = new Hono<AppEnv>();
-  for (const [path, handler] of Object.entries(group)) routes.post(path, handler);
-  return routes;
 }
 
 function toDetails(error: z.ZodError): ErrorDetail[] {

@@ -78,3 +78,57 @@ describe("the lifecycle block", () => {
     });
   });
 });
+
+describe("the lifecycle's entry points, compiled from the registry", () => {
+  it("reach a kind registered later, with static SQL on its table, and stop at it once it is gone", async () => {
+    const orgId = "00000000-0000-4000-8000-0000000000a1";
+    const receiptId = "00000000-0000-4000-8000-0000000000a2";
+    const life =
+      "status, authority_code, qr_text, provider_reference, environment, last_message, attempt_count, submitted_attempt, lease_until, issuer_snapshot, claimed_at, transmitted_at, status_checked_at";
+    await db.client.exec(`
+      create table public.test_receipts as
+        select id, org_id, company_id, ${life} from public.invoices where false;
+      create function einv_private.test_receipt_payload(p_id uuid, p_issuer jsonb) returns jsonb
+      language sql stable set search_path = '' as $$ select jsonb_build_object('receipt', p_id) $$;
+      insert into public.test_receipts (id, org_id, company_id, status, attempt_count)
+        values ('${receiptId}', '${orgId}', gen_random_uuid(), 'pendiente', 0);
+      insert into einv_private.document_kinds (kind, content_table, accepted_status, payload)
+        values ('test_receipt', 'public.test_receipts', 'aceptado', 'einv_private.test_receipt_payload');`);
+    try {
+      const generated = await db.superuser<{ source: string }>(
+        "select prosrc as source from pg_proc where oid = 'einv_private.read_documents'::regproc",
+      );
+      expect(generated[0]?.source).toContain("from public.test_receipts d");
+      expect(generated[0]?.source).not.toContain("execute");
+
+      await db.client.exec(`do $$ declare _life einv_private.lifecycle; begin
+        select d.life into _life
+          from einv_private.read_documents('test_receipt', '${orgId}', array['${receiptId}'::uuid], true) d;
+        _life.status := 'en_proceso';
+        perform einv_private.write_lifecycle('test_receipt', '${receiptId}', _life);
+      end $$`);
+      const [row] = await db.superuser<{ status: string; payload: unknown; other_org: number }>(
+        `select (select (d.life).status from einv_private.read_documents('test_receipt', $2, array[$1::uuid], false) d) as status,
+                einv_private.document_payload('test_receipt', $1, null, '{}') as payload,
+                (select count(*)::int from einv_private.read_documents('test_receipt', gen_random_uuid(), array[$1::uuid], false)) as other_org`,
+        [receiptId, orgId],
+      );
+      expect(row).toEqual({ status: "en_proceso", payload: { receipt: receiptId }, other_org: 0 });
+    } finally {
+      await db.client.exec(`
+        delete from einv_private.document_kinds where kind = 'test_receipt';
+        drop table public.test_receipts;
+        drop function einv_private.test_receipt_payload(uuid, jsonb);`);
+    }
+    for (const call of [
+      "select * from einv_private.read_documents('test_receipt', gen_random_uuid(), array[gen_random_uuid()], false)",
+      "select einv_private.document_payload('test_receipt', gen_random_uuid(), gen_random_uuid(), null)",
+    ]) {
+      await expect(db.superuser(call)).rejects.toMatchObject({ message: "unknown_kind" });
+    }
+    const invoices = await db.superuser<{ n: number }>(
+      "select count(*)::int as n from einv_private.read_documents('invoice', gen_random_uuid(), array[gen_random_uuid()], false)",
+    );
+    expect(invoices).toEqual([{ n: 0 }]);
+  });
+});

@@ -113,6 +113,10 @@ const DECLARED: Record<string, Grants> = {
   // may be called but my_org_ids, which the policies call.
   "function einv_private.accepted_status(text)": {},
   "function einv_private.caller_bypasses_rls()": {},
+  // the lifecycle's per-kind entry points, regenerated from the registry (…_cached_plans.sql)
+  "function einv_private.compile_document_kinds()": {},
+  "function einv_private.compile_document_kinds_trigger()": {},
+  "function einv_private.kind_dispatch(text)": {},
   "function einv_private.credit_note_line_release_only()": {},
   "function einv_private.credit_note_payload(uuid, jsonb)": {},
   "function einv_private.document_of(text, uuid, uuid, boolean)": {},

@@ -48,8 +48,14 @@ export function hasPgCron(bindir: string): boolean {
   return existsSync(join(bindir, "..", "lib", "pg_cron.so"));
 }
 
-/** Starts a cluster, creates the template database with the schema applied, and returns it. */
-export async function startPostgresServer(bindir: string): Promise<PostgresServer> {
+/**
+ * Starts a cluster, creates the template database with the schema applied, and returns it.
+ * `settings` are extra server settings (`-c name=value`), e.g. the scale bench's shared_buffers.
+ */
+export async function startPostgresServer(
+  bindir: string,
+  settings: Record<string, string> = {},
+): Promise<PostgresServer> {
   const dir = await mkdtemp(join(tmpdir(), "einv-pg-"));
   const dataDir = join(dir, "data");
   const asRoot = process.getuid?.() === 0;
@@ -95,6 +101,7 @@ export async function startPostgresServer(bindir: string): Promise<PostgresServe
       ...["-D", dataDir, "-p", String(port), "-k", dir],
       ...["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off"],
       ...["-c", "full_page_writes=off", "-c", "max_connections=200"],
+      ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
       // pg_cron, when Debian's postgresql-15-cron is installed: the reconcile schedule's test needs it
       ...(hasPgCron(bindir)
         ? ["-c", "shared_preload_libraries=pg_cron", "-c", "cron.database_name=postgres"]

@@ -1,0 +1,40 @@
+// Run under Node by bench/load.ts: one autocannon run, described by a JSON argument, printed as
+// JSON. `ids` (optional): a file of invoice ids, one a line; each request then transmits the next.
+import { readFileSync } from "node:fs";
+import autocannon from "autocannon";
+
+const spec = JSON.parse(process.argv[2] ?? "{}");
+const ids = spec.ids ? readFileSync(spec.ids, "utf8").split("\n").filter(Boolean) : null;
+let next = 0;
+const result = await autocannon({
+  url: spec.url,
+  connections: spec.connections,
+  duration: spec.duration,
+  method: "POST",
+  headers: spec.headers,
+  body: spec.body,
+  requests: ids
+    ? [
+        {
+          method: "POST",
+          setupRequest: (request) => ({
+            ...request,
+            body: JSON.stringify({ ...spec.bodyObject, invoice_ids: [ids[next++ % ids.length]] }),
+          }),
+        },
+      ]
+    : undefined,
+});
+console.log(
+  JSON.stringify({
+    requests: result.requests.total,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    statusCodes: result.statusCodeStats,
+  }),
+);
