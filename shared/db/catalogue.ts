@@ -133,6 +133,19 @@ interface LifecycleFunctions {
     };
     result: ClaimEntry[];
   };
+  /** The claim, and the `p_service` credentials of the companies and environments it sends in. */
+  einv_document_claim_sending: {
+    args: {
+      p_org_id: string;
+      p_kind: DocumentKind;
+      p_document_ids: string[];
+      p_reissue: boolean;
+      p_actor_id: string;
+      p_lease_seconds: number;
+      p_service: string;
+    };
+    result: { entries: ClaimEntry[]; credentials: CredentialRow[] };
+  };
   einv_document_record: {
     args: {
       p_org_id: string;
@@ -357,6 +370,10 @@ export const CATALOGUE = {
   einv_document_claim: {
     role: "service_role",
     args: ["p_org_id", "p_kind", "p_document_ids", "p_reissue", "p_actor_id", "p_lease_seconds"],
+  },
+  einv_document_claim_sending: {
+    role: "service_role",
+    args: ["p_org_id", "p_kind", "p_document_ids", "p_reissue", "p_actor_id", "p_lease_seconds", "p_service"],
   },
   einv_document_record: {
     role: "service_role",

@@ -6,6 +6,7 @@
  */
 import { type SecretBox, SecretBoxError } from "../crypto/secret-box.ts";
 import type { DbScope } from "../db/port.ts";
+import type { CredentialRow } from "../db/rows.ts";
 import { BusinessRuleError } from "../errors.ts";
 import type { DeliveryChannel } from "./deliver.ts";
 import { createDeliveryClient } from "./deliver-client.ts";
@@ -34,6 +35,17 @@ export interface ProviderDirectory {
   ): Promise<DocumentGenerator | null>;
   /** The company's deliver client; a BusinessRuleError when none is usable. */
   deliveryChannel(orgId: string, companyId: string, environment: Environment): Promise<DeliveryChannel>;
+  /**
+   * Hands the directory credentials already read for this request (with a claim, in the same round
+   * trip): each `needed` company and environment gets its row from `rows`, or none (no credential),
+   * as if read now. Only the org's rows count.
+   */
+  prime(
+    service: ProviderService,
+    orgId: string,
+    needed: { company_id: string; environment: Environment }[],
+    rows: CredentialRow[],
+  ): void;
 }
 
 export interface ProviderDirectoryOptions {
@@ -67,6 +79,17 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
       p_service: service,
       p_environment: environment,
     });
+    return settingsOf(service, orgId, companyId, environment, credential);
+  }
+
+  /** The connection settings of a credential row (opened, its URL checked), or null. */
+  async function settingsOf(
+    service: ProviderService,
+    orgId: string,
+    companyId: string,
+    environment: Environment,
+    credential: CredentialRow | null,
+  ): Promise<ProviderClientOptions | null> {
     if (!credential?.url || !credential.api_key_ciphertext) return null;
     const unusable = (why: string) =>
       new BusinessRuleError(
@@ -128,8 +151,11 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
     }
   }
 
+  const keyOf = (service: ProviderService, orgId: string, companyId: string, environment: Environment) =>
+    `${service}/${orgId}/${companyId}/${environment}`;
+
   function connection(service: ProviderService, orgId: string, companyId: string, environment: Environment) {
-    const key = `${service}/${orgId}/${companyId}/${environment}`;
+    const key = keyOf(service, orgId, companyId, environment);
     let found = cache.get(key);
     if (!found) {
       found = load(service, orgId, companyId, environment);
@@ -155,6 +181,23 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
   }
 
   return {
+    prime: (service, orgId, needed, rows) => {
+      for (const { company_id: companyId, environment } of needed) {
+        const key = keyOf(service, orgId, companyId, environment);
+        if (cache.has(key)) continue;
+        const row =
+          rows.find(
+            (r) =>
+              r.org_id === orgId &&
+              r.company_id === companyId &&
+              r.service === service &&
+              r.environment === environment,
+          ) ?? null;
+        const found = settingsOf(service, orgId, companyId, environment, row);
+        cache.set(key, found);
+        found.catch(() => cache.delete(key));
+      }
+    },
     taxAdapter: async (...args) => createTaxClient(await required("adapter-tax", ...args)),
     deliveryChannel: async (...args) => createDeliveryClient(await required("deliver", ...args)),
     documentGenerator: async (...args) => {

@@ -84,6 +84,10 @@ const DECLARED: Record<string, Grants> = {
   "function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer)": {
     service_role: "EXECUTE",
   },
+  // the claim with the company's credential in the same round trip (…_claim_with_credentials.sql)
+  "function public.einv_document_claim_sending(uuid, text, jsonb, boolean, uuid, integer, text)": {
+    service_role: "EXECUTE",
+  },
   "function public.einv_document_get(uuid, text, uuid)": { service_role: "EXECUTE" },
   "function public.einv_document_record(uuid, text, uuid, integer, jsonb)": { service_role: "EXECUTE" },
   "function public.einv_document_refresh_record(uuid, text, uuid, text, integer, jsonb)": {

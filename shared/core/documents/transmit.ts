@@ -2,8 +2,8 @@
  * transmitDocuments: sends a batch of fiscal documents of one kind to the tax authority, each
  * exactly once.
  *
- * One SQL call claims the whole batch (row locks, a lease, `en_proceso`); each claimed document is
- * then checked, sent with bounded concurrency, and its outcome recorded by the claim's holder. A
+ * One SQL call claims the whole batch (row locks, a lease, `en_proceso`) and reads the credentials
+ * it is sent with; each claimed document is then checked, sent with bounded concurrency, and its outcome recorded by the claim's holder. A
  * document that may have reached the provider before is queried first and re-sent only when the
  * provider never got it or definitely rejected it. One document's failure never touches another.
  */
@@ -56,14 +56,23 @@ export async function transmitDocuments<K extends DocumentKind>({
   kind: DocumentKindSpec<K>;
   input: TransmitInput;
 }): Promise<TransmitResult[]> {
-  const claims = (await ctx.serviceDb.call("einv_document_claim", {
+  // The claim and the adapter-tax credentials of what it sends, in one round trip.
+  const { entries, credentials } = await ctx.serviceDb.call("einv_document_claim_sending", {
     p_org_id: input.org_id,
     p_kind: kind.kind,
     p_document_ids: input.document_ids,
     p_reissue: input.reissue,
     p_actor_id: ctx.actorId,
     p_lease_seconds: leaseSeconds(input.document_ids.length, ctx),
-  })) as ClaimEntry<K>[];
+    p_service: "adapter-tax",
+  });
+  const claims = entries as ClaimEntry<K>[];
+  ctx.providers.prime(
+    "adapter-tax",
+    input.org_id,
+    claims.flatMap((c) => (c.action === "skip" ? [] : [c])),
+    credentials,
+  );
   return sendClaimed({ ctx, kind, orgId: input.org_id, claims });
 }
 
