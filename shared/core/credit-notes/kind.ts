@@ -16,7 +16,7 @@ import { buyerRequest, issuerRequest, linesRequest, totalsRequest } from "../doc
 /** A credit note's status: `emitida` once accepted; `error` reissuable; `en_proceso` while unknown. */
 export type CreditNoteStatus = "en_proceso" | "emitida" | "error";
 
-export const creditNoteKind: DocumentKindSpec<"credit_note"> = {
+export const creditNoteKind: DocumentKindSpec<"credit_note"> & { accepted: "emitida" } = {
   kind: "credit_note",
   accepted: "emitida",
   unsent: "error",

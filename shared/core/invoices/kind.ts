@@ -10,7 +10,7 @@ import { renderStatusOf } from "../../providers/docsgen.ts";
 import type { DocumentKindSpec } from "../documents/kind.ts";
 import { prepareInvoice } from "./document.ts";
 
-export const invoiceKind: DocumentKindSpec<"invoice"> = {
+export const invoiceKind: DocumentKindSpec<"invoice"> & { accepted: "transmitida" } = {
   kind: "invoice",
   accepted: "transmitida",
   unsent: "pendiente",
