@@ -80,7 +80,8 @@ export async function cloneTemplate(server: PostgresServer, name: string): Promi
   return server.adminUrl.replace(/\/postgres$/, `/${name}`);
 }
 
-function superuserOf(client: SqlClient): TestDatabase["superuser"] {
+/** A bench database's `superuser()`, as the tests' (tests/support/database.ts): parameters as text. */
+export function superuserOf(client: SqlClient): TestDatabase["superuser"] {
   return (sql, params = []) =>
     client.transaction((s) =>
       s.query(

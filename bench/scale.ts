@@ -32,7 +32,7 @@ import { PUBLIC_TEST_ADDRESS, TEST_API_KEY, TEST_CREDENTIALS_KEY } from "../test
 import { saveCredential } from "../tests/support/credentials.ts";
 import type { TestDatabase } from "../tests/support/database.ts";
 import { createInvoice, createTenant, type Tenant } from "../tests/support/factories.ts";
-import { cloneTemplate, openBenchDatabase } from "./database.ts";
+import { cloneTemplate, openBenchDatabase, superuserOf } from "./database.ts";
 import { type Figure, jsonPath, printFigures, writeFigures } from "./report.ts";
 import { median } from "./stats.ts";
 
@@ -90,13 +90,7 @@ export async function measureScale(argv: string[]): Promise<Figure[]> {
         engine: "postgres",
         url,
         client,
-        superuser: (text, params = []) =>
-          client.transaction((s) =>
-            s.query(
-              text,
-              params.map((p) => (p === null ? null : String(p))),
-            ),
-          ) as never,
+        superuser: superuserOf(client),
         close: () => client.close(),
       };
       const site = await openSite(db, size, signer, { reconcileOld: argv.includes("--reconcile-old") });
@@ -518,13 +512,7 @@ async function explainPaths(
     engine: "postgres",
     url,
     client,
-    superuser: (text, params = []) =>
-      client.transaction((s) =>
-        s.query(
-          text,
-          params.map((p) => (p === null ? null : String(p))),
-        ),
-      ) as never,
+    superuser: superuserOf(client),
     close: () => client.close(),
   };
   const [a = "", b = "", c = ""] = await fresh(factoryDb, tenant, 3);

@@ -328,6 +328,17 @@ const leaseRunsOut = (table: Table, id: string) =>
     [id],
   );
 
+/** A later reissue settles a credit note: up to three rounds, each after the last claim's lease. */
+async function reissueUntilSettled(id: string): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    if ((await fiscal("credit_notes", id))?.status === "emitida") break;
+    await leaseRunsOut("credit_notes", id);
+    expect((await post("/credit-notes/reissue", { credit_note_id: id })).status).toBe(200);
+    await assertInvariants("credit_notes", id);
+  }
+  await assertSettled("credit_notes", id);
+}
+
 // ─── the steps ───────────────────────────────────────────────────────────────────────────────────
 const post = async (path: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
   current.t.post(path, { org_id: tenant.org.id, ...body }, await current.token(), headers);
@@ -483,13 +494,7 @@ describe.skipIf(!onPostgres)("the fault matrix", () => {
       expect(id).toBeDefined();
       await assertInvariants("credit_notes", id);
 
-      for (let round = 0; round < 3; round++) {
-        if ((await fiscal("credit_notes", id))?.status === "emitida") break;
-        await leaseRunsOut("credit_notes", id);
-        expect((await post("/credit-notes/reissue", { credit_note_id: id })).status).toBe(200);
-        await assertInvariants("credit_notes", id);
-      }
-      await assertSettled("credit_notes", id);
+      await reissueUntilSettled(id);
     });
   });
 
@@ -520,13 +525,7 @@ describe.skipIf(!onPostgres)("the fault matrix", () => {
       expect(answer).toBe(expected);
       await assertInvariants("credit_notes", id);
 
-      for (let round = 0; round < 3; round++) {
-        if ((await fiscal("credit_notes", id))?.status === "emitida") break;
-        await leaseRunsOut("credit_notes", id);
-        expect((await post("/credit-notes/reissue", { credit_note_id: id })).status).toBe(200);
-        await assertInvariants("credit_notes", id);
-      }
-      await assertSettled("credit_notes", id);
+      await reissueUntilSettled(id);
     });
   });
 
