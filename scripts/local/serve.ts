@@ -109,6 +109,12 @@ const seeded = await ensureDemoCredentials(client, deps.db, deps.secretBox, `${b
 if (seeded > 0) console.error(`demo companies: ${seeded} sandbox credential(s) sealed and saved`);
 
 const functionsRoot = `${baseUrl}/functions`;
+// local.json is written before the server listens: whoever sees it answer can read it.
+const local = await describeLocalRun(client, signer, baseUrl, {
+  url: `${functionsRoot}/v1/${RECONCILE_FUNCTION}`,
+  secret: reconcileSecret,
+});
+await writeFile(`${dataDir}/local.json`, `${JSON.stringify(local, null, 2)}\n`);
 const server = Deno.serve(
   { hostname: host, port, onListen: () => {} },
   createLocalRouter({
@@ -120,11 +126,6 @@ const server = Deno.serve(
   }),
 );
 
-const local = await describeLocalRun(client, signer, baseUrl, {
-  url: `${functionsRoot}/v1/${RECONCILE_FUNCTION}`,
-  secret: reconcileSecret,
-});
-await writeFile(`${dataDir}/local.json`, `${JSON.stringify(local, null, 2)}\n`);
 console.error(
   `einvoicing listening on ${functionsRoot}/v1/${FUNCTION_NAME}  (details: ${dataDir}/local.json)`,
 );
