@@ -37,6 +37,7 @@ export const transmit = operation({
   output: TransmitResponse,
   roles: DOCUMENT_ROLES,
   errors: [],
+  firstCallAuthorizes: true, // the claim checks the membership
   handle: async ({ org_id, invoice_ids, reissue }, ctx) => {
     const results = await transmitDocuments({
       kind: invoiceKind,

@@ -160,6 +160,11 @@ interface LifecycleFunctions {
     args: { p_org_id: string; p_kind: DocumentKind; p_document_id: string };
     result: DocumentRecord;
   };
+  /** A document, and the `p_service` credential of its company in its environment (none: `[]`). */
+  einv_document_get_with_credentials: {
+    args: { p_org_id: string; p_kind: DocumentKind; p_document_id: string; p_service: string };
+    result: { record: DocumentRecord; credentials: CredentialRow[] };
+  };
   einv_document_refresh_record: {
     args: {
       p_org_id: string;
@@ -330,8 +335,24 @@ interface RecordFunctions {
   };
 }
 
+/**
+ * `<F>_authorized`: the call `F`, made only when `p_user_id` is a member of the org with one of
+ * `p_roles`; it answers the membership (null: none) and, when it was made, F's result. The first
+ * call of a request that checks the caller in the same round trip (shared/http/authorize.ts).
+ */
+type Authorized<F extends keyof LifecycleFunctions> = {
+  args: { p_user_id: string; p_roles: readonly string[] } & LifecycleFunctions[F]["args"];
+  result: { membership: MembershipRow | null; result?: LifecycleFunctions[F]["result"] };
+};
+
+interface AuthorizedFunctions {
+  einv_document_get_with_credentials_authorized: Authorized<"einv_document_get_with_credentials">;
+  einv_document_claim_sending_authorized: Authorized<"einv_document_claim_sending">;
+}
+
 export interface ApiFunctions
   extends CallerFunctions,
+    AuthorizedFunctions,
     CredentialFunctions,
     LifecycleFunctions,
     CreditNoteFunctions,
@@ -380,6 +401,28 @@ export const CATALOGUE = {
     args: ["p_org_id", "p_kind", "p_document_id", "p_attempt", "p_outcome"],
   },
   einv_document_get: { role: "service_role", args: ["p_org_id", "p_kind", "p_document_id"] },
+  einv_document_get_with_credentials: {
+    role: "service_role",
+    args: ["p_org_id", "p_kind", "p_document_id", "p_service"],
+  },
+  einv_document_get_with_credentials_authorized: {
+    role: "service_role",
+    args: ["p_user_id", "p_roles", "p_org_id", "p_kind", "p_document_id", "p_service"],
+  },
+  einv_document_claim_sending_authorized: {
+    role: "service_role",
+    args: [
+      "p_user_id",
+      "p_roles",
+      "p_org_id",
+      "p_kind",
+      "p_document_ids",
+      "p_reissue",
+      "p_actor_id",
+      "p_lease_seconds",
+      "p_service",
+    ],
+  },
   einv_document_refresh_record: {
     role: "service_role",
     args: ["p_org_id", "p_kind", "p_document_id", "p_expected_status", "p_expected_attempt", "p_outcome"],

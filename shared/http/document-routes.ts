@@ -46,6 +46,7 @@ export function refreshRoute<F extends string, A extends "transmitida" | "emitid
       input: request,
       output: response,
       roles: DOCUMENT_ROLES,
+      firstCallAuthorizes: true, // reading the document checks the membership
       errors: ["not_found", "invalid_state", "business_rule", ...PROVIDER_ERRORS],
       handle: async (input, ctx) => {
         const { org_id, [idField]: id } = input;
@@ -86,6 +87,7 @@ export function representationRoute<F extends string, A extends "transmitida" | 
       input: request,
       output: response,
       roles: DOCUMENT_ROLES,
+      firstCallAuthorizes: true, // reading the document checks the membership
       errors: ["not_found", "business_rule", ...PROVIDER_ERRORS],
       handle: (input, ctx) => {
         const {

@@ -36,9 +36,10 @@ export interface ProviderDirectory {
   /** The company's deliver client; a BusinessRuleError when none is usable. */
   deliveryChannel(orgId: string, companyId: string, environment: Environment): Promise<DeliveryChannel>;
   /**
-   * Hands the directory credentials already read for this request (with a claim, in the same round
-   * trip): each `needed` company and environment gets its row from `rows`, or none (no credential),
-   * as if read now. Only the org's rows count.
+   * Hands the directory credentials already read for this request (with a claim or a document, in
+   * the same round trip): each `needed` company and environment gets its row from `rows`, or none
+   * (no credential), as if read now; a row is opened only when its client is asked for. Only the
+   * org's rows count.
    */
   prime(
     service: ProviderService,
@@ -65,6 +66,8 @@ export interface ProviderDirectoryOptions {
 
 export function createProviderDirectory(options: ProviderDirectoryOptions): ProviderDirectory {
   const cache = new Map<string, Promise<ProviderClientOptions | null>>();
+  /** Rows handed in by `prime`, not yet opened. */
+  const primed = new Map<string, CredentialRow | null>();
 
   /** The connection settings of a stored credential, or null when there is none. */
   async function load(
@@ -90,7 +93,7 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
     environment: Environment,
     credential: CredentialRow | null,
   ): Promise<ProviderClientOptions | null> {
-    if (!credential?.url || !credential.api_key_ciphertext) return null;
+    if (!credential?.url || !credential.api_key_ciphertext) return null; // see isUsable
     const unusable = (why: string) =>
       new BusinessRuleError(
         `The saved ${service} credential for ${environment} cannot be used: ${why}; save it again.`,
@@ -158,7 +161,10 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
     const key = keyOf(service, orgId, companyId, environment);
     let found = cache.get(key);
     if (!found) {
-      found = load(service, orgId, companyId, environment);
+      // a primed row is opened (key, URL, egress) only when a client is asked for
+      found = primed.has(key)
+        ? settingsOf(service, orgId, companyId, environment, primed.get(key) ?? null)
+        : load(service, orgId, companyId, environment);
       cache.set(key, found);
       found.catch(() => cache.delete(key));
     }
@@ -184,18 +190,17 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
     prime: (service, orgId, needed, rows) => {
       for (const { company_id: companyId, environment } of needed) {
         const key = keyOf(service, orgId, companyId, environment);
-        if (cache.has(key)) continue;
-        const row =
+        if (cache.has(key) || primed.has(key)) continue;
+        primed.set(
+          key,
           rows.find(
             (r) =>
               r.org_id === orgId &&
               r.company_id === companyId &&
               r.service === service &&
               r.environment === environment,
-          ) ?? null;
-        const found = settingsOf(service, orgId, companyId, environment, row);
-        cache.set(key, found);
-        found.catch(() => cache.delete(key));
+          ) ?? null,
+        );
       }
     },
     taxAdapter: async (...args) => createTaxClient(await required("adapter-tax", ...args)),
@@ -205,6 +210,11 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
       return settings ? createDocsgenClient(settings) : null;
     },
   };
+}
+
+/** Whether a stored credential has what a client needs (a URL and a sealed key); else it counts as none. */
+export function isUsable(credential: CredentialRow): boolean {
+  return Boolean(credential.url && credential.api_key_ciphertext);
 }
 
 /** What each service is called for, named on an error raised before any call. */

@@ -89,6 +89,12 @@ const DECLARED: Record<string, Grants> = {
     service_role: "EXECUTE",
   },
   "function public.einv_document_get(uuid, text, uuid)": { service_role: "EXECUTE" },
+  "function public.einv_document_get_with_credentials(uuid, text, uuid, text)": { service_role: "EXECUTE" },
+  "function public.einv_document_get_with_credentials_authorized(uuid, jsonb, uuid, text, uuid, text)": {
+    service_role: "EXECUTE",
+  },
+  "function public.einv_document_claim_sending_authorized(uuid, jsonb, uuid, text, jsonb, boolean, uuid, integer, text)":
+    { service_role: "EXECUTE" },
   "function public.einv_document_record(uuid, text, uuid, integer, jsonb)": { service_role: "EXECUTE" },
   "function public.einv_document_refresh_record(uuid, text, uuid, text, integer, jsonb)": {
     service_role: "EXECUTE",
@@ -121,6 +127,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.compile_document_kinds()": {},
   "function einv_private.compile_document_kinds_trigger()": {},
   "function einv_private.kind_dispatch(text)": {},
+  "function einv_private.membership_of(uuid, uuid)": {},
   "function einv_private.credit_note_line_release_only()": {},
   "function einv_private.credit_note_payload(uuid, jsonb)": {},
   "function einv_private.document_of(text, uuid, uuid, boolean)": {},

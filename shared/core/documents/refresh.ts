@@ -39,10 +39,12 @@ export async function refreshDocument<K extends DocumentKind>({
   kind: DocumentKindSpec<K>;
   input: RefreshInput;
 }): Promise<RefreshResult> {
-  const record = await ctx.serviceDb.call("einv_document_get", {
+  // The document and the adapter-tax credential it is queried with, in one round trip.
+  const { record, credentials } = await ctx.serviceDb.call("einv_document_get_with_credentials", {
     p_org_id: input.org_id,
     p_kind: kind.kind,
     p_document_id: input.document_id,
+    p_service: "adapter-tax",
   });
   const { status, environment, in_flight } = record.fiscal;
   const { noun } = kind.words;
@@ -54,7 +56,9 @@ export async function refreshDocument<K extends DocumentKind>({
   }
   if (in_flight) throw new BusyError(`A transmission of this ${noun} is in progress; try again shortly.`);
 
-  const adapter = await ctx.providers.taxAdapter(input.org_id, record.document.company_id, environment);
+  const companyId = record.document.company_id;
+  ctx.providers.prime("adapter-tax", input.org_id, [{ company_id: companyId, environment }], credentials);
+  const adapter = await ctx.providers.taxAdapter(input.org_id, companyId, environment);
   const known = await adapter.query(input.document_id);
   const recorded = await ctx.serviceDb.call("einv_document_refresh_record", {
     p_org_id: input.org_id,

@@ -13,8 +13,14 @@
 
 import { hexDigest } from "../../crypto/digest.ts";
 import type { DbScope } from "../../db/port.ts";
-import type { DocumentKind, DocumentRecord, Environment, RepresentationRow } from "../../db/rows.ts";
-import type { ProviderDirectory } from "../../providers/directory.ts";
+import type {
+  CredentialRow,
+  DocumentKind,
+  DocumentRecord,
+  Environment,
+  RepresentationRow,
+} from "../../db/rows.ts";
+import { isUsable, type ProviderDirectory } from "../../providers/directory.ts";
 import { type DocumentStore, documentPath } from "../../storage/port.ts";
 import type { DocumentKindSpec, PdfFiscal } from "./kind.ts";
 
@@ -61,22 +67,31 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
   input: RepresentationInput;
   record?: DocumentRecord<K>;
 }): Promise<{ result: RepresentationResult; bytes: Uint8Array | null }> {
-  const record =
-    known ??
-    ((await ctx.serviceDb.call("einv_document_get", {
-      p_org_id: input.org_id,
-      p_kind: kind.kind,
-      p_document_id: input.document_id,
-    })) as DocumentRecord<K>);
+  // The document and its company's docsgen credential, in one round trip (a caller that has read
+  // the document already passes it, and the credential is read on its own).
+  const { record, credentials } = known
+    ? { record: known, credentials: null }
+    : ((await ctx.serviceDb.call("einv_document_get_with_credentials", {
+        p_org_id: input.org_id,
+        p_kind: kind.kind,
+        p_document_id: input.document_id,
+        p_service: "docsgen",
+      })) as { record: DocumentRecord<K>; credentials: CredentialRow[] });
   const { document } = record;
   const fiscal = pdfFiscal(record);
   const environment: Environment = record.fiscal.environment ?? document.company.active_environment;
-  const generator = await ctx.providers.documentGenerator(input.org_id, document.company_id, environment);
+  const where = [input.org_id, document.company_id, environment] as const;
+  if (credentials)
+    ctx.providers.prime("docsgen", input.org_id, [{ company_id: where[1], environment }], credentials);
+  // Who draws it decides the fingerprint; the credential's key is opened only to render.
+  const docsgen = credentials
+    ? credentials.some(isUsable)
+    : (await ctx.providers.documentGenerator(...where)) !== null;
 
   // The model decides whether the PDF carries the authority's validation, for both renderers.
   const model = kind.pdfModel(document, fiscal);
   const stamp = model.fiscal.stamped ? model.fiscal : null;
-  const request = generator
+  const request = docsgen
     ? kind.renderRequest(
         document,
         fiscal,
@@ -91,7 +106,7 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
   const drawnFrom = request ?? model;
   const fingerprint = await hexDigest(
     "SHA-256",
-    JSON.stringify([SERVICE_TEMPLATE, generator ? "docsgen" : "builtin", drawnFrom]),
+    JSON.stringify([SERVICE_TEMPLATE, docsgen ? "docsgen" : "builtin", drawnFrom]),
   );
 
   const stored = record.representation;
@@ -99,6 +114,7 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
     return { result: toResult(stored, true), bytes: null };
   }
 
+  const generator = docsgen ? await ctx.providers.documentGenerator(...where) : null;
   let bytes: Uint8Array;
   if (generator && request) {
     const base = await generator.render(request);

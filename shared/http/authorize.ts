@@ -1,0 +1,91 @@
+/**
+ * The membership check of `operation()`: the caller must be a member of the body's `org_id` with
+ * one of the route's roles before anything is read, written or answered for them.
+ *
+ * Most routes check it with a call of its own (`einv_caller_membership`, as the user) before their
+ * handler runs. A route that declares `firstCallAuthorizes` saves that round trip: its handler gets
+ * scopes behind a gate, and when the gate's first use is a service call that has an `_authorized`
+ * variant (`WITH_MEMBERSHIP`), the call is made as that variant — the database looks up the
+ * membership and makes the call only for an authorized caller, in one round trip. Any other first
+ * use — another function, the user scope, the documents store — checks the membership on its own
+ * first, and so does answering without having used anything. A handler behind the gate reaches the
+ * database, the store and the providers only through its context.
+ */
+import type { Caller, Db, DbScope } from "../db/port.ts";
+import type { MembershipRow } from "../db/rows.ts";
+import type { DocumentStore } from "../storage/port.ts";
+import { fail } from "./errors.ts";
+
+export type Role = "admin" | "operador" | "lector";
+
+/** The service calls that can carry the membership check, and the variant that does. */
+const WITH_MEMBERSHIP = {
+  einv_document_get_with_credentials: "einv_document_get_with_credentials_authorized",
+  einv_document_claim_sending: "einv_document_claim_sending_authorized",
+} as const;
+
+export interface Gate {
+  userDb: DbScope;
+  serviceDb: DbScope;
+  documents: DocumentStore;
+  /** Checks the membership now, unless it was already (with a first call or on its own). */
+  authorize(): Promise<MembershipRow>;
+}
+
+export function authorizationGate(options: {
+  db: Db;
+  caller: Caller;
+  documents: DocumentStore;
+  orgId: string;
+  roles: readonly Role[];
+}): Gate {
+  const { db, caller, orgId, roles } = options;
+  const userDb = db.asUser(caller);
+  const serviceDb = db.asService();
+  let checked: Promise<MembershipRow> | undefined;
+
+  const admit = (membership: MembershipRow | null): MembershipRow => {
+    if (!membership) fail("forbidden", "You are not a member of this organization.");
+    if (!roles.includes(membership.role as Role)) {
+      fail("forbidden", `This operation needs the role ${roles.join(" or ")}; you are ${membership.role}.`);
+    }
+    return membership;
+  };
+  const authorize = () =>
+    (checked ??= userDb.call("einv_caller_membership", { p_org_id: orgId }).then(admit));
+
+  const gatedService: DbScope = {
+    call: async (fn, args) => {
+      if (checked === undefined && fn in WITH_MEMBERSHIP) {
+        const variant = WITH_MEMBERSHIP[fn as keyof typeof WITH_MEMBERSHIP];
+        const answer = serviceDb.call(variant, {
+          p_user_id: caller.claims.sub,
+          p_roles: roles,
+          ...(args as Record<string, unknown>),
+        } as never);
+        checked = answer.then(({ membership }) => admit(membership));
+        await checked;
+        return (await answer).result as never;
+      }
+      await authorize();
+      return serviceDb.call(fn, args);
+    },
+  };
+  const gatedUser: DbScope = {
+    call: async (fn, args) => {
+      await authorize();
+      return userDb.call(fn, args);
+    },
+  };
+  const gatedDocuments: DocumentStore = {
+    put: async (...args) => {
+      await authorize();
+      return options.documents.put(...args);
+    },
+    get: async (...args) => {
+      await authorize();
+      return options.documents.get(...args);
+    },
+  };
+  return { userDb: gatedUser, serviceDb: gatedService, documents: gatedDocuments, authorize };
+}
