@@ -37,8 +37,14 @@ const dataDir = env.EINV_DATA_DIR ?? ".data";
 const baseUrl = `http://${host}:${port}`;
 
 await mkdir(dataDir, { recursive: true });
+// The database shares this machine with the server: one connection per core unless told otherwise
+// (more only queue up in PostgreSQL, and each costs a process switch per query).
+const poolSize = Number(env.EINV_DB_POOL_SIZE ?? navigator.hardwareConcurrency ?? 4);
+if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 100) {
+  throw new Error(`EINV_DB_POOL_SIZE must be a whole number from 1 to 100, not ${env.EINV_DB_POOL_SIZE}`);
+}
 const client: SqlClient = env.DATABASE_URL
-  ? await connectPostgres(env.DATABASE_URL)
+  ? await connectPostgres(env.DATABASE_URL, { max: poolSize })
   : fromPGlite(await PGlite.create({ dataDir: `${dataDir}/pglite` }));
 const report = await migrate(client, { seed: true });
 console.error(
