@@ -25,6 +25,8 @@ const WITH_MEMBERSHIP = {
 } as const;
 
 export interface Gate {
+  /** The app's database behind the gate: `asUser` and `asService` give the gated scopes. */
+  db: Db;
   userDb: DbScope;
   serviceDb: DbScope;
   documents: DocumentStore;
@@ -71,12 +73,13 @@ export function authorizationGate(options: {
       return serviceDb.call(fn, args);
     },
   };
-  const gatedUser: DbScope = {
+  const behind = (scope: DbScope): DbScope => ({
     call: async (fn, args) => {
       await authorize();
-      return userDb.call(fn, args);
+      return scope.call(fn, args);
     },
-  };
+  });
+  const gatedUser = behind(userDb);
   const gatedDocuments: DocumentStore = {
     put: async (...args) => {
       await authorize();
@@ -87,5 +90,15 @@ export function authorizationGate(options: {
       return options.documents.get(...args);
     },
   };
-  return { userDb: gatedUser, serviceDb: gatedService, documents: gatedDocuments, authorize };
+  return {
+    db: {
+      asUser: (other) => (other === caller ? gatedUser : behind(db.asUser(other))),
+      asService: () => gatedService,
+      close: () => db.close(),
+    },
+    userDb: gatedUser,
+    serviceDb: gatedService,
+    documents: gatedDocuments,
+    authorize,
+  };
 }

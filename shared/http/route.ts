@@ -121,7 +121,8 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
     if (!spec.firstCallAuthorizes || idempotencyKey !== undefined) await gate.authorize();
     const context: OperationContext = {
       ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-      deps,
+      // the database and the store behind the gate, wherever the handler reaches them from
+      deps: { ...deps, db: gate.db, documents: gate.documents },
       caller,
       actorId: caller.claims.sub,
       userDb: gate.userDb,
@@ -131,10 +132,16 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
       requestId: c.get("requestId"),
       log: c.get("log"),
     };
+    // Nothing is answered to a caller who was not checked: not a result, not an error.
     const handle = async () => {
-      const result = await spec.handle(input, context);
-      await gate.authorize(); // nothing is answered to a caller who was not checked
-      return result;
+      try {
+        const result = await spec.handle(input, context);
+        await gate.authorize();
+        return result;
+      } catch (error) {
+        await gate.authorize();
+        throw error;
+      }
     };
     if (idempotencyKey === undefined) return c.json((await handle()) as object, 200);
     // After the membership check, so a stranger can neither probe nor fill the org's keys.

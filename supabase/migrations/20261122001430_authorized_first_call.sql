@@ -31,6 +31,18 @@ $$;
 
 revoke all on function einv_private.membership_of(uuid, uuid) from public;
 
+-- Fails closed: no membership, or `p_roles` anything but an array naming the role, is a refusal.
+create function einv_private.role_listed(p_membership jsonb, p_roles jsonb) returns boolean
+language plpgsql immutable set search_path = '' as $$
+begin
+  return p_membership is not null
+     and jsonb_typeof(p_roles) is not distinct from 'array'
+     and coalesce(p_roles ? (p_membership ->> 'role'), false);
+end
+$$;
+
+revoke all on function einv_private.role_listed(jsonb, jsonb) from public;
+
 create function public.einv_document_get_with_credentials(
   p_org_id uuid, p_kind text, p_document_id uuid, p_service text
 ) returns jsonb
@@ -53,7 +65,7 @@ language plpgsql stable security definer set search_path = '' as $$
 declare
   _membership jsonb := einv_private.membership_of(p_org_id, p_user_id);
 begin
-  if _membership is null or not (p_roles ? (_membership ->> 'role')) then
+  if not einv_private.role_listed(_membership, p_roles) then
     return jsonb_build_object('membership', _membership);
   end if;
   return jsonb_build_object('membership', _membership, 'result',
@@ -69,7 +81,7 @@ language plpgsql security definer set search_path = '' as $$
 declare
   _membership jsonb := einv_private.membership_of(p_org_id, p_user_id);
 begin
-  if _membership is null or not (p_roles ? (_membership ->> 'role')) then
+  if not einv_private.role_listed(_membership, p_roles) then
     return jsonb_build_object('membership', _membership);
   end if;
   return jsonb_build_object('membership', _membership, 'result',

@@ -5,9 +5,11 @@
  * check — with one round trip when the first call can carry it, with two otherwise.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { Caller, Db, DbScope } from "../../shared/db/port.ts";
-import { ApiError } from "../../shared/errors.ts";
+import { ApiError, NotFoundError } from "../../shared/errors.ts";
 import { authorizationGate, type Role } from "../../shared/http/authorize.ts";
+import { operation, orgScoped } from "../../shared/http/route.ts";
 import type { DocumentStore } from "../../shared/storage/port.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { saveCredential } from "../support/credentials.ts";
@@ -91,6 +93,15 @@ describe("einv_document_get_with_credentials_authorized", () => {
     expect(answer).toEqual({
       membership: { org_id: tenant.org.id, user_id: tenant.lector.id, role: "lector" },
     });
+  });
+
+  it("fails closed on roles that are not an array of names", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company);
+    // as JSON: null, a string, an object, an empty array, an array without names
+    for (const roles of [null, '"admin"', { admin: 1 }, [], [null]]) {
+      const answer = await getAuthorized(tenant.admin, invoice.id, roles as never);
+      expect(answer).toEqual({ membership: expect.objectContaining({ role: "admin" }) });
+    }
   });
 
   it("answers a stranger no membership before looking for the document, even one that does not exist", async () => {
@@ -237,6 +248,45 @@ describe("the gate of operation()", () => {
       expect(member.calls.slice(1)).toEqual(what === "store" ? [] : [what]);
       expect(stored).toEqual(what === "store" ? [`get ${tenant.org.id}/x.pdf`] : []);
     }
+  });
+
+  it("checks before answering, whatever the handler did: used nothing, or failed before its first call", async () => {
+    const refusals: unknown[] = [];
+    for (const handle of [
+      async () => ({}),
+      async () => Promise.reject(new NotFoundError("No such thing.")),
+    ]) {
+      const route = operation({
+        summary: "a probe",
+        input: orgScoped,
+        output: z.object({}),
+        roles: DOCUMENT_ROLES,
+        errors: ["not_found"],
+        firstCallAuthorizes: true,
+        handle,
+      });
+      const { db: database, calls } = counting();
+      const values: Record<string, unknown> = {
+        body: { org_id: tenant.org.id },
+        deps: { ...t.deps, db: database },
+        caller: callerOf(stranger.admin),
+        requestId: "probe",
+        log: t.deps.logger,
+      };
+      const context = {
+        get: (name: string) => values[name],
+        req: { header: () => undefined, routePath: "/probe" },
+        json: (body: unknown, status: number) => Response.json(body, { status }),
+      };
+      refusals.push(
+        await Promise.resolve(route(context as never, async () => {})).catch((error: unknown) => error),
+      );
+      expect(calls).toEqual(["einv_caller_membership"]);
+    }
+    expect(refusals).toEqual([
+      expect.objectContaining({ code: "forbidden" }),
+      expect.objectContaining({ code: "forbidden" }),
+    ]);
   });
 
   it("checks before answering a handler that used nothing", async () => {

@@ -128,6 +128,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.compile_document_kinds_trigger()": {},
   "function einv_private.kind_dispatch(text)": {},
   "function einv_private.membership_of(uuid, uuid)": {},
+  "function einv_private.role_listed(jsonb, jsonb)": {},
   "function einv_private.credit_note_line_release_only()": {},
   "function einv_private.credit_note_payload(uuid, jsonb)": {},
   "function einv_private.document_of(text, uuid, uuid, boolean)": {},

@@ -213,4 +213,36 @@ describe("POST /representation with a docsgen provider", () => {
     ]);
     expect(record).toEqual({ renderer: "docsgen" });
   });
+
+  it("answers a current PDF without opening the credential; only a render needs it usable", async () => {
+    const docsgen = createSandboxDocsgen();
+    const app = await createTestApp(db, {
+      providerFetch: createSandboxRouter({
+        adapterTax: createSandboxProvider(),
+        docsgen,
+        deliver: createSandboxDeliver(),
+      }),
+    });
+    const other = await createTenant(db);
+    await saveCredential(app.deps, other, { url: "https://providers.test/docsgen", service: "docsgen" });
+    const as = await app.token(other.admin);
+    const invoice = await createInvoice(db, other.org, other.company);
+    const body = { org_id: other.org.id, invoice_id: invoice.id };
+    expect(await (await app.post("/representation", body, as)).json()).toMatchObject({ cached: false });
+
+    // the saved URL becomes one the policy refuses (as an older, laxer policy might have let in)
+    await db.superuser(
+      "update einv_private.credentials set url = 'http://10.1.2.3/docsgen' where org_id = $1 and service = 'docsgen'",
+      [other.org.id],
+    );
+    const cached = await app.post("/representation", body, as);
+    expect(cached.status).toBe(200);
+    expect(await cached.json()).toMatchObject({ cached: true });
+    const regenerated = await app.post("/representation", { ...body, regenerate: true }, as);
+    expect(regenerated.status).toBe(422);
+    expect((await regenerated.json()).error.message).toMatch(
+      /docsgen credential for uat cannot be used: .*save it again/,
+    );
+    expect(docsgen.renders).toHaveLength(1);
+  });
 });

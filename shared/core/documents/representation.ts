@@ -69,7 +69,7 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
 }): Promise<{ result: RepresentationResult; bytes: Uint8Array | null }> {
   // The document and its company's docsgen credential, in one round trip (a caller that has read
   // the document already passes it, and the credential is read on its own).
-  const { record, credentials } = known
+  const { record, credentials: read } = known
     ? { record: known, credentials: null }
     : ((await ctx.serviceDb.call("einv_document_get_with_credentials", {
         p_org_id: input.org_id,
@@ -81,12 +81,25 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
   const fiscal = pdfFiscal(record);
   const environment: Environment = record.fiscal.environment ?? document.company.active_environment;
   const where = [input.org_id, document.company_id, environment] as const;
-  if (credentials)
-    ctx.providers.prime("docsgen", input.org_id, [{ company_id: where[1], environment }], credentials);
-  // Who draws it decides the fingerprint; the credential's key is opened only to render.
-  const docsgen = credentials
-    ? credentials.some(isUsable)
-    : (await ctx.providers.documentGenerator(...where)) !== null;
+  const credentials =
+    read ??
+    [
+      await ctx.serviceDb.call("einv_credential_get", {
+        p_org_id: input.org_id,
+        p_company_id: document.company_id,
+        p_service: "docsgen",
+        p_environment: environment,
+      }),
+    ].filter((row): row is CredentialRow => row !== null);
+  ctx.providers.prime(
+    "docsgen",
+    input.org_id,
+    [{ company_id: document.company_id, environment }],
+    credentials,
+  );
+  // Who draws it is part of the fingerprint, decided by the stored credential. Its key is opened
+  // (and its URL checked) only to render: a current PDF is answered without the provider.
+  const docsgen = credentials.some(isUsable);
 
   // The model decides whether the PDF carries the authority's validation, for both renderers.
   const model = kind.pdfModel(document, fiscal);
