@@ -80,7 +80,6 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
   const { document } = record;
   const fiscal = pdfFiscal(record);
   const environment: Environment = record.fiscal.environment ?? document.company.active_environment;
-  const where = [input.org_id, document.company_id, environment] as const;
   const credentials =
     read ??
     [
@@ -127,7 +126,9 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
     return { result: toResult(stored, true), bytes: null };
   }
 
-  const generator = docsgen ? await ctx.providers.documentGenerator(...where) : null;
+  const generator = docsgen
+    ? await ctx.providers.documentGenerator(input.org_id, document.company_id, environment)
+    : null;
   let bytes: Uint8Array;
   if (generator && request) {
     const base = await generator.render(request);
