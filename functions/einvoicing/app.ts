@@ -1,10 +1,12 @@
 /**
  * The `einvoicing` function's app: the shared pipeline, then the three route groups. Supabase hands
- * the function its path with the function name first (`/einvoicing/transmit`), hence `basePath`.
+ * the function its path with the function name first (`/einvoicing/transmit`), hence `basePath`; a
+ * server that hands it on unchanged (the local one: `/functions/v1/einvoicing/transmit`) says where
+ * it is mounted, so the request need not be copied to rewrite its URL.
  */
 import { Hono } from "hono";
 import { cors } from "hono/cors";
-import type { AppDeps, AppEnv } from "../../shared/http/context.ts";
+import type { AppDeps, AppEnv, Mounting } from "../../shared/http/context.ts";
 import { corsOptions } from "../../shared/http/cors.ts";
 import { handleError, handleNotFound } from "../../shared/http/errors.ts";
 import { mount, type OperationGroup } from "../../shared/http/lazy.ts";
@@ -29,8 +31,8 @@ export const ROUTE_GROUPS: readonly { name: string; prefix: string; operations: 
 ];
 
 /** The pipeline every route runs behind, without routes: the app below and tests mount on it. */
-export function createPipeline(deps: AppDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>().basePath(`/${FUNCTION_NAME}`);
+export function createPipeline(deps: AppDeps, { mountedAt = "" }: Mounting = {}): Hono<AppEnv> {
+  const app = new Hono<AppEnv>().basePath(`${mountedAt}/${FUNCTION_NAME}`);
   app.use(requestContext(deps));
   app.use(cors(corsOptions(deps.config.http.corsOrigins)));
   app.use(postOnly, requireApiKey, authenticate, jsonBody);
@@ -39,8 +41,8 @@ export function createPipeline(deps: AppDeps): Hono<AppEnv> {
   return app;
 }
 
-export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const app = createPipeline(deps);
+export function createApp(deps: AppDeps, mounting: Mounting = {}): Hono<AppEnv> {
+  const app = createPipeline(deps, mounting);
   for (const { prefix, operations } of ROUTE_GROUPS) app.route(prefix || "/", mount(operations));
   return app;
 }

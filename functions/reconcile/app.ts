@@ -7,21 +7,21 @@
 import { Hono } from "hono";
 import { ConfigError } from "../../shared/config.ts";
 import { reconcile } from "../../shared/core/reconcile/run.ts";
-import type { AppDeps, AppEnv } from "../../shared/http/context.ts";
+import type { AppDeps, AppEnv, Mounting } from "../../shared/http/context.ts";
 import { fail, handleError, handleNotFound } from "../../shared/http/errors.ts";
 import { postOnly, requestContext, timingSafeEqual } from "../../shared/http/middleware.ts";
 import { providersFor } from "../../shared/http/route.ts";
 
 export const RECONCILE_FUNCTION = "reconcile";
 
-export function createReconcileApp(deps: AppDeps): Hono<AppEnv> {
+export function createReconcileApp(deps: AppDeps, { mountedAt = "" }: Mounting = {}): Hono<AppEnv> {
   const secret = deps.config.reconcile.secret;
   if (!secret) {
     throw new ConfigError(
       "invalid configuration: EINV_RECONCILE_SECRET is required by the reconcile function",
     );
   }
-  const app = new Hono<AppEnv>().basePath(`/${RECONCILE_FUNCTION}`);
+  const app = new Hono<AppEnv>().basePath(`${mountedAt}/${RECONCILE_FUNCTION}`);
   app.use(requestContext(deps));
   app.use(postOnly);
   app.use(async (c, next) => {

@@ -10,8 +10,12 @@ import { isStorageDownload } from "./storage-download.ts";
 
 type Handler = (request: Request) => Response | Promise<Response>;
 
+/** Where functions live, as under `supabase start`. */
+export const FUNCTIONS_PREFIX = "/functions/v1";
+const FUNCTION_PATH = new RegExp(`^${FUNCTIONS_PREFIX}/([^/]+)(?:/|$)`);
+
 export interface LocalRoutes {
-  /** Function name → its app's fetch (the app sees `/<name>/…`). */
+  /** Function name → its app's fetch; each app is mounted at `/functions/v1` (sees `/functions/v1/<name>/…`). */
   functions: Record<string, Handler>;
   jwks: () => unknown;
   storage: Handler;
@@ -22,16 +26,15 @@ export interface LocalRoutes {
 export function createLocalRouter(routes: LocalRoutes): (request: Request) => Promise<Response> {
   const route = (request: Request): Response | Promise<Response> => {
     const url = new URL(request.url);
-    const functionName = /^\/functions\/v1\/([^/]+)(?:\/|$)/.exec(url.pathname)?.[1];
+    const functionName = FUNCTION_PATH.exec(url.pathname)?.[1];
     const app = functionName === undefined ? undefined : routes.functions[functionName];
     // A `Request` cannot even be built with these, so they are never handed on (Supabase refuses them too).
     if (UNFORWARDABLE_METHODS.has(request.method) && (app || url.pathname.startsWith("/sandbox/"))) {
       return methodNotAllowed(request.method, app ? "POST" : "GET, POST");
     }
-    if (app) {
-      url.pathname = url.pathname.slice("/functions/v1".length);
-      return app(new Request(url, request));
-    }
+    // handed on as it came (each app is mounted at /functions/v1): copying a request to rewrite its
+    // URL cost a quarter of the cached route's throughput under load
+    if (app) return app(request);
     if (url.pathname === "/auth/v1/.well-known/jwks.json") {
       if (request.method === "OPTIONS") return preflight("GET, OPTIONS");
       return request.method === "GET"

@@ -27,7 +27,7 @@ import { ensureDemoCredentials } from "./demo-credentials.ts";
 import { createDocsHandler } from "./docs.ts";
 import { createFilesystemStore } from "./filesystem-store.ts";
 import { describeLocalRun, LOCAL_API_KEY, printCurl } from "./local-json.ts";
-import { createLocalRouter } from "./router.ts";
+import { createLocalRouter, FUNCTIONS_PREFIX } from "./router.ts";
 import { createStorageDownloadHandler } from "./storage-download.ts";
 
 const env = Deno.env.toObject();
@@ -92,8 +92,9 @@ const deps = await buildDeps(
   },
   { db: createPostgresDb(client), documents: createFilesystemStore(`${dataDir}/storage`, client) },
 );
-const app = createApp(deps);
-const reconcileApp = createReconcileApp(deps);
+// mounted where the router hands requests on, as they come (./router.ts)
+const app = createApp(deps, { mountedAt: FUNCTIONS_PREFIX });
+const reconcileApp = createReconcileApp(deps, { mountedAt: FUNCTIONS_PREFIX });
 const download = createStorageDownloadHandler({
   client,
   store: deps.documents,
@@ -145,7 +146,7 @@ const timer =
   interval > 0
     ? setInterval(async () => {
         const response = await Promise.resolve(
-          reconcileApp.request(`/${RECONCILE_FUNCTION}`, {
+          reconcileApp.request(`${FUNCTIONS_PREFIX}/${RECONCILE_FUNCTION}`, {
             method: "POST",
             headers: { authorization: `Bearer ${reconcileSecret}` },
           }),

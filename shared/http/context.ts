@@ -38,3 +38,8 @@ export interface AppEnv {
 }
 
 export type AppContext = Context<AppEnv>;
+
+/** Where the server hands a function its requests: the path before the function's name (Supabase: none). */
+export interface Mounting {
+  mountedAt?: string;
+}
