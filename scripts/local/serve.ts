@@ -37,9 +37,10 @@ const dataDir = env.EINV_DATA_DIR ?? ".data";
 const baseUrl = `http://${host}:${port}`;
 
 await mkdir(dataDir, { recursive: true });
-// The database shares this machine with the server: one connection per core unless told otherwise
-// (more only queue up in PostgreSQL, and each costs a process switch per query).
-const poolSize = Number(env.EINV_DB_POOL_SIZE ?? navigator.hardwareConcurrency ?? 4);
+// The database shares this machine with the server, whose JavaScript runs on one core: a connection
+// for each of the other cores unless told otherwise (more only queue up in PostgreSQL and cost a
+// process switch per query; one connection pipelines its queries).
+const poolSize = Number(env.EINV_DB_POOL_SIZE ?? Math.max(1, (navigator.hardwareConcurrency ?? 2) - 1));
 if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 100) {
   throw new Error(`EINV_DB_POOL_SIZE must be a whole number from 1 to 100, not ${env.EINV_DB_POOL_SIZE}`);
 }
