@@ -1,5 +1,6 @@
 // Run under Node by bench/load.ts: one autocannon run, described by a JSON argument, printed as
 // JSON. `ids` (optional): a file of invoice ids, one a line; each request then transmits the next.
+// `warmup` (optional): `{ connections, duration }` of load sent first and left out of the figures.
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 
@@ -13,6 +14,8 @@ const result = await autocannon({
   method: "POST",
   headers: spec.headers,
   body: spec.body,
+  // not measured: lets the server's JIT and connections settle before sampling starts
+  ...(spec.warmup ? { warmup: spec.warmup } : {}),
   requests: ids
     ? [
         {
