@@ -16,12 +16,12 @@ export function createPostgresDb(client: SqlClient): Db {
       assertApiName(fn, args);
       const named = Object.entries(args).map(([name, value]) => `${name} => ${sqlLiteral(value)}`);
       try {
-        // One round trip: the statements run as one implicit transaction, so the role and claims
+        // One round trip: both statements run as one implicit transaction, so the role and claims
         // set here apply to the call and end with it. The call's privileges are checked when it
-        // starts, after the role is set. (`set local` rather than PostgREST's `select set_config`:
-        // the same settings without a statement to plan and a row to send back.)
+        // starts, after the role is set. Not `set local …`: pg_stat_statements keeps the constants
+        // of utility statements, so every caller's claims would be stored as a statement of its own.
         const rows = await client.script<{ result: unknown }>(
-          `set local role ${role}; set local request.jwt.claims = ${sqlLiteral(claims)};` +
+          `select set_config('role', '${role}', true), set_config('request.jwt.claims', ${sqlLiteral(claims)}, true);` +
             `select public.${fn}(${named.join(", ")}) as result`,
         );
         return (rows[0]?.result ?? null) as never;
