@@ -33,7 +33,7 @@ export const ROUTE_GROUPS: readonly { name: string; prefix: string; operations: 
 /** The pipeline every route runs behind, without routes: the app below and tests mount on it. */
 export function createPipeline(deps: AppDeps, { mountedAt = "" }: Mounting = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>().basePath(`${mountedAt}/${FUNCTION_NAME}`);
-  app.use(requestContext(deps));
+  app.use(requestContext(deps, { mountedAt }));
   app.use(cors(corsOptions(deps.config.http.corsOrigins)));
   app.use(postOnly, requireApiKey, authenticate, jsonBody);
   app.onError(handleError);

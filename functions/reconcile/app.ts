@@ -22,7 +22,7 @@ export function createReconcileApp(deps: AppDeps, { mountedAt = "" }: Mounting =
     );
   }
   const app = new Hono<AppEnv>().basePath(`${mountedAt}/${RECONCILE_FUNCTION}`);
-  app.use(requestContext(deps));
+  app.use(requestContext(deps, { mountedAt }));
   app.use(postOnly);
   app.use(async (c, next) => {
     const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");

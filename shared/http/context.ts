@@ -30,6 +30,8 @@ export interface AppEnv {
     deps: AppDeps;
     requestId: string;
     log: Logger;
+    /** Where the server mounts the function (`Mounting`); left out of what is stored per route. */
+    mountedAt: string;
     /** Set by `authenticate`. */
     caller: { accessToken: string; claims: VerifiedClaims };
     /** Set by `jsonBody`: the parsed JSON object. */

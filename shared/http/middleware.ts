@@ -6,7 +6,7 @@ import type { MiddlewareHandler } from "hono";
 import { InvalidTokenError } from "../auth/jwt.ts";
 import { readCapped } from "../bytes.ts";
 import { ApiError } from "../errors.ts";
-import type { AppDeps, AppEnv } from "./context.ts";
+import type { AppDeps, AppEnv, Mounting } from "./context.ts";
 import { fail } from "./errors.ts";
 
 type Middleware = MiddlewareHandler<AppEnv>;
@@ -14,8 +14,9 @@ type Middleware = MiddlewareHandler<AppEnv>;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /** Assigns the request id (the caller's `x-request-id` when sane), a logger, and logs the outcome. */
-export function requestContext(deps: AppDeps): Middleware {
+export function requestContext(deps: AppDeps, { mountedAt = "" }: Mounting = {}): Middleware {
   return async (c, next) => {
+    c.set("mountedAt", mountedAt);
     const incoming = c.req.header("x-request-id");
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     const log = deps.logger.child({ request_id: requestId });

@@ -145,7 +145,9 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
     };
     if (idempotencyKey === undefined) return c.json((await handle()) as object, 200);
     // After the membership check, so a stranger can neither probe nor fill the org's keys.
-    const scope = { db: gate.serviceDb, orgId: input.org_id, route: c.req.routePath, key: idempotencyKey };
+    // the route as Supabase hands it to the function, wherever a server mounts it
+    const route = c.req.routePath.slice(c.get("mountedAt").length);
+    const scope = { db: gate.serviceDb, orgId: input.org_id, route, key: idempotencyKey };
     return idempotent(c, scope, handle);
   };
   return Object.assign(handler, { contract });

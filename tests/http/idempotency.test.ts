@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createPipeline } from "../../functions/einvoicing/app.ts";
+import { createApp, createPipeline } from "../../functions/einvoicing/app.ts";
 import {
   createSandboxDeliver,
   createSandboxDocsgen,
@@ -150,6 +150,37 @@ describe("a retry with the same key and body", () => {
     expect(await rowsOf(key)).toEqual([
       { org_id: tenant.org.id, route: "/einvoicing/deliver", state: "done", status: 200 },
     ]);
+  });
+
+  it("keeps the route as Supabase hands it, wherever a server mounts the app", async () => {
+    const mounted = createApp(t.deps, { mountedAt: "/functions/v1" });
+    const invoice = await createInvoice(db, tenant.org, tenant.company);
+    const key = newKey();
+    const send = () =>
+      Promise.resolve(
+        mounted.request("/functions/v1/einvoicing/transmit", {
+          method: "POST",
+          headers: {
+            apikey: TEST_API_KEY,
+            authorization: `Bearer ${token}`,
+            "content-type": "application/json",
+            ...withKey(key),
+          },
+          body: JSON.stringify({ org_id: tenant.org.id, invoice_ids: [invoice.id] }),
+        }),
+      );
+    expect((await send()).status).toBe(200);
+    expect(await rowsOf(key)).toEqual([
+      { org_id: tenant.org.id, route: "/einvoicing/transmit", state: "done", status: 200 },
+    ]);
+    // the same key through the app mounted at the root is the same key
+    const again = await t.post(
+      "/transmit",
+      { org_id: tenant.org.id, invoice_ids: [invoice.id] },
+      token,
+      withKey(key),
+    );
+    expect(again.headers.get(REPLAYED)).toBe("true");
   });
 
   it("counts a body with other spacing and key order as the same body", async () => {
