@@ -3,6 +3,7 @@
  * parameters, rows back. Implemented over postgres.js (a PostgreSQL URL) and PGlite (embedded).
  */
 import type postgres from "postgres";
+import { lifoPool } from "./lifo-pool.ts";
 
 /**
  * A parameter, typed by the statement's context and serialised by the driver: a JSON object or
@@ -28,38 +29,73 @@ export interface SqlClient {
 }
 
 /**
- * postgres.js over a PostgreSQL URL (also the Supabase transaction pooler: no prepared statements).
- * The driver is imported on first use, so it costs nothing at a function's cold start.
+ * postgres.js over a PostgreSQL URL (also the Supabase transaction pooler: no prepared statements),
+ * up to `max` connections, the most recently used idle one first (./lifo-pool.ts). The driver is
+ * imported on first use, so it costs nothing at a function's cold start.
  */
 export async function connectPostgres(url: string, options: { max?: number } = {}): Promise<SqlClient> {
-  let pending: Promise<postgres.Sql> | undefined;
-  const sql = () =>
-    (pending ??= import("postgres").then(({ default: postgres }) =>
-      postgres(url, {
-        max: options.max ?? 10,
-        prepare: false,
-        onnotice: () => {},
-        connection: { application_name: "einvoicing" },
-      }),
-    ));
+  let driver: Promise<typeof postgres> | undefined;
+  const load = () => {
+    driver ??= import("postgres").then((m) => m.default);
+    return driver;
+  };
+  // each connection is a postgres.js client of one connection, so that the pool decides which runs
+  const pool = lifoPool<{ sql: Promise<postgres.Sql> }>({
+    open: () => ({
+      sql: load().then((connect) =>
+        connect(url, {
+          max: 1,
+          prepare: false,
+          onnotice: () => {},
+          connection: { application_name: "einvoicing" },
+        }),
+      ),
+    }),
+    close: async ({ sql }) => (await sql).end({ timeout: 0 }),
+    broken: connectionLost,
+    max: options.max ?? 10,
+  });
+  const simple = (text: string) => pool.use(async ({ sql }) => (await sql).unsafe(text).simple());
   return {
     exec: async (script) => {
-      await (await sql()).unsafe(script).simple();
+      await simple(script);
     },
     script: async (statements) => {
-      const results = (await (await sql()).unsafe(statements).simple()) as unknown[];
+      const results = (await simple(statements)) as unknown[];
       // one statement: its rows; several: one array of rows per statement
       return (Array.isArray(results[0]) ? results.at(-1) : results) as never;
     },
-    transaction: async (work) =>
-      (await sql()).begin((tx) =>
-        work({ query: async (text, params = []) => (await tx.unsafe(text, params as never[])) as never }),
+    transaction: (work) =>
+      pool.use(async ({ sql }) =>
+        (await sql).begin((tx) =>
+          work({ query: async (text, params = []) => (await tx.unsafe(text, params as never[])) as never }),
+        ),
       ) as never,
-    close: async () => {
-      if (pending) await (await pending).end({ timeout: 5 });
-    },
+    close: () => pool.close(),
   };
 }
+
+/**
+ * Whether an error means the connection is gone: a socket error (`ECONNRESET`, `EPIPE`, …), one of
+ * postgres.js's connection errors, or a FATAL from the server (terminated, shutting down, refused).
+ * Such a connection is replaced rather than used again: postgres.js keeps the failed query attached
+ * to it, and a client of one connection then never answers again (porsager/postgres#1130).
+ */
+export function connectionLost(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  return (
+    severity === "FATAL" ||
+    severity === "PANIC" ||
+    (typeof code === "string" && (/^E[A-Z]+$/.test(code) || POSTGRES_JS_CONNECTION_ERRORS.has(code)))
+  );
+}
+const POSTGRES_JS_CONNECTION_ERRORS = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+]);
 
 /** The subset of PGlite this module uses, so that callers can pass an instance they created. */
 export interface PGliteLike {

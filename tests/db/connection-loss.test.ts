@@ -1,0 +1,70 @@
+/**
+ * The postgres.js client survives losing its connections: a database that terminates them and
+ * refuses new ones gets errors, never a call that hangs, and the client works again once the
+ * database is back — with one connection too, the local server's default on two cores
+ * (postgres.js alone never answers again after a reset on a pool of one: porsager/postgres#1130).
+ */
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { connectionLost, connectPostgres } from "../../shared/db/sql-client.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(() => db?.close());
+
+describe("the postgres.js client when the database goes away and comes back", () => {
+  it.skipIf(inject("database").kind === "pglite").each([1, 3])(
+    "with %i connection(s): errors while it is down, answers again once it is up",
+    async (max) => {
+      const url = new URL(db.url ?? "");
+      const name = url.pathname.slice(1);
+      const appName = `loss_${max}_${Date.now()}`;
+      url.searchParams.set("application_name", appName);
+      // the operator, connected to another database of the cluster
+      const admin = postgres(Object.assign(new URL(db.url ?? ""), { pathname: "/postgres" }).toString(), {
+        max: 1,
+        onnotice: () => {},
+      });
+      const client = await connectPostgres(url.toString(), { max });
+      try {
+        // open every connection, so that each one is cut
+        await Promise.all(Array.from({ length: max }, () => client.script("select pg_sleep(0.05)")));
+        await admin.unsafe(`alter database ${name} with allow_connections false`);
+        await admin.unsafe(
+          "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2",
+          [name, appName],
+        );
+        for (let i = 0; i < max + 2; i++) {
+          const error = await client.script("select 1 as one").then(
+            () => null,
+            (e: unknown) => e,
+          );
+          expect(error, `call ${i + 1} while the database is down`).not.toBeNull();
+          expect(connectionLost(error)).toBe(true);
+        }
+        await admin.unsafe(`alter database ${name} with allow_connections true`);
+        expect(await client.script("select 1 as one")).toEqual([{ one: 1 }]);
+        expect(await client.transaction((s) => s.query("select 2 as two"))).toEqual([{ two: 2 }]);
+      } finally {
+        await admin.unsafe(`alter database ${name} with allow_connections true`);
+        await admin.end();
+        await client.close();
+      }
+    },
+  );
+
+  it("tells a lost connection from a statement's own error", () => {
+    expect(connectionLost(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }))).toBe(true);
+    expect(connectionLost(Object.assign(new Error("closed"), { code: "CONNECTION_CLOSED" }))).toBe(true);
+    expect(connectionLost({ code: "57P01", severity: "FATAL", message: "terminating connection" })).toBe(
+      true,
+    );
+    expect(connectionLost({ code: "P0001", severity: "ERROR", message: "not_found" })).toBe(false);
+    expect(connectionLost({ code: "23505", severity: "ERROR", message: "duplicate key" })).toBe(false);
+    expect(connectionLost(new Error("no code"))).toBe(false);
+    expect(connectionLost(null)).toBe(false);
+  });
+});
