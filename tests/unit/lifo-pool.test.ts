@@ -62,19 +62,16 @@ describe("lifoPool", () => {
     expect(conns).toHaveLength(2);
   });
 
-  it("never opens more than max; callers beyond it wait their turn, first come first served", async () => {
-    const { conns, idOf } = counted(1);
+  it("never opens more than max; beyond it a call joins the connection with the fewest calls in flight", async () => {
+    const { conns, idOf } = counted(2);
     const a = held();
-    const order: string[] = [];
-    const first = idOf(() => a.gate);
-    const second = idOf(async () => void order.push("second"));
-    const third = idOf(async () => void order.push("third"));
-    await Promise.resolve();
-    expect(order).toEqual([]);
+    const first = idOf(() => a.gate); // opens 1
+    const second = idOf(() => a.gate); // opens 2
+    const third = idOf(() => a.gate); // one call on each: joins the first of them
+    const fourth = idOf(() => a.gate); // 1 has two calls, 2 has one
     a.release();
-    await Promise.all([first, second, third]);
-    expect(order).toEqual(["second", "third"]);
-    expect(conns).toHaveLength(1);
+    expect(await Promise.all([first, second, third, fourth])).toEqual([1, 2, 1, 2]);
+    expect(conns).toHaveLength(2);
   });
 
   it("passes a call's error on and keeps the connection when the error is not a broken connection", async () => {
@@ -86,19 +83,25 @@ describe("lifoPool", () => {
     expect(conns.map((c) => c.closed)).toEqual([false]);
   });
 
-  it("closes a broken connection and opens a new one for the next call, and for one already waiting", async () => {
+  it("closes a broken connection and opens a new one for the next call", async () => {
     const { conns, pool, idOf } = counted(1);
     const a = held();
     const failing = pool.use(async () => {
       await a.gate;
       throw new Broken("connection reset");
     });
-    const waiting = idOf();
+    // a call that joined the same connection fails with it, and does not put it back either
+    const alsoFailing = pool.use(async () => {
+      await a.gate;
+      throw new Broken("connection reset");
+    });
     a.release();
     await expect(failing).rejects.toThrow("connection reset");
-    expect(await waiting).toBe(2);
-    expect(conns.map((c) => c.closed)).toEqual([true, false]);
+    await expect(alsoFailing).rejects.toThrow("connection reset");
+    expect(conns.map((c) => c.closed)).toEqual([true]);
     expect(await idOf()).toBe(2);
+    expect(await idOf()).toBe(2);
+    expect(conns.map((c) => c.closed)).toEqual([true, false]);
   });
 
   it("closes every connection on close", async () => {
