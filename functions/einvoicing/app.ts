@@ -5,12 +5,11 @@
  * it is mounted, so the request need not be copied to rewrite its URL.
  */
 import { Hono } from "hono";
-import { cors } from "hono/cors";
 import type { AppDeps, AppEnv, Mounting } from "../../shared/http/context.ts";
-import { corsOptions } from "../../shared/http/cors.ts";
 import { handleError, handleNotFound } from "../../shared/http/errors.ts";
 import { mount, type OperationGroup } from "../../shared/http/lazy.ts";
 import {
+  appCors,
   authenticate,
   jsonBody,
   postOnly,
@@ -34,7 +33,7 @@ export const ROUTE_GROUPS: readonly { name: string; prefix: string; operations: 
 export function createPipeline(deps: AppDeps, { mountedAt = "" }: Mounting = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>().basePath(`${mountedAt}/${FUNCTION_NAME}`);
   app.use(requestContext(deps, { mountedAt }));
-  app.use(cors(corsOptions(deps.config.http.corsOrigins)));
+  app.use(appCors(deps.config.http.corsOrigins));
   app.use(postOnly, requireApiKey, authenticate, jsonBody);
   app.onError(handleError);
   app.notFound(handleNotFound);

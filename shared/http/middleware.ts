@@ -1,12 +1,14 @@
 /**
  * The request pipeline every route shares, in the order the app installs it: request id and access
- * log, method guard, `apikey`, bearer token, JSON body. Each step answers with the one error shape.
+ * log, CORS, method guard, `apikey`, bearer token, JSON body. Each step answers with the one error shape.
  */
 import type { MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
 import { InvalidTokenError } from "../auth/jwt.ts";
 import { readCapped } from "../bytes.ts";
 import { ApiError } from "../errors.ts";
 import type { AppDeps, AppEnv, Mounting } from "./context.ts";
+import { corsOptions } from "./cors.ts";
 import { fail } from "./errors.ts";
 
 type Middleware = MiddlewareHandler<AppEnv>;
@@ -23,15 +25,41 @@ export function requestContext(deps: AppDeps, { mountedAt = "" }: Mounting = {})
     c.set("deps", deps);
     c.set("requestId", requestId);
     c.set("log", log);
+    // prepared before the route runs, so that Hono puts it on whatever response is made (set on the
+    // response afterwards, it would make Hono copy the response)
+    c.header("x-request-id", requestId);
     const started = performance.now();
     await next();
-    c.header("x-request-id", requestId);
     log.info("request", {
       method: c.req.method,
       path: new URL(c.req.url).pathname,
       status: c.res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
     });
+  };
+}
+
+/**
+ * The app's CORS middleware: Hono's `cors()` answers a preflight; on any other request the same
+ * response headers (allowed origin, exposed headers, `Vary: Origin` for a list of origins) are
+ * prepared before the route runs, and Hono puts them on the response the route makes.
+ *
+ * Hono's `cors()` sets them on `c.res` before the route runs, which makes a placeholder Response
+ * that Hono then copies into the route's: 17 KB allocated per request, a sixth of a cached
+ * /representation, in a server whose load tail is its young-generation collections.
+ */
+export function appCors(origins: string[] | "*"): Middleware {
+  const options = corsOptions(origins);
+  const preflight = cors(options);
+  const exposed = options.exposeHeaders.join(",");
+  return async (c, next) => {
+    if (c.req.method === "OPTIONS") return preflight(c, next);
+    const origin = c.req.header("origin") ?? "";
+    const allowed = origins === "*" ? "*" : origins.includes(origin) ? origin : null;
+    if (allowed) c.header("Access-Control-Allow-Origin", allowed);
+    c.header("Access-Control-Expose-Headers", exposed);
+    if (origins !== "*") c.header("Vary", "Origin", { append: true });
+    await next();
   };
 }
 
