@@ -10,13 +10,16 @@
  * through every connection; with five, a one-invoice /transmit's two calls took 45 % longer than on
  * one (`npm run bench -- --phases`), each landing on a server process that had gone cold.
  *
- * A connection whose call failed with an error that `broken` recognises is closed and forgotten, and
- * the next call opens a new one.
+ * A connection whose call failed with an error that `broken` recognises is closed (its calls already
+ * sent may finish) and forgotten. The next call opens a new one at once; if that one breaks too, the
+ * pool waits before opening another, doubling the wait up to `backoff.maxMs`, and meanwhile a call
+ * that finds no live connection fails at once (`unavailable`), so an outage is not met with a storm
+ * of connection attempts. A call that reaches the server resets the wait.
  */
 export interface LifoPool<C> {
   /** Runs `work` on a connection: an idle one, a new one, or else the least busy. */
   use<T>(work: (connection: C) => Promise<T>): Promise<T>;
-  /** Closes every connection. */
+  /** Closes every connection once its calls are done; later calls fail (`unavailable`). */
   close(): Promise<void>;
 }
 
@@ -25,7 +28,11 @@ export interface LifoPoolOptions<C> {
   close: (connection: C) => Promise<void>;
   /** Whether an error a call failed with leaves its connection unusable. */
   broken: (error: unknown) => boolean;
+  /** The error a call fails with when no connection may be used: the pool is closed, or waiting. */
+  unavailable: (reason: "closed" | "backing off") => Error;
   max: number;
+  backoff?: { minMs: number; maxMs: number };
+  now?: () => number;
 }
 
 interface Slot<C> {
@@ -34,23 +41,39 @@ interface Slot<C> {
   calls: number;
 }
 
-export function lifoPool<C>({ open, close, broken, max }: LifoPoolOptions<C>): LifoPool<C> {
+export function lifoPool<C>({
+  open,
+  close,
+  broken,
+  unavailable,
+  max,
+  backoff = { minMs: 50, maxMs: 2000 },
+  now = Date.now,
+}: LifoPoolOptions<C>): LifoPool<C> {
   if (!Number.isInteger(max) || max < 1)
     throw new RangeError(`a pool needs at least one connection, not ${max}`);
   const slots = new Set<Slot<C>>();
   const idle: Slot<C>[] = []; // the most recently released last
+  let closed = false;
+  let failures = 0; // connections broken in a row
+  let reopenAt = 0;
 
+  const leastBusy = (): Slot<C> | undefined => {
+    let best: Slot<C> | undefined;
+    for (const slot of slots) if (!best || slot.calls < best.calls) best = slot;
+    return best;
+  };
   const acquire = (): Slot<C> => {
+    if (closed) throw unavailable("closed");
     let slot = idle.pop();
-    if (!slot && slots.size < max) {
+    if (!slot && slots.size < max && now() >= reopenAt) {
       slot = { connection: open(), calls: 0 };
       slots.add(slot);
     }
-    if (!slot) for (const s of slots) if (!slot || s.calls < slot.calls) slot = s;
-    // (slots is never empty here: max ≥ 1)
-    const taken = slot as Slot<C>;
-    taken.calls++;
-    return taken;
+    slot ??= leastBusy();
+    if (!slot) throw unavailable("backing off");
+    slot.calls++;
+    return slot;
   };
   const release = (slot: Slot<C>) => {
     slot.calls--;
@@ -61,6 +84,8 @@ export function lifoPool<C>({ open, close, broken, max }: LifoPoolOptions<C>): L
     if (!slots.delete(slot)) return; // another call on it found it broken first
     const at = idle.indexOf(slot);
     if (at >= 0) idle.splice(at, 1);
+    failures++;
+    reopenAt = failures < 2 ? 0 : now() + Math.min(backoff.maxMs, backoff.minMs * 2 ** (failures - 2));
     close(slot.connection).catch(() => {});
   };
 
@@ -69,15 +94,22 @@ export function lifoPool<C>({ open, close, broken, max }: LifoPoolOptions<C>): L
       const slot = acquire();
       try {
         const result = await work(slot.connection);
+        failures = 0;
+        reopenAt = 0;
         release(slot);
         return result;
       } catch (error) {
         if (broken(error)) discard(slot);
-        else release(slot);
+        else {
+          failures = 0; // the server answered
+          reopenAt = 0;
+          release(slot);
+        }
         throw error;
       }
     },
     close: async () => {
+      closed = true;
       const all = [...slots];
       slots.clear();
       idle.length = 0;

@@ -47,14 +47,24 @@ export async function connectPostgres(url: string, options: { max?: number } = {
           max: 1,
           prepare: false,
           onnotice: () => {},
+          // closes a connection idle this long, one a replaced client reconnected for its queued calls
+          // included (postgres.js reconnects for those, out of the pool's sight)
+          idle_timeout: 60,
           connection: { application_name: "einvoicing" },
         }),
       ),
     }),
-    close: async ({ sql }) => (await sql).end({ timeout: 0 }),
-    broken: connectionLost,
+    // calls it has sent or queued may still finish (postgres.js reconnects for them); then it ends
+    close: async ({ sql }) => (await sql).end({ timeout: 5 }),
+    broken: (error) => !workErrors.has(error as object) && connectionLost(error),
+    unavailable: (reason) =>
+      Object.assign(new Error(`no database connection: the client is ${reason}`), {
+        code: reason === "closed" ? "CONNECTION_ENDED" : "CONNECTION_CLOSED",
+      }),
     max: options.max ?? 10,
   });
+  // errors a transaction's work threw itself, not the driver: they say nothing of the connection
+  const workErrors = new WeakSet<object>();
   const simple = (text: string) => pool.use(async ({ sql }) => (await sql).unsafe(text).simple());
   return {
     exec: async (script) => {
@@ -67,35 +77,41 @@ export async function connectPostgres(url: string, options: { max?: number } = {
     },
     transaction: (work) =>
       pool.use(async ({ sql }) =>
-        (await sql).begin((tx) =>
-          work({ query: async (text, params = []) => (await tx.unsafe(text, params as never[])) as never }),
-        ),
+        (await sql).begin((tx) => {
+          const fromDriver = new WeakSet<object>();
+          const mark = (set: WeakSet<object>, error: unknown) => {
+            if (typeof error === "object" && error !== null) set.add(error);
+            throw error;
+          };
+          return work({
+            query: async (text, params = []) =>
+              (await tx.unsafe(text, params as never[]).catch((e: unknown) => mark(fromDriver, e))) as never,
+          }).catch((error: unknown) =>
+            fromDriver.has(error as object) ? Promise.reject(error) : mark(workErrors, error),
+          );
+        }),
       ) as never,
     close: () => pool.close(),
   };
 }
 
 /**
- * Whether an error means the connection is gone: a socket error (`ECONNRESET`, `EPIPE`, …), one of
- * postgres.js's connection errors, or a FATAL from the server (terminated, shutting down, refused).
- * Such a connection is replaced rather than used again: postgres.js keeps the failed query attached
- * to it, and a client of one connection then never answers again (porsager/postgres#1130).
+ * Whether an error means the connection may be gone: anything but an error the server reported for
+ * a statement (severity ERROR, e.g. a constraint or a function's own `raise`) — a socket error, one
+ * of postgres.js's connection errors, a FATAL (terminated, shutting down, refused, too many
+ * clients). Such a connection is replaced rather than used again: postgres.js keeps the failed query
+ * attached to it, and a client of one connection then never answers again (porsager/postgres#1130).
  */
 export function connectionLost(error: unknown): boolean {
+  return !(isPostgresError(error) && (error as { severity?: unknown }).severity === "ERROR");
+}
+
+/** An error the server sent (postgres.js's PostgresError): a SQLSTATE and a severity. */
+function isPostgresError(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
   const { code, severity } = error as { code?: unknown; severity?: unknown };
-  return (
-    severity === "FATAL" ||
-    severity === "PANIC" ||
-    (typeof code === "string" && (/^E[A-Z]+$/.test(code) || POSTGRES_JS_CONNECTION_ERRORS.has(code)))
-  );
+  return typeof severity === "string" && typeof code === "string" && /^[0-9A-Z]{5}$/.test(code);
 }
-const POSTGRES_JS_CONNECTION_ERRORS = new Set([
-  "CONNECTION_CLOSED",
-  "CONNECTION_ENDED",
-  "CONNECTION_DESTROYED",
-  "CONNECT_TIMEOUT",
-]);
 
 /** The subset of PGlite this module uses, so that callers can pass an instance they created. */
 export interface PGliteLike {

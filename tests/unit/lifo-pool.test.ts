@@ -8,9 +8,11 @@ interface Conn {
 }
 class Broken extends Error {}
 
-function counted(max: number) {
+function counted(max: number, clock = { now: 0 }) {
   const conns: Conn[] = [];
   const pool = lifoPool<Conn>({
+    unavailable: (reason) => new Error(`unavailable: ${reason}`),
+    now: () => clock.now,
     open: () => {
       const conn = { id: conns.length + 1, closed: false };
       conns.push(conn);
@@ -104,7 +106,7 @@ describe("lifoPool", () => {
     expect(conns.map((c) => c.closed)).toEqual([true, false]);
   });
 
-  it("closes every connection on close", async () => {
+  it("closes every connection on close, and refuses calls afterwards without opening one", async () => {
     const { conns, pool, idOf } = counted(3);
     const a = held();
     const calls = [idOf(() => a.gate), idOf(() => a.gate)];
@@ -112,6 +114,50 @@ describe("lifoPool", () => {
     await Promise.all(calls);
     await pool.close();
     expect(conns.map((c) => c.closed)).toEqual([true, true]);
+    await expect(idOf()).rejects.toThrow("unavailable: closed");
+    expect(conns).toHaveLength(2);
+  });
+
+  it("reopens at once after one broken connection, then waits longer after each further one", async () => {
+    const clock = { now: 0 };
+    const { conns, pool, idOf } = counted(2, clock);
+    const breaks = () => pool.use(() => Promise.reject(new Broken("refused")));
+    await expect(breaks()).rejects.toThrow("refused"); // 1st broken: the next opens at once
+    await expect(breaks()).rejects.toThrow("refused"); // 2nd: wait 50 ms
+    expect(conns).toHaveLength(2);
+    await expect(idOf()).rejects.toThrow("unavailable: backing off");
+    clock.now = 49;
+    await expect(idOf()).rejects.toThrow("unavailable: backing off");
+    clock.now = 50;
+    await expect(breaks()).rejects.toThrow("refused"); // 3rd: wait 100 ms
+    clock.now = 149;
+    await expect(idOf()).rejects.toThrow("unavailable: backing off");
+    expect(conns).toHaveLength(3);
+    clock.now = 150;
+    expect(await idOf()).toBe(4); // reaches the server: the wait is reset
+    await expect(breaks()).rejects.toThrow("refused");
+    expect(await idOf()).toBe(5);
+  });
+
+  it("while it waits, calls still use a connection that is alive", async () => {
+    const clock = { now: 0 };
+    const { pool, idOf } = counted(3, clock);
+    const a = held();
+    const alive = idOf(() => a.gate); // 1, busy
+    const breaking = (gate: Promise<void>) =>
+      pool.use(async () => {
+        await gate;
+        throw new Broken("reset");
+      });
+    const b = held();
+    const first = breaking(b.gate); // 2
+    const second = breaking(b.gate); // 3
+    b.release();
+    await expect(first).rejects.toThrow("reset");
+    await expect(second).rejects.toThrow("reset");
+    expect(await idOf()).toBe(1); // no new one may open yet: joins the live one
+    a.release();
+    expect(await alive).toBe(1);
   });
 
   it("refuses a pool without connections", () => {
