@@ -30,6 +30,8 @@ export function requestContext(deps: AppDeps, { mountedAt = "" }: Mounting = {})
     c.header("x-request-id", requestId);
     const started = performance.now();
     await next();
+    // a Response the route built itself did not get the prepared headers
+    if (!c.res.headers.has("x-request-id")) c.header("x-request-id", requestId);
     log.info("request", {
       method: c.req.method,
       path: new URL(c.req.url).pathname,
@@ -42,7 +44,8 @@ export function requestContext(deps: AppDeps, { mountedAt = "" }: Mounting = {})
 /**
  * The app's CORS middleware: Hono's `cors()` answers a preflight; on any other request the same
  * response headers (allowed origin, exposed headers, `Vary: Origin` for a list of origins) are
- * prepared before the route runs, and Hono puts them on the response the route makes.
+ * prepared before the route runs, and Hono puts them on the response the route makes (or they are
+ * set afterwards, on a Response the route built itself).
  *
  * Hono's `cors()` sets them on `c.res` before the route runs, which makes a placeholder Response
  * that Hono then copies into the route's: 17 KB allocated per request, a sixth of a cached
@@ -56,10 +59,15 @@ export function appCors(origins: string[] | "*"): Middleware {
     if (c.req.method === "OPTIONS") return preflight(c, next);
     const origin = c.req.header("origin") ?? "";
     const allowed = origins === "*" ? "*" : origins.includes(origin) ? origin : null;
-    if (allowed) c.header("Access-Control-Allow-Origin", allowed);
-    c.header("Access-Control-Expose-Headers", exposed);
-    if (origins !== "*") c.header("Vary", "Origin", { append: true });
+    const prepare = () => {
+      if (allowed) c.header("Access-Control-Allow-Origin", allowed);
+      c.header("Access-Control-Expose-Headers", exposed);
+      if (origins !== "*") c.header("Vary", "Origin", { append: true });
+    };
+    prepare();
     await next();
+    // a Response the route built itself did not get the prepared headers
+    if (!c.res.headers.has("Access-Control-Expose-Headers")) prepare();
   };
 }
 

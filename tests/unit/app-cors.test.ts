@@ -6,13 +6,16 @@ import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
+import type { AppDeps, AppEnv } from "../../shared/http/context.ts";
 import { corsOptions } from "../../shared/http/cors.ts";
-import { appCors } from "../../shared/http/middleware.ts";
+import { appCors, requestContext } from "../../shared/http/middleware.ts";
+import { createLogger } from "../../shared/log.ts";
 
 function appWith(middleware: ReturnType<typeof cors>) {
   const app = new Hono();
   app.use(middleware);
   app.post("/ok", (c) => c.json({ ok: true }));
+  app.post("/raw", () => new Response("built by the route"));
   app.post("/fails", () => {
     throw new HTTPException(401, { message: "no" });
   });
@@ -37,6 +40,7 @@ describe("appCors", () => {
   const requests = (origin: string | undefined) => [
     { method: "POST", path: "/ok", headers: { ...(origin ? { origin } : {}) } },
     { method: "POST", path: "/fails", headers: { ...(origin ? { origin } : {}) } },
+    { method: "POST", path: "/raw", headers: { ...(origin ? { origin } : {}) } },
     {
       method: "OPTIONS",
       path: "/ok",
@@ -62,4 +66,25 @@ describe("appCors", () => {
       });
     }
   }
+});
+
+describe("requestContext", () => {
+  it("puts x-request-id on every answer, a Response the route built itself included", async () => {
+    const deps = { logger: createLogger("silent") } as unknown as AppDeps;
+    const app = new Hono<AppEnv>();
+    app.use(requestContext(deps));
+    app.post("/ok", (c) => c.json({ ok: true }));
+    app.post("/raw", () => new Response("built by the route"));
+    app.post("/fails", () => {
+      throw new HTTPException(401, { message: "no" });
+    });
+    app.onError((_error, c) => c.json({ error: "no" }, 401));
+    for (const path of ["/ok", "/raw", "/fails", "/missing"]) {
+      const response = await app.request(path, {
+        method: "POST",
+        headers: { "x-request-id": "req-12345678" },
+      });
+      expect(response.headers.get("x-request-id"), path).toBe("req-12345678");
+    }
+  });
 });
