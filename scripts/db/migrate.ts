@@ -44,8 +44,9 @@ export async function migrate(
     const [version = base, ...rest] = base.split("_");
     if (done.has(version)) continue;
     // One script, so one implicit transaction (the simple query protocol): the migration and its
-    // record land together or not at all. No explicit begin/commit: a pooled postgres.js client
-    // refuses them (UNSAFE_TRANSACTION), and it could run them on two different connections.
+    // record land together or not at all. No explicit begin/commit: one that failed midway would
+    // leave its pooled connection inside an aborted transaction, failing the calls that follow on it
+    // (each connection is a postgres.js client of its own, whose UNSAFE_TRANSACTION guard is off).
     const record = `insert into supabase_migrations.schema_migrations (version, name)
       values (${sqlLiteral(version)}, ${sqlLiteral(rest.join("_"))})`;
     try {
