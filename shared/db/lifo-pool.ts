@@ -75,7 +75,10 @@ export function lifoPool<C>({
     slot.calls++;
     return slot;
   };
-  const release = (slot: Slot<C>) => {
+  /** The call reached the server: its connection goes back, and a wait before reopening ends. */
+  const answered = (slot: Slot<C>) => {
+    failures = 0;
+    reopenAt = 0;
     slot.calls--;
     if (slot.calls === 0 && slots.has(slot)) idle.push(slot);
   };
@@ -94,17 +97,11 @@ export function lifoPool<C>({
       const slot = acquire();
       try {
         const result = await work(slot.connection);
-        failures = 0;
-        reopenAt = 0;
-        release(slot);
+        answered(slot);
         return result;
       } catch (error) {
         if (broken(error)) discard(slot);
-        else {
-          failures = 0; // the server answered
-          reopenAt = 0;
-          release(slot);
-        }
+        else answered(slot); // the server answered, with an error
         throw error;
       }
     },

@@ -39,6 +39,8 @@ export async function connectPostgres(url: string, options: { max?: number } = {
     driver ??= import("postgres").then((m) => m.default);
     return driver;
   };
+  // errors a transaction's work threw itself, not the driver: they say nothing of the connection
+  const workErrors = new WeakSet<object>();
   // each connection is a postgres.js client of one connection, so that the pool decides which runs
   const pool = lifoPool<{ sql: Promise<postgres.Sql> }>({
     open: () => ({
@@ -63,8 +65,6 @@ export async function connectPostgres(url: string, options: { max?: number } = {
       }),
     max: options.max ?? 10,
   });
-  // errors a transaction's work threw itself, not the driver: they say nothing of the connection
-  const workErrors = new WeakSet<object>();
   const simple = (text: string) => pool.use(async ({ sql }) => (await sql).unsafe(text).simple());
   return {
     exec: async (script) => {
