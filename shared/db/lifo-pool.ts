@@ -14,7 +14,7 @@
  * sent may finish) and forgotten. The next call opens a new one at once; if that one breaks too, the
  * pool waits before opening another, doubling the wait up to `backoff.maxMs`, and meanwhile a call
  * that finds no live connection fails at once (`unavailable`), so an outage is not met with a storm
- * of connection attempts. A call that reaches the server resets the wait.
+ * of connection attempts. A call that reaches the server on a connection opened since resets the wait.
  */
 export interface LifoPool<C> {
   /** Runs `work` on a connection: an idle one, a new one, or else the least busy. */
@@ -39,6 +39,8 @@ interface Slot<C> {
   connection: C;
   /** Calls running on it. */
   calls: number;
+  /** The number of connections broken before it was opened. */
+  opened: number;
 }
 
 export function lifoPool<C>({
@@ -48,14 +50,15 @@ export function lifoPool<C>({
   unavailable,
   max,
   backoff = { minMs: 50, maxMs: 2000 },
-  now = Date.now,
+  now = () => performance.now(),
 }: LifoPoolOptions<C>): LifoPool<C> {
   if (!Number.isInteger(max) || max < 1)
     throw new RangeError(`a pool needs at least one connection, not ${max}`);
   const slots = new Set<Slot<C>>();
   const idle: Slot<C>[] = []; // the most recently released last
   let closed = false;
-  let failures = 0; // connections broken in a row
+  let broke = 0; // connections broken so far
+  let failures = 0; // connections broken in a row, since one opened after the last broke answered
   let reopenAt = 0;
 
   const leastBusy = (): Slot<C> | undefined => {
@@ -67,7 +70,7 @@ export function lifoPool<C>({
     if (closed) throw unavailable("closed");
     let slot = idle.pop();
     if (!slot && slots.size < max && now() >= reopenAt) {
-      slot = { connection: open(), calls: 0 };
+      slot = { connection: open(), calls: 0, opened: broke };
       slots.add(slot);
     }
     slot ??= leastBusy();
@@ -75,10 +78,16 @@ export function lifoPool<C>({
     slot.calls++;
     return slot;
   };
-  /** The call reached the server: its connection goes back, and a wait before reopening ends. */
+  /**
+   * The call reached the server: its connection goes back and, if it was opened after the last one
+   * broke, the wait before reopening ends (an older one answering says nothing of new connections:
+   * the server may be refusing them, as with "too many clients").
+   */
   const answered = (slot: Slot<C>) => {
-    failures = 0;
-    reopenAt = 0;
+    if (slot.opened === broke) {
+      failures = 0;
+      reopenAt = 0;
+    }
     slot.calls--;
     if (slot.calls === 0 && slots.has(slot)) idle.push(slot);
   };
@@ -87,6 +96,7 @@ export function lifoPool<C>({
     if (!slots.delete(slot)) return; // another call on it found it broken first
     const at = idle.indexOf(slot);
     if (at >= 0) idle.splice(at, 1);
+    broke++;
     failures++;
     reopenAt = failures < 2 ? 0 : now() + Math.min(backoff.maxMs, backoff.minMs * 2 ** (failures - 2));
     close(slot.connection).catch(() => {});

@@ -97,14 +97,20 @@ export async function connectPostgres(url: string, options: { max?: number } = {
 
 /**
  * Whether an error means the connection may be gone: anything but an error the server reported for
- * a statement (severity ERROR, e.g. a constraint or a function's own `raise`) — a socket error, one
- * of postgres.js's connection errors, a FATAL (terminated, shutting down, refused, too many
- * clients). Such a connection is replaced rather than used again: postgres.js keeps the failed query
+ * a statement (severity ERROR, e.g. a constraint or a function's own `raise`) or one the driver
+ * raised before sending anything (a value it cannot serialise) — a socket error, one of
+ * postgres.js's connection errors, a FATAL (terminated, shutting down, refused, too many clients). Such a connection is replaced rather than used again: postgres.js keeps the failed query
  * attached to it, and a client of one connection then never answers again (porsager/postgres#1130).
  */
 export function connectionLost(error: unknown): boolean {
-  return !(isPostgresError(error) && (error as { severity?: unknown }).severity === "ERROR");
+  if (isPostgresError(error)) return (error as { severity?: unknown }).severity !== "ERROR";
+  // refused by the driver before anything was sent: a value it cannot serialise, too many parameters
+  if (error instanceof TypeError || error instanceof RangeError) return false;
+  const code = (error as { code?: unknown } | null)?.code;
+  return !(typeof code === "string" && DRIVER_REFUSALS.has(code));
 }
+/** postgres.js's own errors that say nothing of the connection. */
+const DRIVER_REFUSALS = new Set(["UNDEFINED_VALUE", "MAX_PARAMETERS_EXCEEDED", "NOT_TAGGED_CALL"]);
 
 /** An error the server sent (postgres.js's PostgresError): a SQLSTATE and a severity. */
 function isPostgresError(error: unknown): boolean {

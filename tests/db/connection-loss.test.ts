@@ -99,6 +99,11 @@ describe("the postgres.js client when the database goes away and comes back", ()
       true,
     );
     expect(connectionLost(new Error("no code"))).toBe(true);
+    // refused by the driver before anything was sent
+    expect(connectionLost(Object.assign(new Error("UNDEFINED_VALUE: …"), { code: "UNDEFINED_VALUE" }))).toBe(
+      false,
+    );
+    expect(connectionLost(new TypeError("Do not know how to serialize a BigInt"))).toBe(false);
     expect(connectionLost(null)).toBe(true);
   });
 });

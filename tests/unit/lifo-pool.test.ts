@@ -160,6 +160,24 @@ describe("lifoPool", () => {
     expect(await alive).toBe(1);
   });
 
+  it("keeps waiting when only a connection opened before the failures answers (new ones refused)", async () => {
+    const clock = { now: 0 };
+    const { conns, pool, idOf } = counted(3, clock);
+    const a = held();
+    const old = idOf(() => a.gate); // 1, stays alive and busy
+    const breaks = () => pool.use(() => Promise.reject(new Broken("too many clients")));
+    await expect(breaks()).rejects.toThrow(); // 2
+    await expect(breaks()).rejects.toThrow(); // 3: now waiting 50 ms
+    a.release();
+    expect(await old).toBe(1); // the old connection answers: no reason to think new ones would open
+    const b = held();
+    const busy = idOf(() => b.gate); // takes 1 again
+    expect(await Promise.race([idOf(), busy])).toBe(1); // joins 1, does not open a fourth
+    b.release();
+    await busy;
+    expect(conns).toHaveLength(3);
+  });
+
   it("refuses a pool without connections", () => {
     expect(() => counted(0)).toThrow(RangeError);
   });
