@@ -93,9 +93,8 @@ export function lifoPool<C>({
   };
   const discard = (slot: Slot<C>) => {
     slot.calls--;
-    if (!slots.delete(slot)) return; // another call on it found it broken first
-    const at = idle.indexOf(slot);
-    if (at >= 0) idle.splice(at, 1);
+    // (never idle: a call was on it) — and another call on it may have found it broken first
+    if (!slots.delete(slot)) return;
     broke++;
     failures++;
     reopenAt = failures < 2 ? 0 : now() + Math.min(backoff.maxMs, backoff.minMs * 2 ** (failures - 2));
