@@ -4,6 +4,7 @@
  */
 import { createTokenVerifier } from "./auth/jwt.ts";
 import { type Config, ConfigError, type Env, loadConfig } from "./config.ts";
+import { RememberedFingerprints } from "./core/documents/remembered-fingerprints.ts";
 import { rememberOpened } from "./crypto/remembered-box.ts";
 import { createSecretBox, type SecretBox } from "./crypto/secret-box.ts";
 import type { Db } from "./db/port.ts";
@@ -45,6 +46,7 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
     documents: overrides.documents ?? createDocumentStore(config),
     ...(overrides.providerFetch ? { providerFetch: overrides.providerFetch } : {}),
     egress: createEgress(overrides, logger),
+    pdfFingerprints: new RememberedFingerprints(),
   };
 }
 

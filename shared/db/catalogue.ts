@@ -165,6 +165,24 @@ interface LifecycleFunctions {
     args: { p_org_id: string; p_kind: DocumentKind; p_document_id: string; p_service: string };
     result: { record: DocumentRecord; credentials: CredentialRow[] };
   };
+  /**
+   * What /representation reads: only the stored PDF when `p_inputs` are still the document's and
+   * the stored PDF has `p_fingerprint`, else the whole document as the call above answers it with
+   * the docsgen credential; either way with the document's current inputs (null for a kind without).
+   */
+  einv_document_representation_read: {
+    args: {
+      p_org_id: string;
+      p_kind: DocumentKind;
+      p_document_id: string;
+      p_inputs: string | null;
+      p_fingerprint: string | null;
+    };
+    result: { inputs: string | null } & (
+      | { representation: RepresentationRow }
+      | { record: DocumentRecord; credentials: CredentialRow[] }
+    );
+  };
   einv_document_refresh_record: {
     args: {
       p_org_id: string;
@@ -348,6 +366,7 @@ type Authorized<F extends keyof LifecycleFunctions> = {
 interface AuthorizedFunctions {
   einv_document_get_with_credentials_authorized: Authorized<"einv_document_get_with_credentials">;
   einv_document_claim_sending_authorized: Authorized<"einv_document_claim_sending">;
+  einv_document_representation_read_authorized: Authorized<"einv_document_representation_read">;
 }
 
 export interface ApiFunctions
@@ -408,6 +427,14 @@ export const CATALOGUE = {
   einv_document_get_with_credentials_authorized: {
     role: "service_role",
     args: ["p_user_id", "p_roles", "p_org_id", "p_kind", "p_document_id", "p_service"],
+  },
+  einv_document_representation_read: {
+    role: "service_role",
+    args: ["p_org_id", "p_kind", "p_document_id", "p_inputs", "p_fingerprint"],
+  },
+  einv_document_representation_read_authorized: {
+    role: "service_role",
+    args: ["p_user_id", "p_roles", "p_org_id", "p_kind", "p_document_id", "p_inputs", "p_fingerprint"],
   },
   einv_document_claim_sending_authorized: {
     role: "service_role",

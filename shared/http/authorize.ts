@@ -22,6 +22,7 @@ export type Role = "admin" | "operador" | "lector";
 const WITH_MEMBERSHIP = {
   einv_document_get_with_credentials: "einv_document_get_with_credentials_authorized",
   einv_document_claim_sending: "einv_document_claim_sending_authorized",
+  einv_document_representation_read: "einv_document_representation_read_authorized",
 } as const;
 
 export interface Gate {

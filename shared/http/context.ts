@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { VerifiedClaims } from "../auth/jwt.ts";
 import type { Config } from "../config.ts";
+import type { RememberedFingerprints } from "../core/documents/remembered-fingerprints.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Db } from "../db/port.ts";
 import type { Logger } from "../log.ts";
@@ -22,6 +23,8 @@ export interface AppDeps {
   providerFetch?: FetchLike;
   /** Resolution and address-pinned connections for provider calls (../providers/egress.ts). */
   egress: Egress;
+  /** The PDFs this process fingerprinted, so a current one is answered without reading it whole. */
+  pdfFingerprints: RememberedFingerprints;
 }
 
 /** Hono's environment for our app: the dependencies and what the pipeline learns per request. */

@@ -95,6 +95,13 @@ const DECLARED: Record<string, Grants> = {
   },
   "function public.einv_document_claim_sending_authorized(uuid, jsonb, uuid, text, jsonb, boolean, uuid, integer, text)":
     { service_role: "EXECUTE" },
+  // the stored PDF alone while the document's inputs are unchanged (…_representation_inputs.sql)
+  "function public.einv_document_representation_read(uuid, text, uuid, text, text)": {
+    service_role: "EXECUTE",
+  },
+  "function public.einv_document_representation_read_authorized(uuid, jsonb, uuid, text, uuid, text, text)": {
+    service_role: "EXECUTE",
+  },
   "function public.einv_document_record(uuid, text, uuid, integer, jsonb)": { service_role: "EXECUTE" },
   "function public.einv_document_refresh_record(uuid, text, uuid, text, integer, jsonb)": {
     service_role: "EXECUTE",
@@ -131,6 +138,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.role_listed(jsonb, jsonb)": {},
   "function einv_private.credit_note_line_release_only()": {},
   "function einv_private.credit_note_payload(uuid, jsonb)": {},
+  "function einv_private.document_inputs(uuid, text, uuid)": {},
   "function einv_private.document_of(text, uuid, uuid, boolean)": {},
   "function einv_private.document_payload(text, uuid, uuid, jsonb)": {},
   "function einv_private.forbid_change()": {},

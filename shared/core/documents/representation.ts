@@ -9,6 +9,16 @@
  * the render request (docsgen) — plus the template versions: both are positive lists of what is
  * shown, so no secret and no column the PDF does not show can enter it, and nothing it shows can
  * be left out.
+ *
+ * Computing it means reading the whole document. So each process remembers, per document, the
+ * fingerprint it computed and the database's name for the state it computed it from (the
+ * document's *inputs*: which writes made each row the PDF is drawn from, see
+ * supabase/migrations/20261122001450_representation_inputs.sql). While the inputs are unchanged
+ * and the stored PDF has that fingerprint, the database answers the stored PDF alone; any write to
+ * one of those rows, or a PDF stored by another renderer, and the document is read and
+ * fingerprinted again. The remembered fingerprint comes from this process's own code
+ * (`AppDeps.pdfFingerprints`), so a deploy that changes what a PDF shows starts with nothing
+ * remembered.
  */
 
 import { hexDigest } from "../../crypto/digest.ts";
@@ -23,6 +33,7 @@ import type {
 import { isUsable, type ProviderDirectory } from "../../providers/directory.ts";
 import { type DocumentStore, documentPath } from "../../storage/port.ts";
 import type { DocumentKindSpec, PdfFiscal } from "./kind.ts";
+import type { RememberedFingerprints } from "./remembered-fingerprints.ts";
 
 export interface RepresentationInput {
   org_id: string;
@@ -42,6 +53,8 @@ export interface RepresentationContext {
   serviceDb: DbScope;
   providers: ProviderDirectory;
   documents: DocumentStore;
+  /** Where this process remembers fingerprints; without it every call reads the document whole. */
+  deps?: { pdfFingerprints: RememberedFingerprints };
 }
 
 /** Bumped with any change to what the service itself puts in a PDF (stamping included). */
@@ -67,16 +80,28 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
   input: RepresentationInput;
   record?: DocumentRecord<K>;
 }): Promise<{ result: RepresentationResult; bytes: Uint8Array | null }> {
-  // The document and its company's docsgen credential, in one round trip (a caller that has read
-  // the document already passes it, and the credential is read on its own).
-  const { record, credentials: read } = known
-    ? { record: known, credentials: null }
-    : ((await ctx.serviceDb.call("einv_document_get_with_credentials", {
-        p_org_id: input.org_id,
-        p_kind: kind.kind,
-        p_document_id: input.document_id,
-        p_service: "docsgen",
-      })) as { record: DocumentRecord<K>; credentials: CredentialRow[] });
+  // The document and its company's docsgen credential, in one round trip — or, while what this
+  // process remembers still holds, the stored PDF alone. A caller that has read the document
+  // already passes it, and the credential is read on its own.
+  const remembered = ctx.deps?.pdfFingerprints;
+  let inputs: string | null = null;
+  let record: DocumentRecord<K>;
+  let read: CredentialRow[] | null = null;
+  if (known) {
+    record = known;
+  } else {
+    const last = input.regenerate ? undefined : remembered?.get(kind.kind, input.document_id);
+    const answer = await ctx.serviceDb.call("einv_document_representation_read", {
+      p_org_id: input.org_id,
+      p_kind: kind.kind,
+      p_document_id: input.document_id,
+      p_inputs: last?.inputs ?? null,
+      p_fingerprint: last?.fingerprint ?? null,
+    });
+    if ("representation" in answer) return { result: toResult(answer.representation, true), bytes: null };
+    ({ inputs, credentials: read } = answer);
+    record = answer.record as DocumentRecord<K>;
+  }
   const { document } = record;
   const fiscal = pdfFiscal(record);
   const environment: Environment = record.fiscal.environment ?? document.company.active_environment;
@@ -120,6 +145,8 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
     "SHA-256",
     JSON.stringify([SERVICE_TEMPLATE, docsgen ? "docsgen" : "builtin", drawnFrom]),
   );
+
+  if (inputs !== null) remembered?.set(kind.kind, input.document_id, { inputs, fingerprint });
 
   const stored = record.representation;
   if (!input.regenerate && stored?.fingerprint === fingerprint) {

@@ -1,0 +1,112 @@
+-- ═════════════════════════════════════════════════════════════════════════════════════════════════
+-- A current PDF known without reading the whole document (issue 14).
+--
+-- /representation answers from the stored PDF when the fingerprint of what the PDF is drawn from
+-- matches the stored one. To know it, it read the whole document (its JSON built here, parsed,
+-- turned into the PDF model and hashed by the service) on every call: a third of the database's
+-- work per call, and most of the service's.
+--
+-- `einv_private.document_inputs` names the state of every row a kind's PDF is drawn from — the
+-- document's row (its fiscal state included), its lines, its company, the invoice a credit note
+-- credits, and the company's docsgen credential in the document's environment — by the
+-- transaction ids that wrote them (`xmin`). Any write to one of those rows, an insert or a delete
+-- of a line, changes it. It names versions, not content: an update that changes nothing changes
+-- it too, and the service then reads the whole document and finds the same fingerprint.
+--
+-- `einv_document_representation_read` takes what the service remembers from an earlier call — the
+-- inputs it read and the fingerprint it computed from them — and answers only the stored PDF
+-- (`{ inputs, representation }`) when both still hold: the inputs are the same and the stored PDF
+-- has that fingerprint, read in one snapshot. Otherwise, or with nothing remembered, it answers the
+-- whole document as `einv_document_get_with_credentials` does, with the current inputs
+-- (`{ inputs, record, credentials }`). A kind with no branch here has no inputs (null): it is
+-- always read whole, correct and as slow as before.
+-- ═════════════════════════════════════════════════════════════════════════════════════════════════
+
+create function einv_private.document_inputs(p_org_id uuid, p_kind text, p_id uuid) returns text
+language plpgsql stable set search_path = '' as $$
+declare
+  _company uuid;
+  _environment text;
+  _rows text;
+begin
+  -- What the kind's payload function reads (lifecycle.sql, cached_plans.sql), row for row.
+  case p_kind
+    when 'invoice' then
+      select d.company_id, coalesce(d.environment, c.active_environment),
+             concat_ws('/', d.xmin, c.xmin,
+               (select string_agg(l.xmin::text, ',' order by l.position)
+                  from public.invoice_lines l where l.invoice_id = d.id))
+        into _company, _environment, _rows
+        from public.invoices d
+        join public.companies c on c.id = d.company_id
+       where d.id = p_id and d.org_id = p_org_id;
+    when 'credit_note' then
+      select d.company_id, coalesce(d.environment, c.active_environment),
+             concat_ws('/', d.xmin, c.xmin, i.xmin,
+               (select string_agg(l.xmin::text, ',' order by l.position)
+                  from public.credit_note_lines l where l.credit_note_id = d.id))
+        into _company, _environment, _rows
+        from public.credit_notes d
+        join public.companies c on c.id = d.company_id
+        join public.invoices i on i.id = d.invoice_id
+       where d.id = p_id and d.org_id = p_org_id;
+    else
+      return null;
+  end case;
+  if _rows is null then
+    return null; -- not found: the whole read says so
+  end if;
+  -- The renderer is chosen by the stored docsgen credential (einv_credential_get's row).
+  return p_kind || ':' || md5(_rows || '/' || coalesce((
+    select cr.xmin::text from einv_private.credentials cr
+     where cr.org_id = p_org_id and cr.company_id = _company
+       and cr.service = 'docsgen' and cr.environment = _environment), '-'));
+end
+$$;
+
+revoke all on function einv_private.document_inputs(uuid, text, uuid) from public;
+
+create function public.einv_document_representation_read(
+  p_org_id uuid, p_kind text, p_document_id uuid, p_inputs text, p_fingerprint text
+) returns jsonb
+language plpgsql stable security definer set search_path = '' as $$
+declare
+  _inputs text := einv_private.document_inputs(p_org_id, p_kind, p_document_id);
+  _stored jsonb;
+begin
+  if _inputs is not null and _inputs = p_inputs then
+    _stored := (select to_jsonb(r) - 'id' from public.representations r
+                 where r.document_type = p_kind and r.document_id = p_document_id
+                   and r.fingerprint = p_fingerprint);
+    if _stored is not null then
+      return jsonb_build_object('inputs', _inputs, 'representation', _stored);
+    end if;
+  end if;
+  return public.einv_document_get_with_credentials(p_org_id, p_kind, p_document_id, 'docsgen')
+         || jsonb_build_object('inputs', _inputs);
+end
+$$;
+
+create function public.einv_document_representation_read_authorized(
+  p_user_id uuid, p_roles jsonb, p_org_id uuid, p_kind text, p_document_id uuid, p_inputs text,
+  p_fingerprint text
+) returns jsonb
+language plpgsql stable security definer set search_path = '' as $$
+declare
+  _membership jsonb := einv_private.membership_of(p_org_id, p_user_id);
+begin
+  if not einv_private.role_listed(_membership, p_roles) then
+    return jsonb_build_object('membership', _membership);
+  end if;
+  return jsonb_build_object('membership', _membership, 'result',
+    public.einv_document_representation_read(p_org_id, p_kind, p_document_id, p_inputs,
+                                              p_fingerprint));
+end
+$$;
+
+revoke all on function public.einv_document_representation_read(uuid, text, uuid, text, text),
+  public.einv_document_representation_read_authorized(uuid, jsonb, uuid, text, uuid, text, text)
+  from public, anon, authenticated, service_role;
+grant execute on function public.einv_document_representation_read(uuid, text, uuid, text, text),
+  public.einv_document_representation_read_authorized(uuid, jsonb, uuid, text, uuid, text, text)
+  to service_role;
