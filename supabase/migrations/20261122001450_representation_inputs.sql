@@ -6,12 +6,24 @@
 -- turned into the PDF model and hashed by the service) on every call: a third of the database's
 -- work per call, and most of the service's.
 --
--- `einv_private.document_inputs` names the state of every row a kind's PDF is drawn from — the
--- document's row (its fiscal state included), its lines, its company, the invoice a credit note
--- credits, and the company's docsgen credential in the document's environment — by the
--- transaction ids that wrote them (`xmin`). Any write to one of those rows, an insert or a delete
--- of a line, changes it. It names versions, not content: an update that changes nothing changes
--- it too, and the service then reads the whole document and finds the same fingerprint.
+-- `einv_private.document_inputs` names the state of everything a kind's PDF is drawn from:
+--   - every row, by the transaction that wrote it (`xmin`): the document's row (its fiscal state
+--     and frozen issuer included), its lines, its company, the invoice a credit note credits, and
+--     the company's docsgen credentials (both environments, whichever the read picks). Any write to
+--     one of them, an insert or a delete of a line, changes it. It names versions, not content: an
+--     update that changes nothing changes it too, and the service then reads the whole document
+--     and finds the same fingerprint;
+--   - the definitions of the functions the whole read is made of (`pg_proc` rows: `create or
+--     replace` writes a new one), so a database deploy that changes what the read answers is seen
+--     at once; `representation_read_functions` lists them, and a test holds the list equal to what
+--     they call;
+--   - the server's start: a transaction id can be handed out again after a failover or a restore,
+--     never within one server's life (short of 2^32 transactions; the service forgets after 10
+--     minutes anyway).
+-- It must be read in the calling statement's snapshot (STABLE, from a STABLE caller): the whole
+-- read's lifecycle comes from `document_of`, which is VOLATILE and may see a later snapshot, so the
+-- inputs are never newer than any part of the document they are remembered with. A test holds
+-- both functions STABLE.
 --
 -- `einv_document_representation_read` takes what the service remembers from an earlier call — the
 -- inputs it read and the fingerprint it computed from them — and answers only the stored PDF
@@ -22,30 +34,40 @@
 -- always read whole, correct and as slow as before.
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
 
+-- The functions the read is made of, by name (in any schema; overloads included): everything
+-- einv_document_representation_read calls, and what they call. SQL, so it is folded into the
+-- statement that uses it.
+create function einv_private.representation_read_functions() returns name[]
+language sql immutable as $$
+  select '{einv_document_representation_read, document_inputs, representation_read_functions,
+           einv_document_get_with_credentials, einv_document_get, einv_credential_get, document_of,
+           read_documents, document_payload, invoice_payload, credit_note_payload, issuer_of,
+           kind_table}'::name[]
+$$;
+
 create function einv_private.document_inputs(p_org_id uuid, p_kind text, p_id uuid) returns text
 language plpgsql stable set search_path = '' as $$
 declare
   _company uuid;
-  _environment text;
   _rows text;
 begin
   -- What the kind's payload function reads (lifecycle.sql, cached_plans.sql), row for row.
   case p_kind
     when 'invoice' then
-      select d.company_id, coalesce(d.environment, c.active_environment),
+      select d.company_id,
              concat_ws('/', d.xmin, c.xmin,
                (select string_agg(l.xmin::text, ',' order by l.position)
                   from public.invoice_lines l where l.invoice_id = d.id))
-        into _company, _environment, _rows
+        into _company, _rows
         from public.invoices d
         join public.companies c on c.id = d.company_id
        where d.id = p_id and d.org_id = p_org_id;
     when 'credit_note' then
-      select d.company_id, coalesce(d.environment, c.active_environment),
+      select d.company_id,
              concat_ws('/', d.xmin, c.xmin, i.xmin,
                (select string_agg(l.xmin::text, ',' order by l.position)
                   from public.credit_note_lines l where l.credit_note_id = d.id))
-        into _company, _environment, _rows
+        into _company, _rows
         from public.credit_notes d
         join public.companies c on c.id = d.company_id
         join public.invoices i on i.id = d.invoice_id
@@ -56,14 +78,18 @@ begin
   if _rows is null then
     return null; -- not found: the whole read says so
   end if;
-  -- The renderer is chosen by the stored docsgen credential (einv_credential_get's row).
-  return p_kind || ':' || md5(_rows || '/' || coalesce((
-    select cr.xmin::text from einv_private.credentials cr
-     where cr.org_id = p_org_id and cr.company_id = _company
-       and cr.service = 'docsgen' and cr.environment = _environment), '-'));
+  return p_kind || ':' || md5(concat_ws('/', _rows,
+    -- the renderer is chosen by the stored docsgen credential (einv_credential_get's rows)
+    (select string_agg(cr.xmin::text, ',' order by cr.environment)
+       from einv_private.credentials cr
+      where cr.org_id = p_org_id and cr.company_id = _company and cr.service = 'docsgen'),
+    (select string_agg(p.oid::text || '.' || p.xmin::text, ',' order by p.oid)
+       from pg_catalog.pg_proc p where p.proname = any (einv_private.representation_read_functions())),
+    pg_catalog.pg_postmaster_start_time()));
 end
 $$;
 
+revoke all on function einv_private.representation_read_functions() from public;
 revoke all on function einv_private.document_inputs(uuid, text, uuid) from public;
 
 create function public.einv_document_representation_read(

@@ -140,6 +140,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.credit_note_payload(uuid, jsonb)": {},
   "function einv_private.document_inputs(uuid, text, uuid)": {},
   "function einv_private.document_of(text, uuid, uuid, boolean)": {},
+  "function einv_private.representation_read_functions()": {},
   "function einv_private.document_payload(text, uuid, uuid, jsonb)": {},
   "function einv_private.forbid_change()": {},
   "function einv_private.freeze_credit_note()": {},

@@ -12,12 +12,13 @@
  *
  * Computing it means reading the whole document. So each process remembers, per document, the
  * fingerprint it computed and the database's name for the state it computed it from (the
- * document's *inputs*: which writes made each row the PDF is drawn from, see
- * supabase/migrations/20261122001450_representation_inputs.sql). While the inputs are unchanged
- * and the stored PDF has that fingerprint, the database answers the stored PDF alone; any write to
- * one of those rows, or a PDF stored by another renderer, and the document is read and
- * fingerprinted again. The remembered fingerprint comes from this process's own code
- * (`AppDeps.pdfFingerprints`), so a deploy that changes what a PDF shows starts with nothing
+ * document's *inputs*: which writes made each row the PDF is drawn from and which definitions
+ * the functions that read them, see supabase/migrations/20261122001450_representation_inputs.sql).
+ * While the inputs are unchanged and the stored PDF has that fingerprint, the database answers the
+ * stored PDF alone; any write to one of those rows, a database deploy that replaces one of those
+ * functions, or a PDF stored by another renderer, and the document is read and fingerprinted
+ * again. The remembered fingerprint comes from this process's own code (`AppDeps.pdfFingerprints`,
+ * kept 10 minutes), so a service deploy that changes what a PDF shows starts with nothing
  * remembered.
  */
 
