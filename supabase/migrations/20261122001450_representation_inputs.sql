@@ -103,7 +103,7 @@ begin
   if _inputs is not null and _inputs = p_inputs then
     _stored := (select to_jsonb(r) - 'id' from public.representations r
                  where r.document_type = p_kind and r.document_id = p_document_id
-                   and r.fingerprint = p_fingerprint);
+                   and r.org_id = p_org_id and r.fingerprint = p_fingerprint);
     if _stored is not null then
       return jsonb_build_object('inputs', _inputs, 'representation', _stored);
     end if;

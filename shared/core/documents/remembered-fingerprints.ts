@@ -3,7 +3,8 @@
  * and the database's name for the state it computed it from (the document's inputs, see
  * ./representation.ts). It is only a hint to the database, which trusts it while the inputs and
  * the stored PDF still match; forgetting an entry costs one whole read. At most `max` documents,
- * the least recently used forgotten first, each for at most `ttlMs`.
+ * the least recently used forgotten first, each for at most `ttlMs` after the whole read it came
+ * from. Entries are per org as well: the database checks the org anyway.
  */
 import type { DocumentKind } from "../../db/rows.ts";
 
@@ -22,8 +23,8 @@ export class RememberedFingerprints {
     this.ttlMs = options.ttlMs ?? 10 * 60_000;
   }
 
-  get(kind: DocumentKind, documentId: string): Fingerprinted | undefined {
-    const key = `${kind}/${documentId}`;
+  get(kind: DocumentKind, orgId: string, documentId: string): Fingerprinted | undefined {
+    const key = `${kind}/${orgId}/${documentId}`;
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     this.#entries.delete(key);
@@ -32,9 +33,9 @@ export class RememberedFingerprints {
     return { inputs: entry.inputs, fingerprint: entry.fingerprint };
   }
 
-  set(kind: DocumentKind, documentId: string, { inputs, fingerprint }: Fingerprinted): void {
-    if (this.max <= 0) return;
-    const key = `${kind}/${documentId}`;
+  set(kind: DocumentKind, orgId: string, documentId: string, { inputs, fingerprint }: Fingerprinted): void {
+    if (!(this.max > 0)) return;
+    const key = `${kind}/${orgId}/${documentId}`;
     this.#entries.delete(key);
     if (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value as string);
     this.#entries.set(key, { inputs, fingerprint, until: performance.now() + this.ttlMs });

@@ -91,7 +91,7 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
   if (known) {
     record = known;
   } else {
-    const last = input.regenerate ? undefined : remembered?.get(kind.kind, input.document_id);
+    const last = input.regenerate ? undefined : remembered?.get(kind.kind, input.org_id, input.document_id);
     const answer = await ctx.serviceDb.call("einv_document_representation_read", {
       p_org_id: input.org_id,
       p_kind: kind.kind,
@@ -147,7 +147,7 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
     JSON.stringify([SERVICE_TEMPLATE, docsgen ? "docsgen" : "builtin", drawnFrom]),
   );
 
-  if (inputs !== null) remembered?.set(kind.kind, input.document_id, { inputs, fingerprint });
+  if (inputs !== null) remembered?.set(kind.kind, input.org_id, input.document_id, { inputs, fingerprint });
 
   const stored = record.representation;
   if (!input.regenerate && stored?.fingerprint === fingerprint) {
