@@ -58,9 +58,14 @@ beforeAll(async () => {
 });
 afterAll(() => db?.close());
 
-async function represent(body: Record<string, unknown>, path = "/representation") {
+/** POSTs as the file's operator, or as `as` (another tenant's org and token). */
+async function represent(
+  body: Record<string, unknown>,
+  path = "/representation",
+  as: { orgId: string; token: string } = { orgId: tenant.org.id, token },
+) {
   reads.length = 0;
-  const response = await t.post(path, { org_id: tenant.org.id, ...body }, token);
+  const response = await t.post(path, { org_id: as.orgId, ...body }, as.token);
   expect(response.status).toBe(200);
   const answer = (await response.json()) as { cached: boolean; path: string };
   return { cached: answer.cached, path: answer.path, read: [...reads] };
@@ -124,17 +129,8 @@ describe("an invoice's PDF", () => {
       });
     }
     const invoice = await createInvoice(db, renders.org, renders.company);
-    const as = await t.token(renders.operador);
-    const call = async () => {
-      reads.length = 0;
-      const response = await t.post(
-        "/representation",
-        { org_id: renders.org.id, invoice_id: invoice.id },
-        as,
-      );
-      expect(response.status).toBe(200);
-      return { ...((await response.json()) as { cached: boolean }), read: [...reads] };
-    };
+    const as = { orgId: renders.org.id, token: await t.token(renders.operador) };
+    const call = () => represent({ invoice_id: invoice.id }, "/representation", as);
     expect(await call()).toMatchObject({ cached: false, read: ["whole"] });
     for (const environment of ["prd", "uat"]) {
       expect(await call()).toMatchObject({ cached: true, read: ["stored"] });
