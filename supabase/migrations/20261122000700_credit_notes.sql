@@ -226,7 +226,20 @@ begin
       detail = 'credit_note';
   end if;
 
-  -- credited: held by a note that stands (not in error)
+  -- Every note holding a line of this invoice is locked (in id order, as a claim locks documents)
+  -- before anything about them is read. A claim (reissue, transmit, reconcile) or a recorded
+  -- outcome of one of them holds the same row lock: it either committed first, and its status is
+  -- read below, or it waits until this note is made and then finds the other note `descartada`.
+  -- So a note is discarded only from the status `error` it has now, never from a stale read.
+  perform 1 from public.credit_notes n
+   where n.invoice_id = _inv.id
+     and exists (select 1 from public.credit_note_lines c where c.credit_note_id = n.id and c.released_at is null)
+   order by n.id
+     for update;
+
+  -- credited: held by a note that stands (not in error). `error` is written only when the provider
+  -- rejected the note, said it never received it, or refused it unprocessed; an unknown outcome is
+  -- `en_proceso`. So a note in error is one the authority definitely did not accept.
   _remaining := array(
     select l.id from public.invoice_lines l
      where l.invoice_id = _inv.id
@@ -275,6 +288,11 @@ begin
   loop
     select * into _replaced from einv_private.document_of('credit_note', p_org_id, _old.id, true);
     _life := _replaced.life;
+    if _life.status is distinct from 'error' then -- cannot happen under the locks above; never guess
+      raise exception 'line_already_credited:%', (select c.invoice_line_id from public.credit_note_lines c
+          where c.credit_note_id = _old.id and c.released_at is null and c.invoice_line_id = any (_chosen) limit 1)
+        using errcode = 'P0001', hint = 'business_rule', detail = 'credit_note';
+    end if;
     _life.status := 'descartada';
     _life.last_message := 'replaced by a later credit note that credits its lines; it is not sent again';
     perform einv_private.write_lifecycle('credit_note', _old.id, _life);

@@ -7,10 +7,15 @@
  * Each case is made deterministic by holding one transaction open until the other connection is
  * seen blocked on it (or has finished, which is the bug) before ending it.
  */
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type ApiRole, createTestDatabase, type Param, type TestDatabase } from "../support/database.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+import {
+  blockedOn as blockedOnIn,
+  type HeldTransaction,
+  openTransaction as openIn,
+  settle,
+} from "../support/held-transaction.ts";
 
 const ON_PGLITE = inject("database").kind === "pglite";
 const PGLITE_REASON =
@@ -24,88 +29,10 @@ afterAll(() => db?.close());
 
 const FROZEN = "P0001";
 
-/** A transaction on its own connection, kept open until `end` (see `sql.begin`). */
-interface HeldTransaction {
-  pid: number;
-  query<R = Record<string, unknown>>(text: string, params?: Param[]): Promise<R[]>;
-  /** Commits (or rolls back) and closes the connection; rejects with what failed the transaction, if any. */
-  end(commit: boolean): Promise<void>;
-}
-
-const ROLLBACK = new Error("rollback requested by the test");
-
-async function openTransaction(role: ApiRole, claims: Record<string, unknown>): Promise<HeldTransaction> {
-  const url = db.url;
-  if (!url) throw new Error("a PostgreSQL URL is needed for a second connection");
-  const sql = postgres(url, { max: 1, prepare: false, onnotice: () => {} });
-  let finish: (commit: boolean) => void = () => {};
-  const finished = new Promise<boolean>((resolve) => {
-    finish = resolve;
-  });
-  let opened: (tx: postgres.TransactionSql) => void = () => {};
-  const open = new Promise<postgres.TransactionSql>((resolve) => {
-    opened = resolve;
-  });
-  const done = sql.begin(async (tx) => {
-    opened(tx);
-    if (!(await finished)) throw ROLLBACK;
-  });
-  done.catch(() => {}); // observed by `end`
-  const tx = await open;
-  const query: HeldTransaction["query"] = async (text, params = []) =>
-    (await tx.unsafe(
-      text,
-      params.map((p) => (p === null ? null : String(p))),
-    )) as never;
-  // a bug must fail the test, not hang it
-  await query("select set_config('lock_timeout', '10s', true)");
-  await query("select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)", [
-    role,
-    JSON.stringify(claims),
-  ]);
-  const [{ pid } = { pid: 0 }] = await query<{ pid: number }>("select pg_backend_pid() as pid");
-  let ended: Promise<void> | undefined;
-  const end = async (commit: boolean): Promise<void> => {
-    finish(commit);
-    try {
-      await done;
-    } catch (error) {
-      if (error !== ROLLBACK) throw error;
-    } finally {
-      await sql.end({ timeout: 5 });
-    }
-  };
-  return { pid, query, end: (commit) => (ended ??= end(commit)) };
-}
-
-/** How a statement ended: its result, or the SQLSTATE it failed with. */
-type Outcome<T> = { ok: true; value: T } | { ok: false; code: string };
-const settle = <T>(promise: Promise<T>): Promise<Outcome<T>> =>
-  promise.then(
-    (value) => ({ ok: true as const, value }),
-    (error) => ({ ok: false as const, code: String((error as { code?: unknown }).code ?? error) }),
-  );
-
-/**
- * Waits until the backend `waiter` is blocked on a lock held by `holder`, or `settled` resolves
- * first (the waiter never had to wait). True when it was seen blocked.
- */
-async function blockedOn(waiter: number, holder: number, settled: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  void settled.finally(() => {
-    done = true;
-  });
-  for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
-    const [row] = await db.superuser<{ blocked: boolean }>(
-      "select $2::int = any (pg_blocking_pids($1::int)) as blocked",
-      [waiter, holder],
-    );
-    if (row?.blocked) return true;
-    if (done) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`backend ${waiter} neither finished nor waited on ${holder}`);
-}
+const openTransaction = (role: "authenticated" | "service_role", claims: Record<string, unknown>) =>
+  openIn(db, role, claims);
+const blockedOn = (waiter: number, holder: number, settled: Promise<unknown>) =>
+  blockedOnIn(db, waiter, holder, settled);
 
 interface ClaimEntry {
   action: string;
@@ -195,9 +122,9 @@ describe("a line edit racing a transmission claim", () => {
       const committed = await settle(editor.end(true));
 
       expect(waited, "the edit did not wait for the claim in flight").toBe(true);
-      expect(outcome).toEqual({ ok: false, code: FROZEN });
+      expect(outcome).toMatchObject({ ok: false, code: FROZEN });
       // postgres.js rolls the failed transaction back and rejects it with the statement's error
-      expect(committed).toEqual({ ok: false, code: FROZEN });
+      expect(committed).toMatchObject({ ok: false, code: FROZEN });
       expect(entry.document?.lines).toEqual(await storedLines(invoice));
     } finally {
       await Promise.allSettled([editor.end(false), service.end(false)]);

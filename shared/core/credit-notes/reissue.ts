@@ -2,8 +2,8 @@
  * reissueCreditNote: sends again a credit note that ended in `error`, or one left `en_proceso` by a
  * transmission that is over (its outcome unknown: a timeout, a call that died). A note that may
  * have reached the provider is asked about first (the lifecycle's claim decides), and re-sent only
- * when the provider never got it or definitely rejected it. An `emitida` note, or one a transmission
- * holds right now, is 409.
+ * when the provider never got it or definitely rejected it. An `emitida` note, one a transmission
+ * holds right now, or one a later note replaced (`descartada`, even while this call ran) is 409.
  */
 import { BusyError, InvalidStateError } from "../../errors.ts";
 import { type TransmitContext, transmitDocuments } from "../documents/transmit.ts";
@@ -35,5 +35,11 @@ export async function reissueCreditNote({
     input: { org_id: input.org_id, document_ids: [input.credit_note_id], reissue: true },
   });
   if (!result) throw new Error("the credit note's transmission returned no result");
+  // A later note took this one's lines between the read above and the claim: it is never sent.
+  if (result.status === "descartada") {
+    throw new InvalidStateError(
+      "This credit note was replaced meanwhile by a later credit note that credits its lines; it is not sent again.",
+    );
+  }
   return toCreditNoteResult(result);
 }
