@@ -229,7 +229,8 @@ async function seedPendingInvoices(db: postgres.Sql, count: number): Promise<str
          buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email, buyer_address,
          buyer_city_code, subtotal, tax_total, total)
        select $1::uuid, $2::uuid, 'SETP' || (990100000 + n)::text, current_date, time with time zone '10:15:00-05',
-              'COP', '31', (860000000 + n % 1000)::text, '3', 'Cliente Carga ' || n, 'carga' || n || '@cliente.test',
+              'COP', '31', (860000000 + n % 1000)::text,
+              einv_private.nit_check_digit((860000000 + n % 1000)::text), 'Cliente Carga ' || n, 'carga' || n || '@cliente.test',
               'Avenida 68 # 1-' || n, '11001', 110000, 19000, 129000
          from generate_series(1, $3::int) n
        returning id, org_id)

@@ -351,7 +351,8 @@ async function seed(db: TestDatabase, tenant: Tenant, from: number, to: number):
              environment, last_message, attempt_count, submitted_attempt, issuer_snapshot, claimed_at,
              transmitted_at, status_checked_at, lease_until)
            select md5($1 || n)::uuid, $2::uuid, $3::uuid, 'SETP' || (100000000 + n), date '2026-01-01' + (n % 300),
-                  time with time zone '10:15:00-05', 'COP', '31', (860000000 + n % 100000)::text, '3',
+                  time with time zone '10:15:00-05', 'COP', '31', (860000000 + n % 100000)::text,
+                  einv_private.nit_check_digit((860000000 + n % 100000)::text),
                   'Cliente ' || n, 'cliente' || n || '@cliente.test', 'Avenida 68 # 1-' || n % 100, '11001',
                   110000, 19000, 129000, s.status,
                   case when s.status = 'transmitida' then encode(sha384(convert_to('scale-' || n, 'UTF8')), 'hex') end,

@@ -3,6 +3,7 @@
  * lists the same rules), and the CUFE and QR text of an accepted one. Rule codes follow DIAN's
  * naming by group (FAJ buyer, FAU totals), but their meaning is the sandbox's own.
  */
+import { NIT_ID_TYPE, nitCheckDigit } from "../shared/fiscal/co/check-digit.ts";
 import { computeCude, computeCufe, type DianEnvironment, dianQrText } from "../shared/fiscal/co/cufe.ts";
 import {
   centsToMoney,
@@ -31,6 +32,19 @@ export interface Verdict {
 /** Applies the documented rules; every violated rule is reported, not just the first. */
 export function judge(doc: SubmitDocumentRequest): Verdict {
   const errors: RuleViolation[] = [];
+  // DIAN's own rules FAJ24 and FAK24: the issuer's and a NIT buyer's check digit (dian/brief.md §4, §5)
+  if (doc.issuer.check_digit !== nitCheckDigit(doc.issuer.nit)) {
+    errors.push({
+      code: "FAJ24",
+      message: `El dígito de verificación del emisor (${doc.issuer.check_digit ?? ""}) no corresponde al NIT ${doc.issuer.nit}.`,
+    });
+  }
+  if (doc.buyer.id_type === NIT_ID_TYPE && doc.buyer.check_digit !== nitCheckDigit(doc.buyer.id_number)) {
+    errors.push({
+      code: "FAK24",
+      message: `El dígito de verificación del adquiriente (${doc.buyer.check_digit ?? ""}) no corresponde al NIT ${doc.buyer.id_number}.`,
+    });
+  }
   if (doc.buyer.id_number === REJECTED_BUYER_ID) {
     errors.push({
       code: "FAJ44b",

@@ -26,11 +26,11 @@ insert into public.memberships (org_id, user_id, role) values
 insert into public.companies (id, org_id, nit, check_digit, legal_name, trade_name, address, city_code,
   city_name, department_code, department_name, email, phone, invoice_prefix, resolution_number,
   resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key, software_pin) values
-  ('c1111111-1111-4111-8111-111111111111', '11111111-1111-4111-8111-111111111111', '900123456', '7',
+  ('c1111111-1111-4111-8111-111111111111', '11111111-1111-4111-8111-111111111111', '900123456', '8',
    'Demo Comercial S.A.S.', 'Demo Comercial', 'Calle 100 # 10-20', '11001', 'Bogotá, D.C.', '11',
    'Bogotá', 'facturacion@demo.test', '6011234567', 'SETP', '18760000001', '2019-01-19', 990000000,
    995000000, '2030-01-19', 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c', '12345'),
-  ('c2222222-2222-4222-8222-222222222222', '22222222-2222-4222-8222-222222222222', '800765432', '1',
+  ('c2222222-2222-4222-8222-222222222222', '22222222-2222-4222-8222-222222222222', '800765432', '3',
    'Otra Empresa Ltda.', 'Otra', 'Carrera 7 # 71-21', '05001', 'Medellín', '05', 'Antioquia',
    'facturas@otra.test', '6047654321', 'FE', '18760000002', '2020-03-01', 1, 100000, '2030-03-01',
    '2c1f4b7e9a3d5c8b0e6f1a2d3c4b5a69788796a5', '54321');
@@ -55,7 +55,8 @@ insert into public.invoices (id, org_id, company_id, number, issue_date, issue_t
   buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email, buyer_address,
   buyer_city_code, subtotal, tax_total, total)
 select md5('demo-invoice-' || number)::uuid, org_id, company_id, number, date '2026-11-20',
-       time with time zone '10:15:00-05', 'COP', '31', (860000000 + n)::text, '3',
+       time with time zone '10:15:00-05', 'COP', '31', (860000000 + n)::text,
+       einv_private.nit_check_digit((860000000 + n)::text),
        'Cliente Demo ' || (n + 1) || ' S.A.S.', 'cliente' || (n + 1) || '@cliente.test',
        'Avenida 68 # 1-' || (n + 1), '11001', 0, 0, 0
   from numbered;

@@ -334,7 +334,8 @@ async function seedDrafts(
         buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email, buyer_address,
         buyer_city_code, subtotal, tax_total, total)
       select ${orgId}, ${companyId}, c.invoice_prefix || (m.last + g)::text,
-             current_date, time with time zone '10:15:00-05', 'COP', '31', (870000000 + g)::text, '3',
+             current_date, time with time zone '10:15:00-05', 'COP', '31', (870000000 + g)::text,
+             einv_private.nit_check_digit((870000000 + g)::text),
              'Cliente Soak ' || g || ' S.A.S.', 'soak' || g || '@cliente.test', 'Avenida 68 # 2-' || g,
              '11001', 110000, 19000, 129000
         from public.companies c

@@ -67,6 +67,38 @@ create table public.companies (
 );
 create index companies_org_id_idx on public.companies (org_id);
 
+-- DIAN's check digit (DV) of a NIT: weights 3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71
+-- from the rightmost digit, r = Σ mod 11, DV = r when r ≤ 1, else 11 − r (DIAN's own 800197268 → 4).
+-- shared/fiscal/co/check-digit.ts computes the same; tests/db/check-digit.test.ts holds them together.
+-- Null for anything that is not 1 to 15 digits.
+create function einv_private.nit_check_digit(p_nit text) returns text
+language sql immutable parallel safe set search_path = '' as $$
+  select (case when r <= 1 then r else 11 - r end)::text
+    from (select sum(substr(reverse(p_nit), i, 1)::int
+                     * (array[3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71])[i]) % 11 as r
+            from generate_series(1, length(p_nit)) as i
+           where p_nit ~ '^[0-9]{1,15}$') as weighted
+   where r is not null
+$$;
+
+-- DIAN rejects a document whose issuer carries a wrong DV (FAJ24): such a company is never stored,
+-- whoever writes it (PostgREST inserts included), and the message names the digit expected.
+-- (security definer: members write companies, but may call no private function themselves)
+create function einv_private.company_check_digit() returns trigger
+language plpgsql security definer set search_path = '' as $$
+declare
+  _expected text := einv_private.nit_check_digit(new.nit);
+begin
+  if new.check_digit is distinct from _expected then
+    raise exception 'check_digit % is wrong for NIT %: its DIAN check digit is %', new.check_digit, new.nit, _expected
+      using errcode = '23514', constraint = 'companies_check_digit_matches_nit';
+  end if;
+  return new;
+end
+$$;
+create trigger companies_check_digit before insert or update of nit, check_digit on public.companies
+  for each row execute function einv_private.company_check_digit();
+
 -- ─── invoices ────────────────────────────────────────────────────────────────────────────────────
 create table public.invoices (
   id uuid primary key default gen_random_uuid(),

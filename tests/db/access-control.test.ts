@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { nitCheckDigit } from "../../shared/fiscal/co/check-digit.ts";
 import { asRole, createTestDatabase, type Param, sqlState, type TestDatabase } from "../support/database.ts";
 import {
   type Claims,
@@ -101,10 +102,10 @@ const draftInsert = (org: string, company: string, column = "", value = "") =>
 const lineInsert = (invoice: string, org: string) =>
   `insert into public.invoice_lines (invoice_id, org_id, position, description, quantity, unit_price,
      line_extension) values ('${invoice}', '${org}', 3, 'Nueva línea', 1, 1000, 1000) returning id`;
-const companyInsert = (org: string, technicalKey?: string) =>
+const companyInsert = (org: string, technicalKey?: string, nit = randomDigits(9)) =>
   `insert into public.companies (org_id, nit, check_digit, legal_name, address, city_code, city_name,
      department_code, department_name${technicalKey === undefined ? "" : ", technical_key"})
-   values ('${org}', '${randomDigits(9)}', '5', 'Nueva S.A.S.', 'Calle 1', '11001', 'Bogotá', '11', 'Bogotá'${
+   values ('${org}', '${nit}', '${nitCheckDigit(nit)}', 'Nueva S.A.S.', 'Calle 1', '11001', 'Bogotá', '11', 'Bogotá'${
      technicalKey === undefined ? "" : `, '${technicalKey}'`
    })
    returning id`;

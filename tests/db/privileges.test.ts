@@ -137,6 +137,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.membership_of(uuid, uuid)": {},
   "function einv_private.role_listed(jsonb, jsonb)": {},
   "function einv_private.credit_note_line_release_only()": {},
+  "function einv_private.company_check_digit()": {},
   "function einv_private.credit_note_payload(uuid, jsonb)": {},
   "function einv_private.document_inputs(uuid, text, uuid)": {},
   "function einv_private.document_of(text, uuid, uuid, boolean)": {},
@@ -153,6 +154,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.log_credential_event(uuid, uuid, text, uuid, text, text, text, text, text, text, text)":
     {},
   "function einv_private.log_event(uuid, text, uuid, text, uuid, jsonb)": {},
+  "function einv_private.nit_check_digit(text)": {},
   "function einv_private.my_org_ids(text[])": { authenticated: "EXECUTE", service_role: "EXECUTE" },
   "function einv_private.read_documents(text, uuid, uuid[], boolean)": {},
   "function einv_private.reconcile_held(uuid, text, uuid, uuid)": {},

@@ -72,7 +72,10 @@ describe("a provider that echoes the API key in its successful answers", () => {
       await createInvoice(db, tenant.org, tenant.company),
     ];
     // the sandbox rejects this buyer (FAJ44b), with rule violations in `errors`
-    await db.superuser("update invoices set buyer_id_number = '222222222222' where id = $1", [rejected.id]);
+    await db.superuser(
+      "update invoices set buyer_id_number = '222222222222', buyer_check_digit = einv_private.nit_check_digit('222222222222') where id = $1",
+      [rejected.id],
+    );
 
     const answers: string[] = [];
     const post = async (route: string, body: Record<string, unknown>) => {

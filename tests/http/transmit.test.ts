@@ -75,13 +75,34 @@ describe("POST /transmit", () => {
 
   it("reports a rejected invoice as error with the authority's message while the others go through", async () => {
     const [good1, bad, good2] = await invoices(3);
-    await db.superuser("update invoices set buyer_id_number = '222222222222' where id = $1", [
-      bad?.id as string,
-    ]);
+    await db.superuser(
+      "update invoices set buyer_id_number = '222222222222', buyer_check_digit = einv_private.nit_check_digit('222222222222') where id = $1",
+      [bad?.id as string],
+    );
     const results = await transmit([good1, bad, good2].map((i) => (i as Invoice).id));
     expect(results.map((r) => r.status)).toEqual(["transmitida", "error", "transmitida"]);
     expect(results[1]?.message).toMatch(/FAJ44b/);
     expect(await row(bad as Invoice)).toMatchObject({ status: "error", authority_code: null });
+  });
+
+  it("refuses a buyer identified by NIT whose check digit is wrong or missing, naming the digit, without calling the provider", async () => {
+    const [wrongDigit, noDigit] = await invoices(2);
+    // 860000001's DIAN check digit is 8
+    await db.superuser(
+      "update invoices set buyer_id_number = '860000001', buyer_check_digit = '3' where id = $1",
+      [(wrongDigit as Invoice).id],
+    );
+    await db.superuser(
+      "update invoices set buyer_id_number = '860000001', buyer_check_digit = null where id = $1",
+      [(noDigit as Invoice).id],
+    );
+    const results = await transmit([(wrongDigit as Invoice).id, (noDigit as Invoice).id]);
+    expect(results.map((r) => r.message)).toEqual([
+      "not sent: buyer_check_digit 3 is wrong; the check digit of NIT 860000001 is 8",
+      "not sent: buyer_check_digit is missing; the check digit of NIT 860000001 is 8",
+    ]);
+    expect(sandbox.received).toHaveLength(0);
+    expect(await row(wrongDigit as Invoice)).toMatchObject({ status: "pendiente" });
   });
 
   it("answers another organization's invoice as an error entry, 'not found', and never sends it", async () => {

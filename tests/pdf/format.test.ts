@@ -61,7 +61,7 @@ describe("Colombian number formatting", () => {
   });
 
   it("prints NITs grouped with the check digit", () => {
-    expect(formatTaxId("900123456", "7")).toBe("900.123.456-7");
+    expect(formatTaxId("900123456", "8")).toBe("900.123.456-8");
     expect(formatTaxId("1020304050")).toBe("1.020.304.050");
     expect(formatTaxId("AB-123", null)).toBe("AB-123");
   });

@@ -16,13 +16,13 @@ describe("toInvoicePdfModel", () => {
     const model = toInvoicePdfModel(demoInvoice(), pendingFiscal());
     expect(model.templateVersion).toBe(INVOICE_TEMPLATE_VERSION);
     expect(model.pageSize).toBe("letter");
-    expect(model.issuer.taxId).toBe("NIT 900.123.456-7");
+    expect(model.issuer.taxId).toBe("NIT 900.123.456-8");
     expect(model.issuer.details).toContain("Bogotá, D.C.");
     expect(model.issuer.resolution).toBe(
       "Autorización de numeración de facturación electrónica DIAN No. 18760000001, del 19/01/2019, " +
         "prefijo SETP, del SETP990000000 al SETP995000000, vigente hasta el 19/01/2030",
     );
-    expect(model.buyer).toMatchObject({ name: "Cliente Demo 1 S.A.S.", taxId: "NIT 860.000.000-3" });
+    expect(model.buyer).toMatchObject({ name: "Cliente Demo 1 S.A.S.", taxId: "NIT 860.000.000-0" });
     expect(Object.fromEntries(model.facts)).toEqual({
       "Fecha de emisión": "20/11/2026",
       "Hora de emisión": "10:15:00 (UTC-05:00)",

@@ -45,11 +45,11 @@ describe("renderDocumentPdf", () => {
     expect(page).toEqual(
       expect.arrayContaining([
         "Demo Comercial S.A.S.",
-        "NIT 900.123.456-7",
+        "NIT 900.123.456-8",
         "FACTURA ELECTRÓNICA DE VENTA",
         "SETP990000201",
         "Cliente Demo 1 S.A.S.",
-        "NIT 860.000.000-3",
+        "NIT 860.000.000-0",
         "Servicio de consultoría",
         "$ 100.000,00",
         "IVA 19 %",

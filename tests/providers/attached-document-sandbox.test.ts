@@ -62,7 +62,7 @@ describe("an accepted invoice's AttachedDocument", () => {
     expect(text(sender["cbc:RegistrationName"])).toBe(doc.issuer.legal_name);
     expect(sender["cbc:CompanyID"]).toMatchObject({
       "#text": "900123456",
-      "@schemeID": "7",
+      "@schemeID": "8",
       "@schemeName": "31",
     });
     const receiver = container["cac:ReceiverParty"]["cac:PartyTaxScheme"];

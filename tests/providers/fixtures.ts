@@ -27,7 +27,7 @@ export function makeDocument(change?: (doc: SubmitDocumentRequest) => void): Sub
     currency: "COP",
     issuer: {
       nit: "900123456",
-      check_digit: "7",
+      check_digit: "8",
       legal_name: "Empresa Demo S.A.S.",
       technical_key: "fc8eac422eba16e22ffd8c6f94b3f40a6e38162c",
     },

@@ -54,6 +54,12 @@ describe("accepting", () => {
 
 describe("rejection rules", () => {
   const cases: [string, string, (d: SubmitDocumentRequest) => void][] = [
+    ["FAJ24", "issuer check digit wrong", (d) => (d.issuer.check_digit = "7")],
+    [
+      "FAK24",
+      "NIT buyer check digit wrong",
+      (d) => Object.assign(d.buyer, { id_type: "31", id_number: "800197268", check_digit: "3" }),
+    ],
     ["FAJ44b", "buyer id 222222222222", (d) => (d.buyer.id_number = "222222222222")],
     ["FAJ43b", "buyer name with RECHAZAR", (d) => (d.buyer.name = "Cliente rechazar S.A.")],
     ["FAU04", "subtotal ≠ sum of lines", (d) => (d.totals.subtotal = "110000.01")],

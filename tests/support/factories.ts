@@ -3,7 +3,11 @@
  * no test depends on another's rows.
  */
 import { randomInt, randomUUID } from "node:crypto";
+import { nitCheckDigit as checkDigitOf } from "../../shared/fiscal/co/check-digit.ts";
 import type { TestDatabase } from "./database.ts";
+
+/** DIAN's check digit of a NIT the factories draw (always 9 digits, so never null). */
+const nitCheckDigit = (nit: string): string => checkDigitOf(nit) ?? "";
 
 export type MemberRole = "admin" | "operador" | "lector";
 export type InvoiceStatus = "pendiente" | "en_proceso" | "transmitida" | "error";
@@ -100,7 +104,7 @@ export async function createCompany(db: TestDatabase, org: Org): Promise<Company
      values ($1, $2, $3, $4, $5, 'Prueba', 'Calle 100 # 10-20', '11001', 'Bogotá, D.C.', '11', 'Bogotá',
        'facturacion@test.example', '6011234567', $6, '18760000001', '2019-01-19', 990000000, 995000000,
        '2030-01-19', 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c', '75315')`,
-    [id, org.id, nit, String(randomInt(0, 10)), `Empresa ${nit} S.A.S.`, prefix],
+    [id, org.id, nit, nitCheckDigit(nit), `Empresa ${nit} S.A.S.`, prefix],
   );
   return { id, orgId: org.id, nit, prefix };
 }
@@ -124,12 +128,13 @@ export async function createInvoice(
 ): Promise<Invoice> {
   const id = randomUUID();
   const number = `${company.prefix}${nextInvoiceNumber()}`;
+  const buyerNit = randomDigits(9);
   await db.superuser(
     `insert into public.invoices (id, org_id, company_id, number, buyer_id_type, buyer_id_number,
        buyer_check_digit, buyer_name, buyer_email, buyer_address, buyer_city_code)
-     values ($1, $2, $3, $4, '31', $5, '3', 'Cliente Prueba S.A.S.', 'cliente@test.example',
+     values ($1, $2, $3, $4, '31', $5, $6, 'Cliente Prueba S.A.S.', 'cliente@test.example',
        'Avenida 68 # 1-10', '11001')`,
-    [id, org.id, company.id, number, randomDigits(9)],
+    [id, org.id, company.id, number, buyerNit, nitCheckDigit(buyerNit)],
   );
   const lineIds: string[] = [];
   for (const [index, line] of (options.lines ?? DEFAULT_LINES).entries()) {

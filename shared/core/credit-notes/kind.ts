@@ -11,7 +11,13 @@ import { toCreditNotePdfModel } from "../../pdf/model.ts";
 import { renderStatusOf } from "../../providers/docsgen.ts";
 import { SubmitDocumentRequest } from "../../providers/protocol.ts";
 import type { DocumentKindSpec, PreparedDocument } from "../documents/kind.ts";
-import { buyerRequest, issuerRequest, linesRequest, totalsRequest } from "../documents/request.ts";
+import {
+  buyerProblems,
+  buyerRequest,
+  issuerRequest,
+  linesRequest,
+  totalsRequest,
+} from "../documents/request.ts";
 
 /** A credit note's status: `emitida` once accepted; `error` reissuable; `en_proceso` while unknown. */
 export type CreditNoteStatus = "en_proceso" | "emitida" | "error";
@@ -57,8 +63,7 @@ export function prepareCreditNote(doc: CreditNoteDocumentRow, environment: Envir
     problems.push("the company has no DIAN software PIN, which a credit note's CUDE needs");
   }
   if (!doc.billing_reference.authority_code) problems.push("the credited invoice has no CUFE");
-  if (!doc.buyer_id_number) problems.push("buyer_id_number is missing");
-  if (!doc.buyer_name) problems.push("buyer_name is missing");
+  problems.push(...buyerProblems(doc));
   if (doc.lines.length === 0) problems.push("the credit note has no lines");
   if (problems.length > 0) return { ok: false, problems };
 

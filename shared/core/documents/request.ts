@@ -4,6 +4,7 @@
  * text (two decimals), never floats.
  */
 import type { InvoiceDocumentRow, InvoiceLineRow, IssuerRow } from "../../db/rows.ts";
+import { NIT_ID_TYPE, nitCheckDigit } from "../../fiscal/co/check-digit.ts";
 import { toCents } from "../../fiscal/money.ts";
 import { centsToMoney } from "../../providers/protocol.ts";
 
@@ -48,6 +49,31 @@ type BuyerFields = Pick<
   | "buyer_city_code"
   | "buyer_phone"
 >;
+
+/**
+ * What the authority would refuse about the buyer, before anything is sent: the identification and
+ * name it requires, and for a buyer identified by NIT (type 31) DIAN's check digit (rule FAK24).
+ */
+export function buyerProblems(doc: BuyerFields): string[] {
+  const problems: string[] = [];
+  if (!doc.buyer_id_number) problems.push("buyer_id_number is missing");
+  if (!doc.buyer_name) problems.push("buyer_name is missing");
+  if (doc.buyer_id_type === NIT_ID_TYPE && doc.buyer_id_number) {
+    const expected = nitCheckDigit(doc.buyer_id_number);
+    if (expected === null) {
+      problems.push(`buyer_id_number ${doc.buyer_id_number} is not a NIT (1 to 15 digits)`);
+    } else if (!doc.buyer_check_digit) {
+      problems.push(
+        `buyer_check_digit is missing; the check digit of NIT ${doc.buyer_id_number} is ${expected}`,
+      );
+    } else if (doc.buyer_check_digit !== expected) {
+      problems.push(
+        `buyer_check_digit ${doc.buyer_check_digit} is wrong; the check digit of NIT ${doc.buyer_id_number} is ${expected}`,
+      );
+    }
+  }
+  return problems;
+}
 
 export function buyerRequest(doc: BuyerFields) {
   return {

@@ -10,6 +10,7 @@ import { isoTimeWithOffset } from "../../pdf/format.ts";
 import { centsToMoney, SubmitDocumentRequest } from "../../providers/protocol.ts";
 import type { PreparedDocument } from "../documents/kind.ts";
 import {
+  buyerProblems,
   buyerRequest,
   decimal,
   issuerRequest,
@@ -39,8 +40,7 @@ export function prepareInvoice(doc: InvoiceDocumentRow, environment: Environment
   }
   const problems: string[] = [];
   const company = doc.company;
-  if (!doc.buyer_id_number) problems.push("buyer_id_number is missing");
-  if (!doc.buyer_name) problems.push("buyer_name is missing");
+  problems.push(...buyerProblems(doc));
   if (!company.technical_key)
     problems.push("the company has no technical key (ClTec) for its numbering range");
   if (doc.lines.length === 0) problems.push("the invoice has no lines");
