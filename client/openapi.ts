@@ -211,7 +211,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_json" | "validation_failed" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_state" | "idempotency_conflict" | "payload_too_large" | "unsupported_media_type" | "credential_rejected" | "business_rule" | "rate_limited" | "internal_error" | "provider_error" | "service_unavailable" | "provider_timeout";
+                code: "invalid_json" | "validation_failed" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_state" | "idempotency_conflict" | "payload_too_large" | "unsupported_media_type" | "credential_rejected" | "business_rule" | "rate_limited" | "internal_error" | "provider_error" | "service_unavailable" | "database_unavailable" | "provider_timeout";
                 message: string;
                 /** @description Which fields are wrong, and how. */
                 details?: {
@@ -385,7 +385,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (database, token keys) is unavailable; retry shortly. Codes: `service_unavailable`. */
+            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -396,7 +396,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {string} */
-                            code?: "service_unavailable";
+                            code?: "service_unavailable" | "database_unavailable";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -608,7 +608,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (database, token keys) is unavailable; retry shortly. Codes: `service_unavailable`. */
+            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -619,7 +619,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {string} */
-                            code?: "service_unavailable";
+                            code?: "service_unavailable" | "database_unavailable";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -847,7 +847,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (database, token keys) is unavailable; retry shortly. Codes: `service_unavailable`. */
+            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -858,7 +858,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {string} */
-                            code?: "service_unavailable";
+                            code?: "service_unavailable" | "database_unavailable";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -1087,7 +1087,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (database, token keys) is unavailable; retry shortly. Codes: `service_unavailable`. */
+            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1098,7 +1098,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {string} */
-                            code?: "service_unavailable";
+                            code?: "service_unavailable" | "database_unavailable";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -1297,7 +1297,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (database, token keys) is unavailable; retry shortly. Codes: `service_unavailable`. */
+            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1308,7 +1308,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {string} */
-                            code?: "service_unavailable";
+                            code?: "service_unavailable" | "database_unavailable";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -1472,7 +1472,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (database, token keys) is unavailable; retry shortly. Codes: `service_unavailable`. */
+            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1483,7 +1483,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {string} */
-                            code?: "service_unavailable";
+                            code?: "service_unavailable" | "database_unavailable";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -1696,7 +1696,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (database, token keys) is unavailable; retry shortly. Codes: `service_unavailable`. */
+            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1707,7 +1707,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {string} */
-                            code?: "service_unavailable";
+                            code?: "service_unavailable" | "database_unavailable";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -1934,7 +1934,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (database, token keys) is unavailable; retry shortly. Codes: `service_unavailable`. */
+            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1945,7 +1945,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {string} */
-                            code?: "service_unavailable";
+                            code?: "service_unavailable" | "database_unavailable";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -2149,7 +2149,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (database, token keys) is unavailable; retry shortly. Codes: `service_unavailable`. */
+            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2160,7 +2160,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {string} */
-                            code?: "service_unavailable";
+                            code?: "service_unavailable" | "database_unavailable";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -2386,7 +2386,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (database, token keys) is unavailable; retry shortly. Codes: `service_unavailable`. */
+            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2397,7 +2397,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {string} */
-                            code?: "service_unavailable";
+                            code?: "service_unavailable" | "database_unavailable";
                         };
                     } & components["schemas"]["Error"];
                 };

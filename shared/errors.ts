@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   internal_error: 500,
   provider_error: 502,
   service_unavailable: 503,
+  database_unavailable: 503,
   provider_timeout: 504,
 } as const;
 
@@ -89,15 +90,26 @@ export class DatabaseError extends DomainError {
   readonly code = "service_unavailable";
 }
 
+/**
+ * The database could not serve the call now but may shortly: a statement timeout, a deadlock, a
+ * serialization failure, a lock wait, too many connections, a shutdown. The caller is told to retry.
+ */
+export class DatabaseUnavailableError extends DomainError {
+  readonly code = "database_unavailable";
+  readonly retryAfterSeconds = 1;
+}
+
+/** The errors whose message is about our internals: the caller reads a fixed sentence instead. */
+const UNAVAILABLE: ReadonlySet<ErrorCode> = new Set(["service_unavailable", "database_unavailable"]);
+
 /** Turns anything thrown into the API error the caller sees; unknown errors become a bare 500. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof DomainError) {
-    const message =
-      error.code === "service_unavailable"
-        ? "The service is temporarily unavailable. Try again shortly."
-        : error.message;
-    // A rate-limited dependency tells the caller when to come back.
+    const message = UNAVAILABLE.has(error.code)
+      ? "The service is temporarily unavailable. Try again shortly."
+      : error.message;
+    // A rate-limited or busy dependency tells the caller when to come back.
     const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
     const headers = typeof retryAfter === "number" ? { "Retry-After": String(retryAfter) } : undefined;
     return new ApiError(error.code, message, { cause: error, ...(headers ? { headers } : {}) });

@@ -2,6 +2,7 @@ import {
   BusinessRuleError,
   BusyError,
   DatabaseError,
+  DatabaseUnavailableError,
   type DomainError,
   ForbiddenError,
   InvalidStateError,
@@ -20,6 +21,33 @@ export interface SqlErrorLike {
   /** The document kind of a reason code: `detail` from the drivers, `details` from PostgREST. */
   detail?: string | null;
   details?: string | null;
+}
+
+/**
+ * SQLSTATEs that say "not now" rather than "never": the same call may succeed when retried. Exact
+ * codes, then classes: 57014 statement timeout (PostgREST answers it 500; Supabase's API roles time
+ * out after 8 s), 40001 serialization failure, 40P01 deadlock, 55P03 lock wait timeout, 57P01-57P05
+ * shutdowns and `idle_session_timeout`; class 08 connection exceptions and class 53 insufficient
+ * resources (53300 too many connections) but not 53400, a configuration limit. PGRST000-PGRST003 are
+ * PostgREST's own: no connection, connection lost, schema cache not loaded, pool acquisition timeout.
+ */
+const TRANSIENT_STATES = new Set([
+  "57014",
+  "40001",
+  "40P01",
+  "55P03",
+  "57P01",
+  "57P02",
+  "57P03",
+  "57P04",
+  "57P05",
+]);
+const TRANSIENT_POSTGREST = new Set(["PGRST000", "PGRST001", "PGRST002", "PGRST003"]);
+
+function isTransient(code: string | undefined): boolean {
+  if (!code) return false;
+  if (TRANSIENT_STATES.has(code) || TRANSIENT_POSTGREST.has(code)) return true;
+  return code.length === 5 && (code.startsWith("08") || (code.startsWith("53") && code !== "53400"));
 }
 
 /** Reason codes of a 409 that passes by itself: the document is being transmitted right now. */
@@ -47,5 +75,8 @@ export function toDomainError(error: SqlErrorLike): DomainError {
     }
   }
   if (error.code === "42501") return new ForbiddenError("permission denied", { cause: error });
+  if (isTransient(error.code)) {
+    return new DatabaseUnavailableError(`database busy ${error.code}: ${raw}`, { cause: error });
+  }
   return new DatabaseError(`database error ${error.code ?? "unknown"}: ${raw}`, { cause: error });
 }

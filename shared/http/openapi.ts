@@ -32,7 +32,7 @@ const STATUS_TEXT: Record<number, string> = {
   429: "The provider is rate limiting: retry after `Retry-After` seconds.",
   500: "Unexpected error; the request id identifies it in the logs.",
   502: "The provider failed and nothing changed.",
-  503: "A dependency (database, token keys) is unavailable; retry shortly.",
+  503: "A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds.",
   504: "The provider did not answer in time and nothing changed.",
 };
 

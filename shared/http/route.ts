@@ -73,6 +73,7 @@ export const PIPELINE_ERRORS: readonly ErrorCode[] = [
   "unsupported_media_type",
   "internal_error",
   "service_unavailable",
+  "database_unavailable",
 ];
 
 /** What a route that calls a provider for one document can answer when the provider fails. */

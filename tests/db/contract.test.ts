@@ -3,60 +3,35 @@
  * transport and through supabase-js (`supabase` transport) against a PostgREST stand-in, both on
  * the real SQL. Any difference in results, grants or error mapping fails here.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocalSigner } from "../../scripts/local/auth.ts";
-import { createTokenVerifier } from "../../shared/auth/jwt.ts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Caller, Db } from "../../shared/db/port.ts";
-import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
-import { createSupabaseDb } from "../../shared/db/supabase-transport.ts";
-import { ForbiddenError, InvalidStateError, NotFoundError } from "../../shared/errors.ts";
+import { connectPostgres, type SqlClient } from "../../shared/db/sql-client.ts";
+import {
+  DatabaseUnavailableError,
+  ForbiddenError,
+  InvalidStateError,
+  NotFoundError,
+  toApiError,
+} from "../../shared/errors.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { createInvoice, createTenant, type Tenant, type User } from "../support/factories.ts";
-import { createPostgrestFetch } from "../support/postgrest.ts";
-
-const URL_ = "http://contract.supabase.test";
-const PUBLISHABLE = "sb_publishable_contract";
-const SECRET = "sb_secret_contract";
+import { createTransports, TRANSPORTS, type Transports } from "../support/transports.ts";
 
 let db: TestDatabase;
 let tenant: Tenant;
 let other: Tenant;
-const transports: Record<string, Db> = {};
+let transports: Transports["db"];
 let callerOf: (user: User) => Promise<Caller>;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   [tenant, other] = await Promise.all([createTenant(db), createTenant(db)]);
-  const signer = await createLocalSigner(`${URL_}/auth/v1`);
-  const verifier = createTokenVerifier({
-    issuer: signer.issuer,
-    audience: "authenticated",
-    jwks: signer.jwks,
-    jwksUrl: undefined,
-    hs256Secret: undefined,
-  });
-  callerOf = async (user) => {
-    const accessToken = await signer.sign(user);
-    return { accessToken, claims: await verifier.verify(accessToken) };
-  };
-  transports.postgres = createPostgresDb(db.client);
-  transports.supabase = createSupabaseDb({
-    url: URL_,
-    publishableKey: PUBLISHABLE,
-    serviceKey: SECRET,
-    fetch: createPostgrestFetch({
-      client: db.client,
-      url: URL_,
-      publishableKey: PUBLISHABLE,
-      secretKey: SECRET,
-      verify: (token) => verifier.verify(token),
-    }),
-  });
+  ({ db: transports, callerOf } = await createTransports(db.client, { name: "contract" }));
 });
 afterAll(() => db?.close());
 
-describe.each(["postgres", "supabase"])("the %s transport", (name) => {
-  const transport = () => transports[name] as Db;
+describe.each(TRANSPORTS)("the %s transport", (name) => {
+  const transport = (): Db => transports[name];
 
   it("returns the caller's membership, and null in an organization the caller is not in", async () => {
     const caller = await callerOf(tenant.operador);
@@ -183,4 +158,46 @@ describe.each(["postgres", "supabase"])("the %s transport", (name) => {
       });
     expect(entry).toMatchObject({ document_id: failed.id, action: "query", attempt: 2 });
   });
+});
+
+// Supabase's API roles time out after 8 s (tests/support/postgrest.ts); here 300 ms, on a call that
+// waits for a lock someone else holds. PostgREST answers it 500; we answer a retryable 503.
+describe.each(TRANSPORTS)("a statement timeout on the %s transport", (name) => {
+  const onPostgres = inject("database").kind === "postgres";
+  let timed: SqlClient | undefined;
+  let slow: Transports;
+  beforeAll(async () => {
+    if (!onPostgres) return;
+    // the direct transport's connection times out; the stand-in sets the roles' timeouts itself
+    timed = await connectPostgres(`${db.url}?statement_timeout=300`, { max: 2 });
+    slow = await createTransports(db.client, {
+      name: `slow-${name}`,
+      direct: timed,
+      statementTimeouts: { authenticator: "300ms", authenticated: "300ms" },
+    });
+  });
+  afterAll(() => timed?.close());
+
+  it.skipIf(!onPostgres)(
+    "is DatabaseUnavailableError: 503 database_unavailable with Retry-After",
+    async () => {
+      const user = slow.db[name].asUser(await slow.callerOf(tenant.operador));
+      const failure = await db.client.transaction(async (s) => {
+        await s.query("lock table public.memberships in access exclusive mode");
+        return user.call("einv_caller_membership", { p_org_id: tenant.org.id }).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      });
+      expect(failure).toBeInstanceOf(DatabaseUnavailableError);
+      expect((failure as Error).message).toMatch(/57014/);
+      const answer = toApiError(failure);
+      expect([answer.status, answer.code, answer.headers]).toEqual([
+        503,
+        "database_unavailable",
+        { "Retry-After": "1" },
+      ]);
+      expect(answer.message).not.toMatch(/57014|statement|cancel/);
+    },
+  );
 });

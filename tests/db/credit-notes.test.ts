@@ -4,21 +4,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../shared/db/port.ts";
-import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
 import { connectPostgres, type SqlClient } from "../../shared/db/sql-client.ts";
 import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../support/database.ts";
 import { createInvoice, createTenant, type LineInput, type Tenant } from "../support/factories.ts";
+import { createTransports, TRANSPORTS, type Transports } from "../support/transports.ts";
 
 let db: TestDatabase;
 let pool: SqlClient;
-let api: Db;
+let transports: Transports["db"];
 let tenant: Tenant;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   // as many connections as concurrent callers, so the database, not the pool, decides the order
   pool = db.url ? await connectPostgres(db.url, { max: 20 }) : db.client;
-  api = createPostgresDb(pool);
+  // the stand-in of PostgREST runs on the same pool, so each transport has its 20 connections
+  transports = (await createTransports(pool, { name: "credit-notes" })).db;
   tenant = await createTenant(db);
 });
 afterAll(async () => {
@@ -33,7 +34,7 @@ const FIVE_LINES: LineInput[] = [10_000, 20_000, 30_000, 40_000, 50_000].map((un
   taxRate: 19,
 }));
 
-const create = (invoiceId: string, lineIds: string[] | null, concept = "1") =>
+const create = (invoiceId: string, lineIds: string[] | null, concept = "1", api: Db = transports.postgres) =>
   api.asService().call("einv_credit_note_create", {
     p_org_id: tenant.org.id,
     p_invoice_id: invoiceId,
@@ -44,7 +45,7 @@ const create = (invoiceId: string, lineIds: string[] | null, concept = "1") =>
     p_lease_seconds: 60,
   });
 
-describe("concurrent credit notes", () => {
+describe.each(TRANSPORTS)("concurrent credit notes through the %s transport", (name) => {
   it("20 at once against one invoice never credit a line twice nor more than the invoice", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company, {
       status: "transmitida",
@@ -56,7 +57,7 @@ describe("concurrent credit notes", () => {
       i % 5 === 4 ? null : [ids[i % 5] as string, ids[(i + 1) % 5] as string].slice(0, 1 + (i % 2)),
     );
     const outcomes = await Promise.allSettled(
-      requests.map((lines, i) => create(invoice.id, lines, i === 9 ? "2" : "1")),
+      requests.map((lines, i) => create(invoice.id, lines, i === 9 ? "2" : "1", transports[name])),
     );
     const refused = outcomes.filter((o) => o.status === "rejected");
     for (const o of refused)
@@ -96,8 +97,8 @@ describe("concurrent credit notes", () => {
     );
     // a refused note in the middle takes no number
     const results = await Promise.allSettled([
-      ...invoices.map((inv) => create(inv.id, null)),
-      create(invoices[0]?.id ?? "", [crypto.randomUUID()]),
+      ...invoices.map((inv) => create(inv.id, null, "1", transports[name])),
+      create(invoices[0]?.id ?? "", [crypto.randomUUID()], "1", transports[name]),
     ]);
     expect(results.filter((r) => r.status === "rejected")).toHaveLength(1);
     const numbers = await db.superuser<{ number: string }>(

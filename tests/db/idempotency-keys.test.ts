@@ -4,56 +4,30 @@
  * reading or writing the table but through the two service functions.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocalSigner } from "../../scripts/local/auth.ts";
-import { createTokenVerifier } from "../../shared/auth/jwt.ts";
 import type { Db } from "../../shared/db/port.ts";
-import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
-import { createSupabaseDb } from "../../shared/db/supabase-transport.ts";
 import { ForbiddenError } from "../../shared/errors.ts";
 import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../support/database.ts";
 import { createTenant, type Tenant } from "../support/factories.ts";
-import { createPostgrestFetch } from "../support/postgrest.ts";
+import { createTransports, TRANSPORTS, type Transports } from "../support/transports.ts";
 
-const URL_ = "http://idempotency.supabase.test";
-const PUBLISHABLE = "sb_publishable_idempotency";
-const SECRET = "sb_secret_idempotency";
 const HASH_A = "a".repeat(64);
 const HASH_B = "b".repeat(64);
 
 let db: TestDatabase;
 let tenant: Tenant;
-const transports: Record<string, Db> = {};
+let transports: Transports["db"];
 let userToken: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   tenant = await createTenant(db);
-  const signer = await createLocalSigner(`${URL_}/auth/v1`);
-  const verifier = createTokenVerifier({
-    issuer: signer.issuer,
-    audience: "authenticated",
-    jwks: signer.jwks,
-    jwksUrl: undefined,
-    hs256Secret: undefined,
-  });
-  userToken = await signer.sign(tenant.admin);
-  transports.postgres = createPostgresDb(db.client);
-  transports.supabase = createSupabaseDb({
-    url: URL_,
-    publishableKey: PUBLISHABLE,
-    serviceKey: SECRET,
-    fetch: createPostgrestFetch({
-      client: db.client,
-      url: URL_,
-      publishableKey: PUBLISHABLE,
-      secretKey: SECRET,
-      verify: (token) => verifier.verify(token),
-    }),
-  });
+  const both = await createTransports(db.client, { name: "idempotency" });
+  transports = both.db;
+  userToken = (await both.callerOf(tenant.admin)).accessToken;
 });
 afterAll(() => db?.close());
 
-describe.each(["postgres", "supabase"])("through the %s transport", (name) => {
+describe.each(TRANSPORTS)("through the %s transport", (name) => {
   const service = () => (transports[name] as Db).asService();
   const where = (key: string) => ({ p_org_id: tenant.org.id, p_route: "/einvoicing/deliver", p_key: key });
 
@@ -94,6 +68,27 @@ describe.each(["postgres", "supabase"])("through the %s transport", (name) => {
     expect(second.outcome).toBe("proceed");
   });
 
+  it("lets exactly one of many concurrent first calls proceed", async () => {
+    const args = { p_org_id: tenant.org.id, p_route: "/r", p_key: `race-${name}`, p_request_hash: HASH_A };
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, () => service().call("einv_idempotency_begin", args)),
+    );
+    expect(outcomes.filter((o) => o.outcome === "proceed")).toHaveLength(1);
+    expect(outcomes.filter((o) => o.outcome === "conflict")).toHaveLength(7);
+  });
+
+  it("refuses a key the header rule refuses, whoever writes it", async () => {
+    for (const key of ["", "k".repeat(256), "tab\there", "clé"]) {
+      await expect(
+        service().call("einv_idempotency_begin", {
+          p_org_id: tenant.org.id,
+          p_route: "/r",
+          p_key: key,
+          p_request_hash: HASH_A,
+        }),
+      ).rejects.toThrow(/23514|check/);
+    }
+  });
   it("refuses both functions to a signed-in user", async () => {
     const user = (transports[name] as Db).asUser({
       accessToken: userToken,
@@ -106,16 +101,6 @@ describe.each(["postgres", "supabase"])("through the %s transport", (name) => {
 });
 
 describe("the table", () => {
-  it("lets exactly one of many concurrent first calls proceed", async () => {
-    const service = createPostgresDb(db.client).asService();
-    const args = { p_org_id: tenant.org.id, p_route: "/r", p_key: "race", p_request_hash: HASH_A };
-    const outcomes = await Promise.all(
-      Array.from({ length: 8 }, () => service.call("einv_idempotency_begin", args)),
-    );
-    expect(outcomes.filter((o) => o.outcome === "proceed")).toHaveLength(1);
-    expect(outcomes.filter((o) => o.outcome === "conflict")).toHaveLength(7);
-  });
-
   it.each(["anon", "authenticated", "service_role"] as const)("is closed to %s", async (role) => {
     const claims = role === "authenticated" ? tenant.admin.claims : { role };
     expect(await sqlState(asRole(db, role, claims, "select * from einv_private.idempotency_keys"))).toBe(
@@ -123,22 +108,8 @@ describe("the table", () => {
     );
     expect(
       await sqlState(
-        asRole(db, role, claims, "delete from einv_private.idempotency_keys where key = 'race'"),
+        asRole(db, role, claims, "delete from einv_private.idempotency_keys where key = 'race-postgres'"),
       ),
     ).toBe("42501");
-  });
-
-  it("refuses a key the header rule refuses, whoever writes it", async () => {
-    const service = createPostgresDb(db.client).asService();
-    for (const key of ["", "k".repeat(256), "tab\there", "clé"]) {
-      await expect(
-        service.call("einv_idempotency_begin", {
-          p_org_id: tenant.org.id,
-          p_route: "/r",
-          p_key: key,
-          p_request_hash: HASH_A,
-        }),
-      ).rejects.toThrow(/23514|check/);
-    }
   });
 });

@@ -65,6 +65,7 @@ describe("isFinalAnswer", () => {
     [500, "internal_error"],
     [502, "provider_error"],
     [503, "service_unavailable"],
+    [503, "database_unavailable"],
     [504, "provider_timeout"],
   ] as const)("releases the key after %i %s", (status, code) => {
     expect(isFinalAnswer(status, code)).toBe(false);
