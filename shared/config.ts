@@ -39,6 +39,12 @@ const EnvSchema = z.object({
   SUPABASE_SERVICE_ROLE_KEY: optionalText,
   SUPABASE_JWKS: optionalText,
   SUPABASE_JWKS_URL: url.optional(),
+  /**
+   * Legacy HS256 projects: the JWT secret. EINV_JWT_SECRET on a deployment (the CLI refuses secret
+   * names starting with SUPABASE_ and the platform does not inject this one); SUPABASE_JWT_SECRET
+   * still works locally. EINV_JWT_SECRET wins when both are set.
+   */
+  EINV_JWT_SECRET: optionalText,
   SUPABASE_JWT_SECRET: optionalText,
   JWT_ISSUER: optionalText,
   JWT_AUDIENCE: z.string().default("authenticated"),
@@ -93,10 +99,10 @@ export interface Config {
   jwt: {
     issuer: string | undefined;
     audience: string;
-    /** Inline JWKS (SUPABASE_JWKS), preferred over fetching `jwksUrl`. */
+    /** Inline JWKS (SUPABASE_JWKS), tried first; `jwksUrl` is fetched for a key it lacks (rate-limited). */
     jwks: { keys: unknown[] } | undefined;
     jwksUrl: string | undefined;
-    /** Legacy shared secret, for projects still on HS256 tokens. */
+    /** Legacy shared secret (EINV_JWT_SECRET, else SUPABASE_JWT_SECRET), for projects still on HS256 tokens. */
     hs256Secret: string | undefined;
   };
   db:
@@ -149,8 +155,9 @@ export function loadConfig(env: Env): Config {
   const jwksUrl =
     e.SUPABASE_JWKS_URL ??
     (e.SUPABASE_URL ? `${trimSlash(e.SUPABASE_URL)}/auth/v1/.well-known/jwks.json` : undefined);
-  if (!jwks && !jwksUrl && !e.SUPABASE_JWT_SECRET) {
-    problems.push("one of SUPABASE_JWKS, SUPABASE_JWKS_URL, SUPABASE_URL or SUPABASE_JWT_SECRET is required");
+  const hs256Secret = e.EINV_JWT_SECRET ?? e.SUPABASE_JWT_SECRET;
+  if (!jwks && !jwksUrl && !hs256Secret) {
+    problems.push("one of SUPABASE_JWKS, SUPABASE_JWKS_URL, SUPABASE_URL or EINV_JWT_SECRET is required");
   }
   const issuer = e.JWT_ISSUER ?? (e.SUPABASE_URL ? `${trimSlash(e.SUPABASE_URL)}/auth/v1` : undefined);
   // Public keys may be shared across projects or issuers: never verify by them without an issuer check.
@@ -178,7 +185,7 @@ export function loadConfig(env: Env): Config {
   if (problems.length > 0 || !db) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return {
     apiKeys,
-    jwt: { issuer, audience: e.JWT_AUDIENCE, jwks, jwksUrl, hs256Secret: e.SUPABASE_JWT_SECRET },
+    jwt: { issuer, audience: e.JWT_AUDIENCE, jwks, jwksUrl, hs256Secret },
     db,
     http: {
       maxBodyBytes: e.EINV_MAX_BODY_BYTES,

@@ -1,19 +1,55 @@
 // Helper of deno-deploy-check.sh (run from the repository root by Node):
-//   node scripts/ci/deno-deploy-scan.mjs <out-dir> <entry.ts>...
+//   node scripts/ci/deno-deploy-scan.mjs <out-dir> <import-map> <entry.ts>...
+// <import-map> is the file supabase/config.toml names as the functions' import_map. The deploy
+// bundler reads it as the Deno *config* too (edge-runtime `bundle --import-map`), so this
+// 0. refuses any key of it that the bundler would act on wrongly (an allowlist: see ALLOWED);
 // Scans every source file under functions/ and shared/ for the modules it imports and
-// 1. checks that each bare specifier maps, in deno.json's "imports", to `npm:<package>@<version>` with the
-//    exact version package.json pins (and that every deno.json entry agrees with package.json);
+// 1. checks that each bare specifier maps, in that file's "imports", to `npm:<package>@<version>` with the
+//    exact version package.json pins (and that every entry of the map agrees with package.json);
 // 2. writes <out-dir>/deploy-check-load.ts, which imports each entry's own imports and every lazily
 //    imported module (`import("…")`, found here, not kept by hand), one by one, reporting each failure.
 // Problems go to stderr, one a line; the exit code is 1 if there were any.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, posix } from "node:path";
 
-const [outDir, ...entries] = process.argv.slice(2);
+const [outDir, mapPath, ...entries] = process.argv.slice(2);
 const ROOTS = ["functions", "shared"];
 const problems = [];
 
-const denoJson = JSON.parse(readFileSync("deno.json", "utf8"));
+/**
+ * The keys the map may hold. Everything else in a Deno config is acted on by the bundler in a way
+ * that breaks or changes the deploy: nodeModulesDir ("manual"/"auto": npm packages from a node_modules
+ * the bundler never sees), vendor (a vendor/ folder it never sees), workspace, links and patch (local
+ * folders it never sees), importMap (a second file the CLI does not mount), lock (a lockfile it does
+ * not mount), unstable flags that change resolution (sloppy-imports, bare-node-builtins, ...).
+ * Read in supabase/edge-runtime's `bundle` (cli/src/main.rs: the --import-map file becomes the
+ * config) and deno/lib.rs (node_modules_dir, vendor_dir_path, has_unstable("sloppy-imports")).
+ */
+const ALLOWED = {
+  imports: "the import map itself",
+  scopes: "the import map itself",
+  compilerOptions: "type-checking; the bundler only reads the emit options (jsx, decorators)",
+  unstable: "only the flags in ALLOWED_UNSTABLE",
+  fmt: "ignored by the bundler",
+  lint: "ignored by the bundler",
+  tasks: "ignored by the bundler",
+};
+/** lazy-dynamic-imports: the edge-runtime bundler does not read it; the eszip still holds every module. */
+const ALLOWED_UNSTABLE = ["lazy-dynamic-imports"];
+
+const denoJson = JSON.parse(readFileSync(mapPath, "utf8"));
+for (const key of Object.keys(denoJson)) {
+  if (!(key in ALLOWED)) {
+    problems.push(
+      `${mapPath} (a function's import_map in supabase/config.toml) sets "${key}", which the deploy bundler would act on: keep it out of that file (allowed: ${Object.keys(ALLOWED).join(", ")})`,
+    );
+  }
+}
+for (const flag of [denoJson.unstable ?? []].flat()) {
+  if (!ALLOWED_UNSTABLE.includes(flag)) {
+    problems.push(`${mapPath} sets "unstable": ["${flag}"]; allowed: ${ALLOWED_UNSTABLE.join(", ")}`);
+  }
+}
 const importMap = denoJson.imports ?? {};
 const packageJson = JSON.parse(readFileSync("package.json", "utf8"));
 const pinned = { ...packageJson.devDependencies, ...packageJson.dependencies };
@@ -74,16 +110,16 @@ const NPM = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)@([^/]+)(?:\/.*)?$/;
 
 function checkPin(key, target) {
   const m = NPM.exec(target);
-  if (!m) return `deno.json maps "${key}" to "${target}", not to a pinned npm:<package>@<version>`;
+  if (!m) return `${mapPath} maps "${key}" to "${target}", not to a pinned npm:<package>@<version>`;
   const [, name, version] = m;
-  if (pinned[name] === undefined) return `deno.json maps "${key}" to ${name}, which package.json lacks`;
+  if (pinned[name] === undefined) return `${mapPath} maps "${key}" to ${name}, which package.json lacks`;
   if (pinned[name] !== version) {
-    return `deno.json maps "${key}" to ${name}@${version}, package.json pins ${name}@${pinned[name]}`;
+    return `${mapPath} maps "${key}" to ${name}@${version}, package.json pins ${name}@${pinned[name]}`;
   }
   return undefined;
 }
 
-// 1. bare specifiers against deno.json and package.json
+// 1. bare specifiers against the map and package.json
 const bare = new Map(); // specifier -> files importing it
 const lazy = new Map(); // module to load -> files importing it lazily
 for (const file of ROOTS.flatMap(sourceFiles).sort()) {
@@ -93,7 +129,7 @@ for (const file of ROOTS.flatMap(sourceFiles).sort()) {
       bare.set(specifier, [...(bare.get(specifier) ?? []), file]);
     } else if (!/^\.{0,2}\//.test(specifier)) {
       problems.push(
-        `${file}: imports "${specifier}"; the deployable code uses bare specifiers mapped by deno.json`,
+        `${file}: imports "${specifier}"; the deployable code uses bare specifiers mapped by ${mapPath}`,
       );
       continue;
     }
@@ -108,7 +144,7 @@ for (const [specifier, files] of [...bare].sort()) {
   const target = mapped(specifier);
   const name = NPM.exec(target ?? "")?.[1];
   if (target === undefined) {
-    problems.push(`deno.json "imports" has no entry for "${specifier}" (${users})`);
+    problems.push(`${mapPath} "imports" has no entry for "${specifier}" (${users})`);
   } else if (name && packageJson.dependencies?.[name] === undefined) {
     problems.push(`"${specifier}" (${users}) is deployed, so ${name} belongs in package.json "dependencies"`);
   }

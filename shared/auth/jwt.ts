@@ -39,6 +39,8 @@ export class KeysUnavailableError extends Error {
 export interface TokenVerifierOptions {
   /** Budget for one fetch of `jwksUrl`; jose's default is 5 s. */
   jwksTimeoutMs?: number;
+  /** With an inline JWKS: least time between two fetches of `jwksUrl` for a `kid` it lacks. */
+  jwksRefetchIntervalMs?: number;
 }
 
 const ASYMMETRIC = ["ES256", "RS256"];
@@ -49,10 +51,14 @@ const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  */
 const CACHE_SIZE = 1000;
 const REMEMBER_MS = 5 * 60_000;
+/** An inline JWKS that lacks a token's `kid` is completed from `jwksUrl` at most this often. */
+const REFETCH_INTERVAL_MS = 30_000;
 
 export function createTokenVerifier(jwt: Config["jwt"], options: TokenVerifierOptions = {}): TokenVerifier {
   const jwks: JWTVerifyGetKey | undefined = jwt.jwks
-    ? createLocalJWKSet(jwt.jwks as JSONWebKeySet)
+    ? jwt.jwksUrl
+      ? inlineThenFetched(jwt.jwks as JSONWebKeySet, new URL(jwt.jwksUrl), options)
+      : createLocalJWKSet(jwt.jwks as JSONWebKeySet)
     : jwt.jwksUrl
       ? remoteKeys(new URL(jwt.jwksUrl), options)
       : undefined;
@@ -129,6 +135,70 @@ function remoteKeys(url: URL, options: TokenVerifierOptions): JWTVerifyGetKey {
       }
       throw error;
     }
+  };
+}
+
+/**
+ * An inline JWKS (SUPABASE_JWKS) goes stale when the project rotates its signing key: every new
+ * token then names a `kid` it lacks. Such a token makes the project's JWKS be fetched — at most once
+ * per `jwksRefetchIntervalMs`, however many tokens with unknown kids arrive (tokens waiting meanwhile
+ * share the one fetch) — and the fetched keys are tried after the inline ones. Within the interval,
+ * a kid that neither set holds is an invalid token (401); if the last fetch failed, the keys are
+ * unavailable (503), so a rotation during an Auth outage does not read as bad tokens.
+ */
+function inlineThenFetched(inline: JSONWebKeySet, url: URL, options: TokenVerifierOptions): JWTVerifyGetKey {
+  const inlineKeys = createLocalJWKSet(inline);
+  const interval = options.jwksRefetchIntervalMs ?? REFETCH_INTERVAL_MS;
+  // jose fetches and validates the set; every call of `reload` below is one request.
+  const remote = createRemoteJWKSet(url, {
+    ...(options.jwksTimeoutMs !== undefined ? { timeoutDuration: options.jwksTimeoutMs } : {}),
+  });
+  let fetchedKeys: JWTVerifyGetKey | undefined;
+  let lastAttempt = Number.NEGATIVE_INFINITY;
+  let attempt: Promise<void> | undefined;
+  let failure: KeysUnavailableError | undefined;
+
+  const refetch = async () => {
+    try {
+      await remote.reload();
+      const fetched = remote.jwks();
+      fetchedKeys = fetched ? createLocalJWKSet(fetched) : undefined;
+      failure = undefined;
+    } catch (error) {
+      failure = new KeysUnavailableError(
+        `could not obtain the signing keys: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+  };
+  const tryKeys = async (
+    keys: JWTVerifyGetKey | undefined,
+    header: Parameters<JWTVerifyGetKey>[0],
+    token: Parameters<JWTVerifyGetKey>[1],
+  ) => {
+    if (!keys) return undefined;
+    try {
+      return await keys(header, token);
+    } catch (error) {
+      if (error instanceof joseErrors.JWKSNoMatchingKey) return undefined;
+      throw error;
+    }
+  };
+
+  return async (header, token) => {
+    const known = (await tryKeys(inlineKeys, header, token)) ?? (await tryKeys(fetchedKeys, header, token));
+    if (known) return known;
+    if (!attempt && Date.now() - lastAttempt >= interval) {
+      lastAttempt = Date.now();
+      attempt = refetch().finally(() => {
+        attempt = undefined;
+      });
+    }
+    if (attempt) await attempt;
+    const fetched = await tryKeys(fetchedKeys, header, token);
+    if (fetched) return fetched;
+    if (failure) throw failure;
+    throw new joseErrors.JWKSNoMatchingKey();
   };
 }
 

@@ -1,10 +1,14 @@
 /**
  * The app as the tests run it: the real composition root and pipeline, the test file's database
- * through the `postgres` transport, tokens signed by a local key whose JWKS the verifier trusts.
+ * through the `postgres` transport, tokens signed by a local key whose JWKS the verifier trusts
+ * (inline, as SUPABASE_JWKS, and served on loopback as the project's JWKS URL, which the verifier
+ * fetches for a `kid` the inline set lacks).
  * Its responses, log lines and the tokens it signs are recorded for the secret canary's final scan
  * (tests/support/canary.ts).
  */
 import { mkdtempSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../../functions/einvoicing/app.ts";
@@ -49,6 +53,27 @@ export interface TestApp {
   post(path: string, body: unknown, token?: string, headers?: Record<string, string>): Promise<Response>;
 }
 
+/** One loopback server per test process standing in for Auth's `/.well-known/jwks.json`, one path per app. */
+let jwksServer: Promise<{ base: string; sets: Map<string, string> }> | undefined;
+async function servedJwks(jwks: LocalSigner["jwks"]): Promise<string> {
+  jwksServer ??= new Promise((resolve) => {
+    const sets = new Map<string, string>();
+    const server = createServer((request, response) => {
+      const body = sets.get(request.url ?? "");
+      response.writeHead(body ? 200 : 404, { "content-type": "application/json" });
+      response.end(body ?? "{}");
+    });
+    server.unref();
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sets }),
+    );
+  });
+  const { base, sets } = await jwksServer;
+  const path = `/${crypto.randomUUID()}/auth/v1/.well-known/jwks.json`;
+  sets.set(path, JSON.stringify(jwks));
+  return `${base}${path}`;
+}
+
 export async function createTestApp(
   db: TestDatabase,
   options: { env?: Record<string, string>; providerFetch?: FetchLike; resolver?: Resolver } = {},
@@ -61,6 +86,7 @@ export async function createTestApp(
       SUPABASE_URL: TEST_URL,
       SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: TEST_API_KEY }),
       SUPABASE_JWKS: JSON.stringify(signer.jwks),
+      SUPABASE_JWKS_URL: await servedJwks(signer.jwks),
       EINV_DB_TRANSPORT: "embedded",
       EINV_CREDENTIALS_KEY: TEST_CREDENTIALS_KEY,
       EINV_LOG_LEVEL: "debug",

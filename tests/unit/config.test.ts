@@ -2,7 +2,9 @@
  * Configuration: token verification by public keys must also check the issuer, so a deployment
  * that cannot tell which issuer to expect fails at start instead of silently skipping the check.
  */
+import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
+import { createTokenVerifier } from "../../shared/auth/jwt.ts";
 import { ConfigError, loadConfig } from "../../shared/config.ts";
 
 const JWKS = JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "x", y: "y", kid: "k" }] });
@@ -36,5 +38,37 @@ describe("loadConfig: the token issuer", () => {
       issuer: "https://ref.supabase.co/auth/v1",
       jwksUrl: "https://ref.supabase.co/auth/v1/.well-known/jwks.json",
     });
+  });
+});
+
+describe("loadConfig: the legacy HS256 secret", () => {
+  const SECRET = "legacy-secret-of-at-least-32-characters!";
+  const OTHER = "another-legacy-secret-of-32-characters!!";
+  const hs256Token = (secret: string) =>
+    new SignJWT({ role: "authenticated" })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setSubject("a0000000-0000-4000-8000-000000000001")
+      .setAudience("authenticated")
+      .setExpirationTime("1h")
+      .sign(new TextEncoder().encode(secret));
+
+  it("reads EINV_JWT_SECRET, a name `supabase secrets set` accepts, and verifies tokens signed with it", async () => {
+    const config = loadConfig({ ...base, EINV_JWT_SECRET: SECRET });
+    expect(config.jwt.hs256Secret).toBe(SECRET);
+    const claims = await createTokenVerifier(config.jwt).verify(await hs256Token(SECRET));
+    expect(claims.sub).toBe("a0000000-0000-4000-8000-000000000001");
+  });
+
+  it("keeps SUPABASE_JWT_SECRET working (local runs)", () => {
+    expect(loadConfig({ ...base, SUPABASE_JWT_SECRET: SECRET }).jwt.hs256Secret).toBe(SECRET);
+  });
+
+  it("prefers EINV_JWT_SECRET when both are set", () => {
+    const config = loadConfig({ ...base, EINV_JWT_SECRET: SECRET, SUPABASE_JWT_SECRET: OTHER });
+    expect(config.jwt.hs256Secret).toBe(SECRET);
+  });
+
+  it("names EINV_JWT_SECRET, never a value, when no way to verify tokens is configured", () => {
+    expect(() => loadConfig(base)).toThrow(/EINV_JWT_SECRET is required/);
   });
 });

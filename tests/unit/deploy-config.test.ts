@@ -1,8 +1,13 @@
 /**
  * What deploys must agree with what is tested: deno.json pins the same npm versions as
- * package.json, and config.toml points the function at the real entry with verify_jwt off.
+ * package.json, config.toml points the function at the real entry with verify_jwt off, and the file
+ * it names as import_map holds nothing the deploy bundler would act on wrongly (ADR 0003).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const root = new URL("../../", import.meta.url);
@@ -31,6 +36,28 @@ describe("deploy configuration", () => {
       expect(entry).toBe(`../functions/${name}/index.ts`);
       expect(existsSync(new URL(`supabase/${entry}`, root))).toBe(true);
       expect(existsSync(new URL(`supabase/${importMap}`, root))).toBe(true);
+    },
+  );
+
+  it.each(["einvoicing", "reconcile"])(
+    "names for %s an import_map the deploy bundler can read as its Deno config",
+    (name) => {
+      const toml = read("supabase/config.toml");
+      const section = (toml.split(`[functions.${name}]`)[1] ?? "").split("\n[")[0] ?? "";
+      const importMap = (/import_map = "\.\.\/([^"]+)"/.exec(section)?.[1] ?? "") as string;
+      const out = mkdtempSync(join(tmpdir(), "einv-deploy-scan-"));
+      try {
+        // The scan of scripts/ci/deno-deploy-check.sh without Deno: the keys, the imports, the pins.
+        const scan = spawnSync(
+          process.execPath,
+          ["scripts/ci/deno-deploy-scan.mjs", out, importMap, `functions/${name}/index.ts`],
+          { cwd: fileURLToPath(root), encoding: "utf8" },
+        );
+        expect(scan.stderr).toBe("");
+        expect(scan.status).toBe(0);
+      } finally {
+        rmSync(out, { recursive: true, force: true });
+      }
     },
   );
 });
