@@ -5,7 +5,7 @@
  * reconcile pick of 500 open documents and of 500 due deliveries (EINV_RECONCILE_BATCH's maximum).
  * Each runs three times; the times are printed, for docs/postgrest-stand-in.md, not asserted:
  *
- *   CI=true npx vitest run tests/db/batch-timings.test.ts
+ *   npm run measure:batches
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { MAX_INVOICES_PER_CALL } from "../../functions/invoices/transmit.ts";
