@@ -168,6 +168,7 @@ export async function reconcile({
                 providers: ctx.providers,
                 documents: ctx.documents,
                 actorId: delivery.created_by,
+                limits: null,
                 retry: { of: delivery.delivery_id, sendId: delivery.send_id },
               },
               input: { org_id: delivery.org_id, invoice_id: delivery.invoice_id, to: delivery.to },
