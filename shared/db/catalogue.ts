@@ -9,6 +9,7 @@ import type {
   DeliveryAttachmentRecord,
   DocumentKind,
   DocumentRecord,
+  Environment,
   FiscalStatus,
   MembershipRow,
   RecordedOutcome,
@@ -360,7 +361,15 @@ interface RecordFunctions {
   };
   einv_reconcile_pick_open_deliveries: {
     args: { p_run_id: string; p_limit: number; p_grace_seconds: number; p_lease_seconds: number };
-    result: { delivery_id: string; org_id: string; invoice_id: string; to: string; send_id: string }[];
+    result: {
+      delivery_id: string;
+      org_id: string;
+      invoice_id: string;
+      to: string;
+      send_id: string;
+      company_id: string;
+      environment: Environment | null;
+    }[];
   };
   einv_reconcile_pick_deliveries: {
     args: { p_run_id: string; p_limit: number };

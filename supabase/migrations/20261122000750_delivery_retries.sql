@@ -92,10 +92,12 @@ language sql security definer set search_path = '' as $$
   taken as (
     update public.deliveries d set lease_until = now() + make_interval(secs => greatest(p_lease_seconds, 1))
       from due where d.id = due.id returning d.*)
+  -- the invoice's company and environment name the deliver provider that was asked to send it
   select coalesce(jsonb_agg(jsonb_build_object(
-           'delivery_id', id, 'org_id', org_id, 'invoice_id', invoice_id, 'to', recipient,
-           'send_id', coalesce(send_id, id), 'run_id', p_run_id)), '[]'::jsonb)
-    from taken
+           'delivery_id', t.id, 'org_id', t.org_id, 'invoice_id', t.invoice_id, 'to', t.recipient,
+           'send_id', coalesce(t.send_id, t.id), 'company_id', i.company_id, 'environment', i.environment,
+           'run_id', p_run_id)), '[]'::jsonb)
+    from taken t join public.invoices i on i.id = t.invoice_id and i.org_id = t.org_id
 $$;
 
 revoke all on function public.einv_delivery_retry_later(uuid, uuid, uuid),
