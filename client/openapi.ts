@@ -562,7 +562,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is rate limiting: retry after `Retry-After` seconds. Codes: `rate_limited`. */
+            /** @description Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds. Codes: `rate_limited`. */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -801,7 +801,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is rate limiting: retry after `Retry-After` seconds. Codes: `rate_limited`. */
+            /** @description Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds. Codes: `rate_limited`. */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -916,7 +916,7 @@ export interface operations {
                         delivery_id: string;
                         to: string;
                         /** @enum {string} */
-                        status: "enviada" | "error";
+                        status: "enviada" | "error" | "pendiente";
                         message: string;
                     };
                 };
@@ -1041,7 +1041,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is rate limiting: retry after `Retry-After` seconds. Codes: `rate_limited`. */
+            /** @description Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds. Codes: `rate_limited`. */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1650,7 +1650,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is rate limiting: retry after `Retry-After` seconds. Codes: `rate_limited`. */
+            /** @description Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds. Codes: `rate_limited`. */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1888,7 +1888,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is rate limiting: retry after `Retry-After` seconds. Codes: `rate_limited`. */
+            /** @description Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds. Codes: `rate_limited`. */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2340,7 +2340,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is rate limiting: retry after `Retry-After` seconds. Codes: `rate_limited`. */
+            /** @description Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds. Codes: `rate_limited`. */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

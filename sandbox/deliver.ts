@@ -1,4 +1,9 @@
-import { type DeliveryOutcome, fromBase64, SendMessageRequest } from "../shared/providers/deliver.ts";
+import {
+  type DeliveryOutcome,
+  fromBase64,
+  MESSAGE_NOT_FOUND,
+  SendMessageRequest,
+} from "../shared/providers/deliver.ts";
 import { REPLAYED_HEADER } from "../shared/providers/protocol.ts";
 import {
   createSandboxBase,
@@ -6,6 +11,7 @@ import {
   fingerprint,
   type ReceivedLogEntry,
   readIdempotentPost,
+  refuse,
   type SandboxOptions,
   type SandboxService,
 } from "./common.ts";
@@ -28,6 +34,12 @@ export interface MessageLogEntry {
   outbox_path?: string;
 }
 
+export interface MessageQueryLogEntry {
+  reference: string;
+  found: boolean;
+  received_at: string;
+}
+
 export interface SandboxDeliverOptions extends SandboxOptions {
   /** When set, each processed message is written to `<outboxDir>/<time>-<reference>/`. */
   outboxDir?: string;
@@ -36,6 +48,8 @@ export interface SandboxDeliverOptions extends SandboxOptions {
 export interface SandboxDeliver extends SandboxService {
   /** Each message taken into processing, in order (copies). */
   readonly messages: readonly MessageLogEntry[];
+  /** Each GET /messages/{reference} that reached the handler, and whether it was known (copies). */
+  readonly queries: readonly MessageQueryLogEntry[];
   /** Each POST /messages received, including replays and refused ones (copies). */
   readonly received: readonly ReceivedLogEntry[];
   /** The text and attachment bytes of a processed message, by our reference. */
@@ -44,6 +58,7 @@ export interface SandboxDeliver extends SandboxService {
 
 export function createSandboxDeliver(options: SandboxDeliverOptions = {}): SandboxDeliver {
   const messages: MessageLogEntry[] = [];
+  const queries: MessageQueryLogEntry[] = [];
   const byKey = new Map<string, { fingerprint: string; outcome: DeliveryOutcome }>();
   const byReference = new Map<string, DeliveryOutcome>();
   const contents = new Map<string, { text: string; attachments: Map<string, Uint8Array> }>();
@@ -51,9 +66,10 @@ export function createSandboxDeliver(options: SandboxDeliverOptions = {}): Sandb
     primary: "send",
     loggedPost: "/messages",
     logsPath: "/_sandbox/messages",
-    logs: () => ({ messages, received: base.received }),
+    logs: () => ({ messages, queries, received: base.received }),
     onReset: () => {
       messages.length = 0;
+      queries.length = 0;
       byKey.clear();
       byReference.clear();
       contents.clear();
@@ -130,6 +146,20 @@ export function createSandboxDeliver(options: SandboxDeliverOptions = {}): Sandb
     return withFault(c, fault, () => c.json(outcome, 201));
   });
 
+  // What became of the message sent under a reference: `sent` or `rejected`, or never received.
+  app.get("/messages/:reference", async (c) => {
+    const reference = c.req.param("reference");
+    const fault = faults.draw("query", reference);
+    if (fault === "error" || fault === "rate_limited") return refuse(c, fault);
+    const outcome = byReference.get(reference);
+    queries.push({ reference, found: outcome !== undefined, received_at: now().toISOString() });
+    return withFault(c, fault, () =>
+      outcome
+        ? c.json(outcome, 200)
+        : c.json(errorBody(MESSAGE_NOT_FOUND, `No message with reference ${reference}.`), 404),
+    );
+  });
+
   return {
     fetch: base.service.fetch,
     setKnobs: base.service.setKnobs,
@@ -142,6 +172,9 @@ export function createSandboxDeliver(options: SandboxDeliverOptions = {}): Sandb
     },
     get received() {
       return base.received.map((entry) => ({ ...entry }));
+    },
+    get queries() {
+      return queries.map((entry) => ({ ...entry }));
     },
     content: (reference) => contents.get(reference),
   };

@@ -89,6 +89,12 @@ const EnvSchema = z.object({
   EINV_RECONCILE_BATCH: z.coerce.number().int().min(1).max(500).default(25),
   /** A document left `en_proceso` is reconciled once nobody has looked at it for this long. */
   EINV_RECONCILE_GRACE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(120),
+  /** /deliver: e-mails of one document (to any addresses) begun within the window. */
+  EINV_DELIVER_LIMIT_PER_DOCUMENT: z.coerce.number().int().min(1).max(1_000).default(5),
+  /** /deliver: e-mails of one organization begun within the window. */
+  EINV_DELIVER_LIMIT_PER_ORG: z.coerce.number().int().min(1).max(100_000).default(300),
+  /** /deliver: the sliding window both limits count over. */
+  EINV_DELIVER_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -125,6 +131,11 @@ export interface Config {
     allowPrivateUrls: boolean;
   };
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /**
+   * /deliver's limits, counted in the database (so across function instances) over a sliding
+   * window; past one the answer is 429 rate_limited with Retry-After.
+   */
+  deliver: { perDocument: number; perOrganization: number; windowSeconds: number };
   reconcile: {
     /** Absent: the reconcile function refuses to start. A secret. */
     secret: string | undefined;
@@ -200,6 +211,11 @@ export function loadConfig(env: Env): Config {
       allowPrivateUrls: e.EINV_ALLOW_PRIVATE_PROVIDER_URLS,
     },
     logLevel: e.EINV_LOG_LEVEL,
+    deliver: {
+      perDocument: e.EINV_DELIVER_LIMIT_PER_DOCUMENT,
+      perOrganization: e.EINV_DELIVER_LIMIT_PER_ORG,
+      windowSeconds: e.EINV_DELIVER_LIMIT_WINDOW_SECONDS,
+    },
     reconcile: {
       secret: e.EINV_RECONCILE_SECRET,
       budgetMs: e.EINV_RECONCILE_BUDGET_MS,

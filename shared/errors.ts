@@ -85,6 +85,17 @@ export class BusinessRuleError extends DomainError {
   readonly code = "business_rule";
 }
 
+/** Too many requests of a kind: the caller may try again after `retryAfterSeconds`. */
+export class RateLimitedError extends DomainError {
+  readonly code = "rate_limited";
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
 /** The database could not be reached or answered in a way we did not expect. */
 export class DatabaseError extends DomainError {
   readonly code = "service_unavailable";

@@ -9,6 +9,7 @@ import type {
   DeliveryAttachmentRecord,
   DocumentKind,
   DocumentRecord,
+  Environment,
   FiscalStatus,
   MembershipRow,
   RecordedOutcome,
@@ -292,6 +293,36 @@ interface ReconcileFunctions {
   };
 }
 
+/** How many deliveries a request may begin within `window_seconds`: per document, per organization. */
+export interface DeliveryLimits {
+  per_document: number;
+  per_organization: number;
+  window_seconds: number;
+}
+
+/**
+ * What `einv_delivery_begin` did: opened a delivery; or found one of the same document to the same
+ * address still open or just sent (`existing`: nothing is to be sent); or refused (`rate_limited`).
+ */
+export type DeliveryBegun =
+  | { delivery_id: string; existing?: undefined; rate_limited?: undefined }
+  | {
+      delivery_id: string;
+      existing: {
+        invoice_id: string;
+        to: string;
+        status: "pendiente" | "enviada";
+        message: string | null;
+        created_at: string;
+      };
+      rate_limited?: undefined;
+    }
+  | {
+      delivery_id?: undefined;
+      existing?: undefined;
+      rate_limited: { scope: "document" | "organization"; limit: number; retry_after_seconds: number };
+    };
+
 /** Callable by `service_role`: PDFs and deliveries. */
 interface RecordFunctions {
   einv_representation_save: {
@@ -308,8 +339,17 @@ interface RecordFunctions {
     result: RepresentationRow;
   };
   einv_delivery_begin: {
-    args: { p_org_id: string; p_invoice_id: string; p_recipient: string; p_actor_id: string | null };
-    result: { delivery_id: string };
+    args: {
+      p_org_id: string;
+      p_invoice_id: string;
+      p_recipient: string;
+      p_actor_id: string | null;
+      /** The provider reference; null: the delivery's own id. */
+      p_send_id: string | null;
+      /** A request's limits; null for the reconcile job's retries (neither matched nor counted). */
+      p_limits: DeliveryLimits | null;
+    };
+    result: DeliveryBegun;
   };
   einv_delivery_retry_later: {
     args: { p_org_id: string; p_delivery_id: string; p_send_id: string };
@@ -318,6 +358,18 @@ interface RecordFunctions {
   einv_delivery_link_retry: {
     args: { p_org_id: string; p_delivery_id: string; p_retry_of: string };
     result: { delivery_id: string; retry_of: string };
+  };
+  einv_reconcile_pick_open_deliveries: {
+    args: { p_run_id: string; p_limit: number; p_grace_seconds: number; p_lease_seconds: number };
+    result: {
+      delivery_id: string;
+      org_id: string;
+      invoice_id: string;
+      to: string;
+      send_id: string;
+      company_id: string;
+      environment: Environment | null;
+    }[];
   };
   einv_reconcile_pick_deliveries: {
     args: { p_run_id: string; p_limit: number };
@@ -496,9 +548,13 @@ export const CATALOGUE = {
   einv_delivery_retry_later: { role: "service_role", args: ["p_org_id", "p_delivery_id", "p_send_id"] },
   einv_delivery_link_retry: { role: "service_role", args: ["p_org_id", "p_delivery_id", "p_retry_of"] },
   einv_reconcile_pick_deliveries: { role: "service_role", args: ["p_run_id", "p_limit"] },
+  einv_reconcile_pick_open_deliveries: {
+    role: "service_role",
+    args: ["p_run_id", "p_limit", "p_grace_seconds", "p_lease_seconds"],
+  },
   einv_delivery_begin: {
     role: "service_role",
-    args: ["p_org_id", "p_invoice_id", "p_recipient", "p_actor_id"],
+    args: ["p_org_id", "p_invoice_id", "p_recipient", "p_actor_id", "p_send_id", "p_limits"],
   },
   einv_delivery_record: {
     role: "service_role",

@@ -29,7 +29,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: "The body is over the size limit.",
   415: "The body is not application/json.",
   422: "A business rule refuses the request (the message says which).",
-  429: "The provider is rate limiting: retry after `Retry-After` seconds.",
+  429: "Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds.",
   500: "Unexpected error; the request id identifies it in the logs.",
   502: "The provider failed and nothing changed.",
   503: "A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds.",

@@ -1,12 +1,14 @@
 /**
  * HTTP client for a deliver provider (docs/provider-protocol.md#deliver): POST /messages with an
- * Idempotency-Key. The message is checked before it leaves (addresses, one-line subject, attachment
+ * Idempotency-Key, and GET /messages/{reference} to learn what became of one. The message is checked before it leaves (addresses, one-line subject, attachment
  * sizes); the answer must be the outcome of this very message.
  */
 import {
   type DeliveryChannel,
   DeliveryOutcome,
   MAX_ATTACHMENT_BYTES,
+  MESSAGE_NOT_FOUND,
+  messagePath,
   SendMessageRequest,
   toBase64,
 } from "./deliver.ts";
@@ -59,6 +61,26 @@ export function createDeliveryClient(options: DeliveryClientOptions): DeliveryCh
       const outcome = http.json("send", DeliveryOutcome, answer);
       if (outcome.reference.toLowerCase() !== message.reference.toLowerCase()) {
         throw http.malformed("send", answer, "the outcome of a different message");
+      }
+      return outcome;
+    },
+
+    async query(reference) {
+      const answer = await http.call("message_query", messagePath(reference), { method: "GET" });
+      if (answer.status === 404) {
+        // Only the protocol's own "not found" means "never received": a 404 from a wrong URL or a
+        // proxy must not be read as "safe to send again".
+        if (http.errorCode(answer) === MESSAGE_NOT_FOUND) return null;
+        throw http.malformed(
+          "message_query",
+          answer,
+          `a 404 that is not the protocol's ${MESSAGE_NOT_FOUND}`,
+        );
+      }
+      if (!isSuccess(answer.status)) throw http.failure("message_query", answer);
+      const outcome = http.json("message_query", DeliveryOutcome, answer);
+      if (outcome.reference.toLowerCase() !== reference.toLowerCase()) {
+        throw http.malformed("message_query", answer, "the outcome of a different message");
       }
       return outcome;
     },

@@ -1,6 +1,7 @@
 /**
  * The deliver provider protocol (docs/provider-protocol.md#deliver): send one e-mail with
- * attachments, deduplicated by an Idempotency-Key. Our client (./deliver-client.ts) and the sandbox
+ * attachments, deduplicated by an Idempotency-Key, and query a message by our reference (how a
+ * delivery whose outcome was never recorded is settled without sending it again). Our client (./deliver-client.ts) and the sandbox
  * (sandbox/deliver.ts) both validate with these schemas. A refused message (bounce, blocked
  * recipient) is an outcome with status `rejected`, not an error.
  */
@@ -77,6 +78,12 @@ export const DeliveryOutcome = z.object({
 });
 export type DeliveryOutcome = z.infer<typeof DeliveryOutcome>;
 
+/** The error code of GET /messages/{reference} for a reference the provider never received. */
+export const MESSAGE_NOT_FOUND = "message_not_found";
+
+/** The path of a message's query, relative to the base URL. */
+export const messagePath = (reference: string) => `messages/${encodeURIComponent(reference)}`;
+
 /** A message as the core hands it over; the client base64-encodes the attachments. */
 export interface DeliveryMessage {
   /** Our delivery id (UUID). */
@@ -96,6 +103,11 @@ export interface DeliveryChannel {
    * when no definite outcome came back (`maybeProcessed`: resend with the same key).
    */
   send(message: DeliveryMessage, options: { idempotencyKey: string }): Promise<DeliveryOutcome>;
+  /**
+   * The outcome of the message sent under `reference`, or null when the provider never received
+   * one (its `message_not_found`; any other 404 is malformed). Throws a ProviderError when it cannot tell.
+   */
+  query(reference: string): Promise<DeliveryOutcome | null>;
   /** Whether the configured key authenticates; `ok: false` when the provider refuses it. */
   checkCredential(): Promise<CredentialCheck>;
 }

@@ -18,14 +18,18 @@ export type ProviderErrorKind =
   | "malformed";
 /** The three provider services of a company (DESIGN §5); adapter-tax when a failure does not say. */
 export type ProviderService = "adapter-tax" | "docsgen" | "deliver";
-/** submit, query, attached_document: adapter-tax; render: docsgen; send: deliver; check_credential: all three. */
+/**
+ * submit, query, attached_document: adapter-tax; render: docsgen; send, message_query: deliver;
+ * check_credential: all three.
+ */
 export type ProviderOperation =
   | "submit"
   | "query"
   | "attached_document"
   | "check_credential"
   | "render"
-  | "send";
+  | "send"
+  | "message_query";
 
 /** What went wrong, as the client saw it; the only input of the factory. */
 export type RawProviderFailure = (
@@ -225,6 +229,7 @@ const OPERATION_LABEL: Record<ProviderOperation, string> = {
   check_credential: "credential check",
   render: "PDF rendering",
   send: "message delivery",
+  message_query: "message query",
 };
 
 /** How messages name each service's provider. */

@@ -39,8 +39,10 @@ create table public.deliveries (
   updated_at timestamptz not null default now(),
   foreign key (invoice_id, org_id) references public.invoices (id, org_id)
 );
-create index deliveries_org_id_idx on public.deliveries (org_id);
-create index deliveries_invoice_id_idx on public.deliveries (invoice_id);
+-- (…, created_at): the hourly limits of einv_delivery_begin count by these; they also serve the
+-- policy (org_id) and the foreign key (invoice_id)
+create index deliveries_org_id_idx on public.deliveries (org_id, created_at);
+create index deliveries_invoice_id_idx on public.deliveries (invoice_id, created_at);
 create trigger deliveries_touch before update on public.deliveries
   for each row execute function einv_private.touch_updated_at();
 
@@ -96,22 +98,71 @@ begin
 end
 $$;
 
--- Opens a delivery of an accepted invoice (invalid_state otherwise) and returns its id.
+-- Opens a delivery of an accepted invoice (invalid_state otherwise) and returns its id; its
+-- provider reference (`send_id`) is `p_send_id`, or the delivery's own id.
+--
+-- A request of the API (`p_limits` given) is first matched with a delivery of the same document to
+-- the same address that is still `pendiente` or was sent in the last minute: that one is answered
+-- (`existing`), and nothing is mailed again. Then it is counted against the limits
+-- `{ per_document, per_organization, window_seconds }`: deliveries begun within the window, for the
+-- document and for the organization (the job's retries, `retry_of`, are not requests and do not
+-- count). Over a limit it answers `rate_limited` with the seconds until one more is allowed, and
+-- opens nothing. The table is the record, so the limits hold across function instances; a lock
+-- per organization makes the match and the counts exact under concurrent requests. A retry by the
+-- reconcile job (`p_limits` null) is neither matched nor counted. (`send_id` and `retry_of` are the
+-- columns of …_delivery_retries.sql.)
 create function public.einv_delivery_begin(
-  p_org_id uuid, p_invoice_id uuid, p_recipient text, p_actor_id uuid
+  p_org_id uuid, p_invoice_id uuid, p_recipient text, p_actor_id uuid, p_send_id uuid, p_limits jsonb
 ) returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
   _doc record;
-  _id uuid;
+  _d public.deliveries;
+  _id uuid := gen_random_uuid();
+  _window interval;
+  _edge timestamptz;
+  _scope text;
 begin
   select * into _doc from einv_private.document_of('invoice', p_org_id, p_invoice_id, false);
   if (_doc.life).status <> einv_private.accepted_status('invoice') then
     raise exception 'not_accepted' using errcode = 'P0001', hint = 'invalid_state', detail = 'invoice';
   end if;
-  insert into public.deliveries (org_id, invoice_id, recipient, created_by)
-  values (p_org_id, p_invoice_id, p_recipient, p_actor_id)
-  returning id into _id;
+  if p_limits is not null then
+    perform pg_advisory_xact_lock(hashtextextended('einv_delivery_begin:' || p_org_id::text, 0));
+    select * into _d from public.deliveries d
+     where d.invoice_id = p_invoice_id and d.org_id = p_org_id and lower(d.recipient) = lower(p_recipient)
+       and (d.status = 'pendiente' or (d.status = 'enviada' and d.updated_at > now() - interval '1 minute'))
+     order by d.created_at desc
+     limit 1;
+    if found then
+      return jsonb_build_object('delivery_id', _d.id, 'existing', jsonb_build_object(
+        'invoice_id', _d.invoice_id, 'to', _d.recipient, 'status', _d.status, 'message', _d.message,
+        'created_at', _d.created_at));
+    end if;
+    _window := make_interval(secs => (p_limits ->> 'window_seconds')::integer);
+    -- the n-th newest delivery in the window: once it leaves the window, one more is allowed
+    select d.created_at into _edge from public.deliveries d
+     where d.invoice_id = p_invoice_id and d.created_at > now() - _window and d.retry_of is null
+     order by d.created_at desc
+    offset (p_limits ->> 'per_document')::integer - 1 limit 1;
+    if found then
+      _scope := 'document';
+    else
+      select d.created_at into _edge from public.deliveries d
+       where d.org_id = p_org_id and d.created_at > now() - _window and d.retry_of is null
+       order by d.created_at desc
+      offset (p_limits ->> 'per_organization')::integer - 1 limit 1;
+      if found then _scope := 'organization'; end if;
+    end if;
+    if _scope is not null then
+      return jsonb_build_object('rate_limited', jsonb_build_object(
+        'scope', _scope,
+        'limit', (p_limits ->> case _scope when 'document' then 'per_document' else 'per_organization' end)::integer,
+        'retry_after_seconds', greatest(1, ceil(extract(epoch from _edge + _window - now())))::integer));
+    end if;
+  end if;
+  insert into public.deliveries (id, org_id, invoice_id, recipient, created_by, send_id)
+  values (_id, p_org_id, p_invoice_id, p_recipient, p_actor_id, coalesce(p_send_id, _id));
   return jsonb_build_object('delivery_id', _id);
 end
 $$;
@@ -128,6 +179,14 @@ begin
    where id = p_delivery_id and org_id = p_org_id and status = 'pendiente'
   returning * into _d;
   if not found then
+    -- the same outcome recorded already (the reconcile job asked the provider meanwhile): answered
+    select * into _d from public.deliveries
+     where id = p_delivery_id and org_id = p_org_id and status = p_status
+       and provider_reference = p_provider_reference;
+    if found then
+      return jsonb_build_object('invoice_id', _d.invoice_id, 'delivery_id', _d.id, 'to', _d.recipient,
+        'status', _d.status, 'message', _d.message);
+    end if;
     raise exception 'delivery_not_open' using errcode = 'P0001', hint = 'invalid_state', detail = 'invoice';
   end if;
   perform einv_private.log_event(p_org_id, 'invoice', _d.invoice_id, 'delivery_' || p_status, null,
@@ -138,10 +197,10 @@ end
 $$;
 
 revoke all on function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text),
-  public.einv_delivery_begin(uuid, uuid, text, uuid),
+  public.einv_delivery_begin(uuid, uuid, text, uuid, uuid, jsonb),
   public.einv_delivery_record(uuid, uuid, text, text, text)
   from public, anon, authenticated, service_role;
 grant execute on function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text),
-  public.einv_delivery_begin(uuid, uuid, text, uuid),
+  public.einv_delivery_begin(uuid, uuid, text, uuid, uuid, jsonb),
   public.einv_delivery_record(uuid, uuid, text, text, text)
   to service_role;

@@ -5,6 +5,11 @@
 -- delivery row (`attempt` + 1, `retry_of`), sent under the same provider reference and key as the
 -- first try (`send_id`), so a provider that did take an earlier try delivers the message once.
 -- A delivery the provider refused (a bounced address) is not retried.
+--
+-- A delivery whose outcome was never recorded (the function died, or the database failed, after
+-- the provider may have taken the message) stays `pendiente`: past the grace period the job asks
+-- the provider about its reference (`send_id`) — never a resend — and records what it says; one the
+-- provider never received is recorded as failed and retried as above.
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
 
 alter table public.deliveries
@@ -14,9 +19,12 @@ alter table public.deliveries
   add column send_id uuid,
   add column next_retry_at timestamptz,
   add column retried_by uuid,
-  add column gave_up_reason text check (length(gave_up_reason) <= 600);
+  add column gave_up_reason text check (length(gave_up_reason) <= 600),
+  -- a reconcile run is asking the provider about this `pendiente` delivery until then
+  add column lease_until timestamptz;
 create index deliveries_retry_due_idx on public.deliveries (next_retry_at)
   where status = 'error' and next_retry_at is not null;
+create index deliveries_open_idx on public.deliveries (created_at) where status = 'pendiente';
 
 -- A failed delivery, to be tried again later (or given up after its 5th attempt).
 create function public.einv_delivery_retry_later(p_org_id uuid, p_delivery_id uuid, p_send_id uuid)
@@ -68,11 +76,37 @@ language sql security definer set search_path = '' as $$
     from taken
 $$;
 
+-- Up to `p_limit` deliveries left `pendiente` for `p_grace_seconds`, leased to the run for
+-- `p_lease_seconds` (skip locked, and the lease: two runs never ask about one at once).
+create function public.einv_reconcile_pick_open_deliveries(
+  p_run_id uuid, p_limit integer, p_grace_seconds integer, p_lease_seconds integer
+) returns jsonb
+language sql security definer set search_path = '' as $$
+  with due as (
+    select d.id from public.deliveries d
+     where d.status = 'pendiente' and d.created_at <= now() - make_interval(secs => greatest(p_grace_seconds, 0))
+       and (d.lease_until is null or d.lease_until <= now())
+     order by d.created_at
+     limit least(greatest(p_limit, 1), 500)
+       for update skip locked),
+  taken as (
+    update public.deliveries d set lease_until = now() + make_interval(secs => greatest(p_lease_seconds, 1))
+      from due where d.id = due.id returning d.*)
+  -- the invoice's company and environment name the deliver provider that was asked to send it
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'delivery_id', t.id, 'org_id', t.org_id, 'invoice_id', t.invoice_id, 'to', t.recipient,
+           'send_id', coalesce(t.send_id, t.id), 'company_id', i.company_id, 'environment', i.environment,
+           'run_id', p_run_id)), '[]'::jsonb)
+    from taken t join public.invoices i on i.id = t.invoice_id and i.org_id = t.org_id
+$$;
+
 revoke all on function public.einv_delivery_retry_later(uuid, uuid, uuid),
   public.einv_delivery_link_retry(uuid, uuid, uuid),
-  public.einv_reconcile_pick_deliveries(uuid, integer)
+  public.einv_reconcile_pick_deliveries(uuid, integer),
+  public.einv_reconcile_pick_open_deliveries(uuid, integer, integer, integer)
   from public, anon, authenticated, service_role;
 grant execute on function public.einv_delivery_retry_later(uuid, uuid, uuid),
   public.einv_delivery_link_retry(uuid, uuid, uuid),
-  public.einv_reconcile_pick_deliveries(uuid, integer)
+  public.einv_reconcile_pick_deliveries(uuid, integer),
+  public.einv_reconcile_pick_open_deliveries(uuid, integer, integer, integer)
   to service_role;

@@ -77,7 +77,7 @@ const DECLARED: Record<string, Grants> = {
     service_role: "EXECUTE",
   },
   "function public.einv_delivery_attachments(uuid, uuid, jsonb)": { service_role: "EXECUTE" },
-  "function public.einv_delivery_begin(uuid, uuid, text, uuid)": { service_role: "EXECUTE" },
+  "function public.einv_delivery_begin(uuid, uuid, text, uuid, uuid, jsonb)": { service_role: "EXECUTE" },
   "function public.einv_delivery_link_retry(uuid, uuid, uuid)": { service_role: "EXECUTE" },
   "function public.einv_delivery_record(uuid, uuid, text, text, text)": { service_role: "EXECUTE" },
   "function public.einv_delivery_retry_later(uuid, uuid, uuid)": { service_role: "EXECUTE" },
@@ -121,6 +121,9 @@ const DECLARED: Record<string, Grants> = {
   },
   "function public.einv_reconcile_pick(uuid, integer, integer, integer)": { service_role: "EXECUTE" },
   "function public.einv_reconcile_pick_deliveries(uuid, integer)": { service_role: "EXECUTE" },
+  "function public.einv_reconcile_pick_open_deliveries(uuid, integer, integer, integer)": {
+    service_role: "EXECUTE",
+  },
   "function public.einv_reconcile_record(uuid, uuid, text, uuid, jsonb)": { service_role: "EXECUTE" },
   "function public.einv_reconcile_release(uuid, uuid, text, uuid)": { service_role: "EXECUTE" },
   "function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text)": {

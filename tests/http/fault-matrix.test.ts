@@ -440,6 +440,46 @@ const isSubmit = (request: Request) =>
 const isQueryOf = (id: string) => (request: Request) =>
   request.method === "GET" && new URL(request.url).pathname.endsWith(`/documents/${id}`);
 
+/**
+ * The provider took the message and the database went down before its outcome was recorded: the
+ * delivery is left `pendiente` (issue 23, item 6). A retry of /deliver meanwhile, with the request's
+ * key or without one, answers that delivery and e-mails nothing; a reconcile run asks the provider
+ * about its reference, never sending it again, and records what the provider says.
+ */
+async function openDeliverySettledByReconcile(invoice: Invoice, key: Record<string, string>): Promise<void> {
+  const deliveriesOf = () =>
+    db.superuser<{ id: string; status: string; send_id: string; provider_reference: string | null }>(
+      "select id, status, send_id, provider_reference from deliveries where invoice_id = $1 order by created_at",
+      [invoice.id],
+    );
+  const [open, ...others] = await deliveriesOf();
+  expect(others).toEqual([]);
+  expect(open?.status).toBe("pendiente");
+  expect(sentMessagesFor(invoice)).toHaveLength(1);
+  const sendsBefore = sandbox.deliver.received.length;
+
+  for (const headers of [key, undefined]) {
+    const retry = await post("/deliver", { invoice_id: invoice.id }, headers);
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toMatchObject({ delivery_id: open?.id, status: "pendiente" });
+  }
+  expect(sandbox.deliver.received).toHaveLength(sendsBefore);
+
+  expect((await runReconcile()).status).toBe(200);
+  // asked about, under the reference it was sent with; never sent again
+  expect(sandbox.deliver.queries).toMatchObject([{ reference: open?.send_id, found: true }]);
+  expect(sandbox.deliver.received).toHaveLength(sendsBefore);
+  const [message] = sentMessagesFor(invoice);
+  expect(message?.reference).toBe(open?.send_id);
+  expect(await deliveriesOf()).toMatchObject([
+    { id: open?.id, status: "enviada", provider_reference: message?.provider_reference },
+  ]);
+  // and a repeat now answers the delivery sent
+  const again = await post("/deliver", { invoice_id: invoice.id });
+  expect(await again.json()).toMatchObject({ delivery_id: open?.id, status: "enviada" });
+  expect(sentMessagesFor(invoice)).toHaveLength(1);
+}
+
 // ─── the matrix ──────────────────────────────────────────────────────────────────────────────────
 const cases = (step: Step) => Object.entries(MATRIX[step]) as [Fault, string][];
 
@@ -530,7 +570,7 @@ describe.skipIf(!onPostgres)("the fault matrix", () => {
   });
 
   describe.each(cases("deliver"))("/deliver, %s", (fault, expected) => {
-    it(`answers ${expected}; never e-mailed twice; a retry under the same Idempotency-Key delivers it once`, async () => {
+    it(`answers ${expected}; never e-mailed twice; a retry under the same Idempotency-Key, or reconcile, delivers it once`, async () => {
       const invoice = await transmittedInvoice();
       const key = { "Idempotency-Key": `fault-matrix-${crypto.randomUUID()}` };
       const isSend = (request: Request) =>
@@ -551,6 +591,10 @@ describe.skipIf(!onPostgres)("the fault matrix", () => {
         "update einv_private.idempotency_keys set lease_until = now() - interval '1 second' where key = $1 and state = 'running'",
         [key["Idempotency-Key"]],
       );
+      if (fault === "db_down_after") {
+        await openDeliverySettledByReconcile(invoice, key);
+        return;
+      }
       const retry = await post("/deliver", { invoice_id: invoice.id }, key);
       expect(retry.status).toBe(200);
       expect(await retry.json()).toMatchObject({ invoice_id: invoice.id, status: "enviada" });

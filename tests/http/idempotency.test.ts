@@ -511,6 +511,14 @@ describe("time", () => {
         where key = $1`,
       [key],
     );
+    // and the delivery is 24 hours old too (else a repeat within the minute answers it: deliver-limits.test.ts)
+    await db.superuser("alter table deliveries disable trigger deliveries_touch");
+    await db.superuser(
+      `update deliveries set created_at = created_at - interval '24 hours 1 second',
+              updated_at = updated_at - interval '24 hours 1 second' where invoice_id = $1`,
+      [invoice.id],
+    );
+    await db.superuser("alter table deliveries enable trigger deliveries_touch");
     // older expired keys first, so the call's own clean-up (a few per call) does not reach this one
     await db.superuser(
       `insert into einv_private.idempotency_keys

@@ -302,6 +302,73 @@ describe("delivery retries", () => {
     expect((await (await runIt()).json()).deliveries_retried).toBe(0);
   });
 
+  it("settles a delivery left pendiente past the grace period by asking the provider: one it never received fails, then is retried once", async () => {
+    const { createSandboxDeliver, createSandboxRouter, createSandboxDocsgen } = await import(
+      "../../sandbox/index.ts"
+    );
+    const mail = createSandboxDeliver();
+    const providers = createSandboxRouter({
+      adapterTax: sandbox,
+      docsgen: createSandboxDocsgen(),
+      deliver: mail,
+    });
+    const appWith = (grace: string) =>
+      createTestApp(db, {
+        env: {
+          EINV_RECONCILE_SECRET: SECRET,
+          EINV_PROVIDER_TIMEOUT_MS: "300",
+          EINV_RECONCILE_GRACE_SECONDS: grace,
+        },
+        providerFetch: providers,
+      });
+    const [patient, eager] = [await appWith("120"), await appWith("0")];
+    const org = await createTenant(db);
+    const PROVIDERS = "https://sandbox.provider.test";
+    await saveCredential(eager.deps, org, { url: `${PROVIDERS}/adapter-tax` });
+    await saveCredential(eager.deps, org, { url: `${PROVIDERS}/deliver`, service: "deliver" });
+    const invoice = await createInvoice(db, org.org, org.company);
+    await eager.post(
+      "/transmit",
+      { org_id: org.org.id, invoice_ids: [invoice.id] },
+      await eager.token(org.operador),
+    );
+    // a delivery begun by a function that died before the message left
+    const [open] = await db.superuser<{ id: string; send_id: string }>(
+      `insert into deliveries (org_id, invoice_id, recipient) values ($1, $2, 'cliente@test.example')
+       returning id, coalesce(send_id, id) as send_id`,
+      [org.org.id, invoice.id],
+    );
+    const runOn = (app: TestApp) =>
+      captureResponses(createReconcileApp(app.deps)).request("/reconcile", {
+        method: "POST",
+        headers: { authorization: `Bearer ${SECRET}` },
+      });
+    const deliveries = () =>
+      db.superuser<{ status: string; attempt: number; message: string | null; next_retry_at: Date | null }>(
+        "select status, attempt, message, next_retry_at from deliveries where invoice_id = $1 order by attempt",
+        [invoice.id],
+      );
+
+    // within the grace period it is left alone
+    expect((await runOn(patient)).status).toBe(200);
+    expect(mail.queries).toHaveLength(0);
+    expect(await deliveries()).toMatchObject([{ status: "pendiente" }]);
+
+    expect((await runOn(eager)).status).toBe(200);
+    expect(mail.queries).toMatchObject([{ reference: open?.send_id, found: false }]);
+    expect(mail.received).toHaveLength(0);
+    const [failed] = await deliveries();
+    expect(failed).toMatchObject({ status: "error", attempt: 1, next_retry_at: expect.any(Date) });
+    expect(failed?.message).toMatch(/never received/);
+
+    await db.superuser("update deliveries set next_retry_at = now() - interval '1 second' where id = $1", [
+      open?.id ?? "",
+    ]);
+    expect((await (await runOn(eager)).json()).deliveries_retried).toBe(1);
+    expect(await deliveries()).toMatchObject([{ status: "error" }, { status: "enviada", attempt: 2 }]);
+    expect(mail.messages.map((m) => m.reference)).toEqual([open?.send_id]);
+  });
+
   it("gives a delivery up, saying why, after its 5th attempt", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
     const [row] = await db.superuser<{ id: string }>(

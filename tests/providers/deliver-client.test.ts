@@ -149,6 +149,52 @@ describe("send", () => {
   });
 });
 
+describe("query", () => {
+  const reference = "0b8e7c52-3f7a-4f0e-9d55-6a1f6c2d9e10";
+
+  it("answers the outcome of the message sent under a reference, with the key, by GET", async () => {
+    let authorization: string | null = null;
+    server.use(
+      http.get(`${BASE}/messages/${reference}`, ({ request }) => {
+        authorization = request.headers.get("authorization");
+        return HttpResponse.json(outcomeFor(reference));
+      }),
+    );
+    await expect(client.query(reference)).resolves.toEqual(outcomeFor(reference));
+    expect(authorization).toBe(`Bearer ${API_KEY}`);
+  });
+
+  it("answers null only for the protocol's message_not_found; a bare 404 is malformed", async () => {
+    server.use(
+      http.get(`${BASE}/messages/${reference}`, () =>
+        HttpResponse.json({ error: { code: "message_not_found", message: "no" } }, { status: 404 }),
+      ),
+    );
+    await expect(client.query(reference)).resolves.toBeNull();
+    server.use(
+      http.get(`${BASE}/messages/${reference}`, () => new HttpResponse("Not Found", { status: 404 })),
+    );
+    expect(await failure(() => client.query(reference))).toMatchObject({
+      kind: "malformed",
+      service: "deliver",
+      operation: "message_query",
+    });
+  });
+
+  it("reports the outcome of another message as malformed, and a 5xx as a failure", async () => {
+    server.use(
+      http.get(`${BASE}/messages/${reference}`, () => HttpResponse.json(outcomeFor(crypto.randomUUID()))),
+    );
+    expect(await failure(() => client.query(reference))).toMatchObject({ kind: "malformed" });
+    server.use(
+      http.get(`${BASE}/messages/${reference}`, () =>
+        HttpResponse.json({ error: { code: "unavailable", message: "down" } }, { status: 503 }),
+      ),
+    );
+    expect(await failure(() => client.query(reference))).toMatchObject({ kind: "unavailable" });
+  });
+});
+
 describe("helpers", () => {
   it("validates e-mail addresses", () => {
     for (const good of ["ana@example.com", "a.b+c@sub.example.co", "x@rebota.test"]) {

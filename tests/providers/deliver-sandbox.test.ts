@@ -53,6 +53,28 @@ describe("sending", () => {
   });
 });
 
+describe("query", () => {
+  it("answers what became of a reference — sent, rejected — and message_not_found for one never received", async () => {
+    const sent = makeMessage();
+    const bounced = makeMessage((m) => (m.to = [`nadie@${BOUNCE_DOMAIN}`]));
+    const outcome = await client.send(sent, keyOf(sent.reference));
+    await client.send(bounced, keyOf(bounced.reference));
+    expect(await client.query(sent.reference)).toEqual(outcome);
+    expect(await client.query(bounced.reference)).toMatchObject({ status: "rejected" });
+    expect(await client.query(crypto.randomUUID())).toBeNull();
+    // a query sends nothing
+    expect(sandbox.messages).toHaveLength(2);
+    expect(sandbox.queries.map((q) => q.found)).toEqual([true, true, false]);
+  });
+
+  it("fails a query on request (503), sending nothing", async () => {
+    const message = makeMessage();
+    sandbox.setKnobs({ failNext: [{ kind: "error", on: "query" }] });
+    expect(await failure(() => client.query(message.reference))).toMatchObject({ kind: "unavailable" });
+    expect(sandbox.received).toHaveLength(0);
+  });
+});
+
 describe("idempotency", () => {
   it("answers a resend with the same key from its store: one e-mail", async () => {
     const message = makeMessage();

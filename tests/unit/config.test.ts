@@ -72,3 +72,27 @@ describe("loadConfig: the legacy HS256 secret", () => {
     expect(() => loadConfig(base)).toThrow(/EINV_JWT_SECRET is required/);
   });
 });
+
+describe("loadConfig: the /deliver limits", () => {
+  it("defaults to 5 e-mails per document and 300 per organization an hour", () => {
+    expect(loadConfig({ ...base, SUPABASE_JWT_SECRET: "s" }).deliver).toEqual({
+      perDocument: 5,
+      perOrganization: 300,
+      windowSeconds: 3_600,
+    });
+  });
+
+  it("takes them from the environment, and fails at start on a limit of 0", () => {
+    const env = {
+      ...base,
+      SUPABASE_JWT_SECRET: "s",
+      EINV_DELIVER_LIMIT_PER_DOCUMENT: "2",
+      EINV_DELIVER_LIMIT_PER_ORG: "50",
+      EINV_DELIVER_LIMIT_WINDOW_SECONDS: "600",
+    };
+    expect(loadConfig(env).deliver).toEqual({ perDocument: 2, perOrganization: 50, windowSeconds: 600 });
+    expect(() => loadConfig({ ...env, EINV_DELIVER_LIMIT_PER_DOCUMENT: "0" })).toThrow(
+      /EINV_DELIVER_LIMIT_PER_DOCUMENT/,
+    );
+  });
+});

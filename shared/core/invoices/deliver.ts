@@ -9,11 +9,18 @@
  * comes from the company's adapter-tax provider once, then from the bucket. When it cannot be had,
  * the delivery is recorded as `error` and nothing is e-mailed: a PDF alone is never presented as a
  * complete delivery.
+ *
+ * A request (not the reconcile job's retry) is first matched and counted by the database
+ * (`einv_delivery_begin`): a repeat of a delivery of this document to the same address that is
+ * still open or was sent in the last minute is answered with that delivery, and nothing is mailed
+ * again; past the hourly limits (per document, per organization) it is refused, 429 with Retry-After.
+ * Both happen before anything is rendered or fetched.
  */
 import { hexDigest } from "../../crypto/digest.ts";
+import type { DeliveryLimits } from "../../db/catalogue.ts";
 import type { DbScope } from "../../db/port.ts";
 import type { DeliveryAttachmentRecord, DocumentRecord } from "../../db/rows.ts";
-import { BusinessRuleError, DomainError, InvalidStateError } from "../../errors.ts";
+import { BusinessRuleError, DomainError, InvalidStateError, RateLimitedError } from "../../errors.ts";
 import { type DianDeliveryFiles, dianDeliveryFiles } from "../../fiscal/co/delivery-files.ts";
 import { type DeliveryOutcome, deliveryIdempotencyKey } from "../../providers/deliver.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
@@ -37,7 +44,8 @@ export interface DeliverResult {
   invoice_id: string;
   delivery_id: string;
   to: string;
-  status: "enviada" | "error";
+  /** `pendiente`: a delivery to this address is already under way; it is not sent again. */
+  status: "enviada" | "error" | "pendiente";
   message: string;
 }
 
@@ -49,6 +57,8 @@ export interface DeliverContext {
   actorId: string | null;
   /** Set by the reconcile job: this delivery retries a failed one, under its provider reference. */
   retry?: { of: string; sendId: string };
+  /** A request's limits (config `deliver`); null only for the reconcile job's retries. */
+  limits: DeliveryLimits | null;
   /**
    * The request's Idempotency-Key. A retried request whose first try failed after the message may
    * have left (a 502/504 releases the key) sends it under the same provider reference and key, so
@@ -81,26 +91,45 @@ export async function deliverInvoice({
   }
   const channel = await ctx.providers.deliveryChannel(input.org_id, document.company_id, fiscal.environment);
 
-  // The stamped PDF, made current first; read back from the bucket when it already was.
-  const pdfInput = { org_id: input.org_id, document_id: input.invoice_id };
-  const rendered = await ensureDocumentPdf({
-    ctx,
-    kind: invoiceKind,
-    input: { ...pdfInput, regenerate: false },
-    record: invoice,
-  });
-  const pdf =
-    rendered.bytes ??
-    (await ctx.documents.get(rendered.result.path)) ??
-    (await ensureDocumentPdf({ ctx, kind: invoiceKind, input: { ...pdfInput, regenerate: true } })).bytes;
-  if (!pdf) throw new Error(`the PDF of invoice ${input.invoice_id} could not be produced`);
-
-  const { delivery_id } = await ctx.serviceDb.call("einv_delivery_begin", {
+  // The provider's reference and idempotency key: a retry's first try's; one derived from the
+  // request's Idempotency-Key (the same on every retry of that request); else the delivery's own.
+  const keyedSendId = ctx.idempotencyKey
+    ? uuidFrom(
+        await hexDigest("SHA-256", `${input.org_id}|deliver|${input.invoice_id}|${ctx.idempotencyKey}`),
+      )
+    : null;
+  const begun = await ctx.serviceDb.call("einv_delivery_begin", {
     p_org_id: input.org_id,
     p_invoice_id: input.invoice_id,
     p_recipient: to,
     p_actor_id: ctx.actorId,
+    p_send_id: ctx.retry?.sendId ?? keyedSendId,
+    p_limits: ctx.retry ? null : ctx.limits,
   });
+  if (begun.rate_limited) {
+    const { scope, limit, retry_after_seconds } = begun.rate_limited;
+    const what = scope === "document" ? "this invoice" : "this organization";
+    throw new RateLimitedError(
+      `Too many deliveries of ${what}: at most ${limit} are sent per window; ` +
+        `try again in ${retry_after_seconds} s.`,
+      retry_after_seconds,
+    );
+  }
+  const delivery_id = begun.delivery_id;
+  if (begun.existing) {
+    const { existing } = begun;
+    return {
+      invoice_id: existing.invoice_id,
+      delivery_id,
+      to: existing.to,
+      status: existing.status,
+      message:
+        existing.status === "pendiente"
+          ? `A delivery of this invoice to ${existing.to} is already under way (begun ${existing.created_at}); ` +
+            "it is not sent again, and its outcome is recorded once known."
+          : `This invoice was already sent to ${existing.to} moments ago; it is not sent again. ${existing.message ?? ""}`.trim(),
+    };
+  }
   if (ctx.retry) {
     await ctx.serviceDb.call("einv_delivery_link_retry", {
       p_org_id: input.org_id,
@@ -108,15 +137,7 @@ export async function deliverInvoice({
       p_retry_of: ctx.retry.of,
     });
   }
-  // The provider's reference and idempotency key: a retry's first try's; one derived from the
-  // request's Idempotency-Key (the same on every retry of that request); else the delivery's own.
-  const sendId =
-    ctx.retry?.sendId ??
-    (ctx.idempotencyKey
-      ? uuidFrom(
-          await hexDigest("SHA-256", `${input.org_id}|deliver|${input.invoice_id}|${ctx.idempotencyKey}`),
-        )
-      : delivery_id);
+  const sendId = ctx.retry?.sendId ?? keyedSendId ?? delivery_id;
   // A provider failure (nothing says the buyer got it) is tried again later by the reconcile job.
   const retryLater = () =>
     ctx.serviceDb
@@ -126,6 +147,17 @@ export async function deliverInvoice({
         p_send_id: sendId,
       })
       .catch(() => {});
+
+  let pdf: Uint8Array;
+  try {
+    pdf = await stampedPdf(ctx, input, invoice);
+  } catch (error) {
+    const why = error instanceof DomainError ? ` ${error.message}` : "";
+    const message = storable(`Not sent: the invoice's PDF could not be produced.${why}`);
+    await recordFailure(ctx, input.org_id, delivery_id, message).catch(() => {});
+    if (error instanceof ProviderError) await retryLater();
+    throw error;
+  }
 
   let xml: Uint8Array;
   try {
@@ -211,6 +243,27 @@ export async function deliverInvoice({
     status: recorded.status,
     message: recorded.message,
   };
+}
+
+/** The stamped PDF, made current first; read back from the bucket when it already was. */
+async function stampedPdf(
+  ctx: DeliverContext,
+  input: DeliverInput,
+  invoice: DocumentRecord<"invoice">,
+): Promise<Uint8Array> {
+  const pdfInput = { org_id: input.org_id, document_id: input.invoice_id };
+  const rendered = await ensureDocumentPdf({
+    ctx,
+    kind: invoiceKind,
+    input: { ...pdfInput, regenerate: false },
+    record: invoice,
+  });
+  const pdf =
+    rendered.bytes ??
+    (await ctx.documents.get(rendered.result.path)) ??
+    (await ensureDocumentPdf({ ctx, kind: invoiceKind, input: { ...pdfInput, regenerate: true } })).bytes;
+  if (!pdf) throw new Error(`the PDF of invoice ${input.invoice_id} could not be produced`);
+  return pdf;
 }
 
 /**

@@ -3,8 +3,11 @@
  * timed out, a call died midway, the authority was still deciding). It picks them in small batches,
  * leased to the run (supabase/migrations/…_reconcile.sql), asks the provider about each — never a
  * blind resend — and records the answer, or gives the document back for the next run when the
- * provider cannot answer. Then it retries the deliveries whose retry is due (the provider failed
- * them; supabase/migrations/…_delivery_retries.sql), each under its first try's provider reference.
+ * provider cannot answer. Then it settles the deliveries left `pendiente` past the grace period
+ * (their outcome was never recorded) by asking the deliver provider about their reference — never
+ * a resend — and retries the deliveries whose retry is due (the provider failed them, or never
+ * received them; supabase/migrations/…_delivery_retries.sql), each under its first try's provider
+ * reference.
  * It stops inside its time budget: work is only started when it can end before the deadline, and
  * what is left is reported.
  */
@@ -54,6 +57,16 @@ export interface ReconcileResult {
   still_open: number;
   deliveries_retried: number;
   took_ms: number;
+}
+
+/** A delivery left `pendiente`, as picked: the provider that was asked, and the reference it was sent under. */
+interface OpenDelivery {
+  delivery_id: string;
+  org_id: string;
+  invoice_id: string;
+  send_id: string;
+  company_id: string;
+  environment: Environment | null;
 }
 
 interface Picked {
@@ -149,6 +162,59 @@ export async function reconcile({
     if (picked.length < options.batchSize) break;
   }
 
+  // Then the deliveries left open: what the provider says becomes their outcome; one it never
+  // received is failed and retried below, under the same reference and key.
+  const settleDelivery = async (open: OpenDelivery): Promise<void> => {
+    const record = (status: "enviada" | "error", message: string, reference: string | null) =>
+      db.call("einv_delivery_record", {
+        p_org_id: open.org_id,
+        p_delivery_id: open.delivery_id,
+        p_status: status,
+        p_message: storable(message),
+        p_provider_reference: reference,
+      });
+    try {
+      if (!open.environment) throw new Error("a delivery of an invoice without an environment");
+      const channel = await ctx.providers.deliveryChannel(open.org_id, open.company_id, open.environment);
+      const known = await channel.query(open.send_id);
+      if (known) {
+        await record(known.status === "sent" ? "enviada" : "error", known.message, known.provider_reference);
+      } else {
+        await record(
+          "error",
+          "Not sent: the delivery provider never received this message; it is tried again.",
+          null,
+        );
+        await db.call("einv_delivery_retry_later", {
+          p_org_id: open.org_id,
+          p_delivery_id: open.delivery_id,
+          p_send_id: open.send_id,
+        });
+      }
+      deliveriesSettled++;
+    } catch (error) {
+      // the delivery stays open; its lease runs out and a later run asks again
+      if (!(error instanceof ProviderError) && !(error instanceof DomainError)) {
+        ctx.log.error("reconcile could not settle a delivery", { delivery_id: open.delivery_id, error });
+      }
+      const message = error instanceof DomainError ? error.message : "internal error";
+      errors.push({ kind: "delivery", document_id: open.invoice_id, error: message });
+    }
+  };
+  let deliveriesSettled = 0;
+  while (now() + options.providerTimeoutMs <= deadline) {
+    const open = await db.call("einv_reconcile_pick_open_deliveries", {
+      p_run_id: runId,
+      p_limit: options.batchSize,
+      p_grace_seconds: options.graceSeconds,
+      p_lease_seconds: leaseSeconds,
+    });
+    if (open.length === 0) break;
+    await Promise.all(open.map((delivery) => limit(() => settleDelivery(delivery))));
+    if (open.length < options.batchSize) break;
+  }
+  if (deliveriesSettled > 0) ctx.log.info("reconcile settled open deliveries", { count: deliveriesSettled });
+
   // Then the deliveries whose retry is due, if a retry (the XML, then the e-mail) can end in time.
   let deliveriesRetried = 0;
   while (now() + 3 * options.providerTimeoutMs <= deadline) {
@@ -168,6 +234,7 @@ export async function reconcile({
                 providers: ctx.providers,
                 documents: ctx.documents,
                 actorId: delivery.created_by,
+                limits: null,
                 retry: { of: delivery.delivery_id, sendId: delivery.send_id },
               },
               input: { org_id: delivery.org_id, invoice_id: delivery.invoice_id, to: delivery.to },
