@@ -64,6 +64,19 @@ export function urlToCheck(
   );
 }
 
+/**
+ * A url as events record it: scheme, host and path. Never userinfo, a query or a fragment (where
+ * tokens get pasted), even of a url the policy refused; null when it is not a url at all.
+ */
+export function recordedUrl(raw: string): string | null {
+  try {
+    const url = new URL(raw);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return null;
+  }
+}
+
 function sameUrl(given: string, saved: string | null): boolean {
   if (!saved) return false;
   try {

@@ -17,6 +17,7 @@ import {
   identityOf,
   isRefusedUrl,
   openSavedKey,
+  recordedUrl,
   type Source,
   urlToCheck,
 } from "./check.ts";
@@ -54,7 +55,7 @@ export async function saveCredential({
       p_event: "credential_save_refused",
       p_outcome: outcome,
       p_message: message,
-      p_url: url.url,
+      p_url: recordedUrl(url.url),
       p_api_key_hint: hint,
       p_key_source: keySource,
       p_actor_id: ctx.actorId,

@@ -10,7 +10,14 @@
 import { keyHint } from "../../crypto/secret-box.ts";
 import type { ProviderService } from "../../providers/errors.ts";
 import type { Environment } from "../../providers/protocol.ts";
-import { checkWithProvider, isRefusedUrl, openSavedKey, type Source, urlToCheck } from "./check.ts";
+import {
+  checkWithProvider,
+  isRefusedUrl,
+  openSavedKey,
+  recordedUrl,
+  type Source,
+  urlToCheck,
+} from "./check.ts";
 import { type CredentialTarget, credentialWhere, type IntegrationContext } from "./context.ts";
 
 export interface TestCredentialInput extends CredentialTarget {
@@ -44,7 +51,7 @@ export async function testCredential({
       p_event: "credential_tested",
       p_outcome: outcome,
       p_message: message,
-      p_url: url.url,
+      p_url: recordedUrl(url.url),
       p_api_key_hint: hint,
       p_key_source: keySource,
       p_actor_id: ctx.actorId,
