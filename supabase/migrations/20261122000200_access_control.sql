@@ -128,5 +128,12 @@ create policy "admins and operadores write lines of draft invoices" on public.in
 alter table public.events enable row level security;
 grant select on public.events to authenticated, service_role;
 
-create policy "members read their organization's events" on public.events
-  for select to authenticated using (org_id in (select einv_private.my_org_ids()));
+-- A document's events are every member's to read; a credential's (who tested or saved which url, the
+-- key's hint) only its organization's admins', who manage credentials.
+create policy "members read their organization's document events" on public.events
+  for select to authenticated
+  using (document_type <> 'credential' and org_id in (select einv_private.my_org_ids()));
+
+create policy "admins read their organization's credential events" on public.events
+  for select to authenticated
+  using (document_type = 'credential' and org_id in (select einv_private.my_org_ids(array['admin'])));

@@ -267,6 +267,28 @@ describe("events", () => {
     }
   });
 
+  it("members read their organization's document events; its credential events only its admins", async () => {
+    const tenant = await tenantWithDocuments();
+    await superuser(
+      `insert into public.events (org_id, document_type, document_id, kind, data)
+       values ($1, 'credential', $2, 'credential_saved', '{"url": "https://p.example/", "api_key_hint": "1234"}')`,
+      [tenant.org.id, tenant.company.id],
+    );
+    const kinds = async (claims: Claims) =>
+      (
+        await as<{ document_type: string }>(
+          claims,
+          "select document_type from public.events where org_id = $1 order by document_type",
+          [tenant.org.id],
+        )
+      ).map((r) => r.document_type);
+    expect(await kinds(tenant.admin.claims)).toEqual(["credential", "invoice"]);
+    expect(await kinds(tenant.operador.claims)).toEqual(["invoice"]);
+    expect(await kinds(tenant.lector.claims)).toEqual(["invoice"]);
+    const stranger = await createTenant(db);
+    expect(await kinds(stranger.admin.claims)).toEqual([]);
+  });
+
   it("an event cannot be changed or deleted even by the superuser", async () => {
     const { invoice } = await tenantWithDocuments();
     for (const change of ["update public.events set kind = 'x'", "delete from public.events"]) {

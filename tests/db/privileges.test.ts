@@ -177,7 +177,8 @@ const POLICIES: Record<string, string> = {
     "PERMISSIVE SELECT to authenticated",
   "public.invoice_lines: admins and operadores write lines of draft invoices":
     "PERMISSIVE ALL to authenticated",
-  "public.events: members read their organization's events": "PERMISSIVE SELECT to authenticated",
+  "public.events: admins read their organization's credential events": "PERMISSIVE SELECT to authenticated",
+  "public.events: members read their organization's document events": "PERMISSIVE SELECT to authenticated",
   "public.representations: members read their organization's representations":
     "PERMISSIVE SELECT to authenticated",
   "public.deliveries: members read their organization's deliveries": "PERMISSIVE SELECT to authenticated",

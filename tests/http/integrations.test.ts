@@ -437,7 +437,7 @@ describe("events", () => {
     expect(all).not.toContain(BAD_KEY);
   });
 
-  it("lets members of the organization read them, and nobody else", async () => {
+  it("lets the organization's admins read them, and nobody else: not its operadores or lectores", async () => {
     await test({ api_key: KEY, url: url() });
     const read = (claims: Record<string, unknown>) =>
       db.client.transaction(async (s) => {
@@ -447,7 +447,9 @@ describe("events", () => {
         );
         return s.query("select kind from public.events where document_id = $1", [tenant.company.id]);
       });
-    expect((await read(tenant.lector.claims)).length).toBeGreaterThan(0);
+    expect((await read(tenant.admin.claims)).length).toBeGreaterThan(0);
+    expect(await read(tenant.operador.claims)).toEqual([]);
+    expect(await read(tenant.lector.claims)).toEqual([]);
     expect(await read(stranger.admin.claims)).toEqual([]);
   });
 });
