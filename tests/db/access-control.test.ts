@@ -96,8 +96,8 @@ async function fails(code: string, work: Promise<unknown>, label?: string): Prom
 }
 
 const draftInsert = (org: string, company: string, column = "", value = "") =>
-  `insert into public.invoices (id, org_id, company_id, number${column})
-   values ('${randomUUID()}', '${org}', '${company}', 'SETP${randomDigits(9)}'${value}) returning id`;
+  `insert into public.invoices (org_id, company_id, number${column})
+   values ('${org}', '${company}', 'SETP${randomDigits(9)}'${value}) returning id`;
 const lineInsert = (invoice: string, org: string) =>
   `insert into public.invoice_lines (invoice_id, org_id, position, description, quantity, unit_price,
      line_extension) values ('${invoice}', '${org}', 3, 'Nueva línea', 1, 1000, 1000) returning id`;
@@ -209,6 +209,37 @@ describe("invoice drafts", () => {
       await fails(lineError, as(me, lineInsert(invoice.id, mine.org.id)));
       for (const change of DRAFT_CHANGES) expect(await as(me, change, [invoice.id]), change).toEqual([]);
       expect(await draftSnapshot(invoice)).toEqual(before);
+    },
+  );
+
+  it.each(WRITERS)(
+    "a %s cannot choose a row's id, so an insert never tells whether an id exists",
+    async (role) => {
+      const [mine, other] = [await createTenant(db), await createTenant(db)];
+      const theirs = await createInvoice(db, other.org, other.company);
+      const me = mine[role].claims;
+      const [{ id: draft } = { id: "" }] = await as<{ id: string }>(
+        me,
+        draftInsert(mine.org.id, mine.company.id),
+      );
+      const withId = (table: string, insert: string, id: string) =>
+        insert.replace(`insert into public.${table} (`, "$&id, ").replace("values (", `values ('${id}', `);
+      // another organization's invoice, line and company ids, and one nobody has: the same refusal
+      for (const [taken, fresh] of [
+        [theirs.id, randomUUID()],
+        [theirs.lineIds[0] ?? "", randomUUID()],
+        [other.company.id, randomUUID()],
+      ]) {
+        for (const id of [taken ?? "", fresh ?? ""]) {
+          const inserts = [
+            withId("invoices", draftInsert(mine.org.id, mine.company.id), id),
+            withId("invoice_lines", lineInsert(draft, mine.org.id), id),
+            withId("companies", companyInsert(mine.org.id), id),
+          ];
+          for (const sql of inserts) await fails(DENIED, as(me, sql), sql);
+        }
+      }
+      expect(await superuser("select 1 from public.invoices where id = $1", [theirs.id])).toHaveLength(1);
     },
   );
 
