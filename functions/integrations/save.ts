@@ -2,7 +2,7 @@
  * POST /integrations/save (admin) — checks a provider key, then stores it sealed. Answers
  * `{ company_id, service, environment, url, settings, api_key_hint, verified_at }`; 422
  * `credential_rejected` when the key does not authenticate, and nothing is stored. Without `api_key`
- * the saved key is kept (and checked against the new `url`).
+ * the saved key is kept and checked at the saved url (a `url` naming another one is 422).
  */
 import { z } from "zod";
 import { integrationContext } from "../../shared/core/integrations/context.ts";

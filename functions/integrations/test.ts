@@ -1,7 +1,8 @@
 /**
  * POST /integrations/test (admin) — does a provider key work? Checks `api_key` at `url`, or the saved
- * key or url for whichever is not given, and answers `{ ok, company_id, service, environment,
- * message, checked_at }` with HTTP 200 whether it works or not.
+ * key or url for whichever is not given (the saved key only at the saved url: 422 otherwise), and
+ * answers `{ ok, company_id, service, environment, message, checked_at }` with HTTP 200 whether it
+ * works or not.
  */
 import { z } from "zod";
 import { integrationContext } from "../../shared/core/integrations/context.ts";

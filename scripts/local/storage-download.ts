@@ -42,6 +42,9 @@ export function createStorageDownloadHandler(options: {
       // A `%` not followed by two hex digits, or escapes that are not UTF-8: no object has that name.
       return answer(400, "InvalidKey", "invalid object key");
     }
+    // Storage refuses keys with control characters too; a NUL would not even reach the query
+    // (PostgreSQL text cannot hold one), so it is the same 400, never a database error.
+    if (hasControlCharacter(path)) return answer(400, "InvalidKey", "invalid object key");
     const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
     let claims: VerifiedClaims;
     try {
@@ -72,4 +75,13 @@ export function createStorageDownloadHandler(options: {
       },
     });
   };
+}
+
+/** U+0000–U+001F or U+007F: no object name holds one. */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
 }

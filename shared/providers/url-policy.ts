@@ -4,6 +4,8 @@
  * allowed; loopback, private, link-local and unique-local targets (and plain http) only when local
  * development explicitly allows them.
  *
+ * The URL carries no userinfo, query or fragment: a key travels only in the Authorization header.
+ *
  * Host names are compared without their trailing dots (`localhost.` is `localhost`); IPv4 literals
  * arrive as dotted quads (WHATWG URL normalises decimal, octal and hex forms); IPv6 literals are
  * decided by range, and an IPv4 embedded in one (IPv4-compatible, IPv4-mapped, NAT64, 6to4) is
@@ -95,6 +97,12 @@ export function assertProviderUrl(raw: string, options: { allowPrivate: boolean 
   }
   if (url.username || url.password)
     throw new UnsafeProviderUrlError("the provider url must not carry credentials");
+  // A query or fragment has no use (the provider calls resolve their paths against the url, which
+  // drops both) and is where tokens get pasted: refused, so none is stored, logged or in an event.
+  // `?` and `#` in the serialised url are only ever those delimiters, even when left empty.
+  if (/[?#]/.test(url.href)) {
+    throw new UnsafeProviderUrlError("the provider url must not carry a query string or fragment");
+  }
   if (options.allowPrivate) {
     if (url.protocol !== "https:" && url.protocol !== "http:") {
       throw new UnsafeProviderUrlError("the provider url must be http(s)");

@@ -51,12 +51,15 @@ alter table public.companies enable row level security;
 -- Every column but `technical_key`, the DIAN technical key: a secret of the issuer that only the
 -- service reads (admins may still set it through the insert and update grants below, without
 -- reading it back). Column grants: a column added later stays hidden until a migration grants it.
+-- No insert grant here or below includes `id`: the database generates every id, so an insert can
+-- never probe whether an id (another organization's row) exists through a duplicate-key error; the
+-- web app reads the new id back (`insert … returning`, supabase-js `.insert(…).select()`).
 grant select on public.companies to service_role;
 grant select (id, org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime,
   fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code,
   email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to,
   resolution_valid_until, active_environment, created_at, updated_at) on public.companies to authenticated;
-grant insert (id, org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime,
+grant insert (org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime,
   fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code,
   email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to,
   resolution_valid_until, technical_key, active_environment) on public.companies to authenticated;
@@ -81,7 +84,7 @@ alter table public.invoices enable row level security;
 grant select on public.invoices to authenticated, service_role;
 -- Draft columns only: status, authority code, provider reference and the other fiscal columns are
 -- absent, so no PostgREST call can set them.
-grant insert (id, org_id, company_id, number, issue_date, issue_time, due_date, currency, payment_form,
+grant insert (org_id, company_id, number, issue_date, issue_time, due_date, currency, payment_form,
   payment_method, notes, buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email,
   buyer_address, buyer_city_code, buyer_phone, subtotal, tax_total, total)
   on public.invoices to authenticated;
@@ -110,7 +113,7 @@ create policy "admins and operadores delete draft invoices" on public.invoices
 -- ─── invoice lines ───────────────────────────────────────────────────────────────────────────────
 alter table public.invoice_lines enable row level security;
 grant select on public.invoice_lines to authenticated, service_role;
-grant insert (id, invoice_id, org_id, position, code, description, unit_code, quantity, unit_price,
+grant insert (invoice_id, org_id, position, code, description, unit_code, quantity, unit_price,
   line_extension, tax_code, tax_rate, tax_amount) on public.invoice_lines to authenticated;
 grant update (position, code, description, unit_code, quantity, unit_price, line_extension, tax_code,
   tax_rate, tax_amount) on public.invoice_lines to authenticated;
@@ -128,5 +131,12 @@ create policy "admins and operadores write lines of draft invoices" on public.in
 alter table public.events enable row level security;
 grant select on public.events to authenticated, service_role;
 
-create policy "members read their organization's events" on public.events
-  for select to authenticated using (org_id in (select einv_private.my_org_ids()));
+-- A document's events are every member's to read; a credential's (who tested or saved which url, the
+-- key's hint) only its organization's admins', who manage credentials.
+create policy "members read their organization's document events" on public.events
+  for select to authenticated
+  using (document_type <> 'credential' and org_id in (select einv_private.my_org_ids()));
+
+create policy "admins read their organization's credential events" on public.events
+  for select to authenticated
+  using (document_type = 'credential' and org_id in (select einv_private.my_org_ids(array['admin'])));

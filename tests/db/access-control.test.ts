@@ -97,8 +97,8 @@ async function fails(code: string, work: Promise<unknown>, label?: string): Prom
 }
 
 const draftInsert = (org: string, company: string, column = "", value = "") =>
-  `insert into public.invoices (id, org_id, company_id, number${column})
-   values ('${randomUUID()}', '${org}', '${company}', 'SETP${randomDigits(9)}'${value}) returning id`;
+  `insert into public.invoices (org_id, company_id, number${column})
+   values ('${org}', '${company}', 'SETP${randomDigits(9)}'${value}) returning id`;
 const lineInsert = (invoice: string, org: string) =>
   `insert into public.invoice_lines (invoice_id, org_id, position, description, quantity, unit_price,
      line_extension) values ('${invoice}', '${org}', 3, 'Nueva línea', 1, 1000, 1000) returning id`;
@@ -213,6 +213,37 @@ describe("invoice drafts", () => {
     },
   );
 
+  it.each(WRITERS)(
+    "a %s cannot choose a row's id, so an insert never tells whether an id exists",
+    async (role) => {
+      const [mine, other] = [await createTenant(db), await createTenant(db)];
+      const theirs = await createInvoice(db, other.org, other.company);
+      const me = mine[role].claims;
+      const [{ id: draft } = { id: "" }] = await as<{ id: string }>(
+        me,
+        draftInsert(mine.org.id, mine.company.id),
+      );
+      const withId = (table: string, insert: string, id: string) =>
+        insert.replace(`insert into public.${table} (`, "$&id, ").replace("values (", `values ('${id}', `);
+      // another organization's invoice, line and company ids, and one nobody has: the same refusal
+      for (const [taken, fresh] of [
+        [theirs.id, randomUUID()],
+        [theirs.lineIds[0] ?? "", randomUUID()],
+        [other.company.id, randomUUID()],
+      ]) {
+        for (const id of [taken ?? "", fresh ?? ""]) {
+          const inserts = [
+            withId("invoices", draftInsert(mine.org.id, mine.company.id), id),
+            withId("invoice_lines", lineInsert(draft, mine.org.id), id),
+            withId("companies", companyInsert(mine.org.id), id),
+          ];
+          for (const sql of inserts) await fails(DENIED, as(me, sql), sql);
+        }
+      }
+      expect(await superuser("select 1 from public.invoices where id = $1", [theirs.id])).toHaveLength(1);
+    },
+  );
+
   it.each(WRITERS)("a %s cannot move a draft or its lines to another organization", async (role) => {
     const [mine, other] = [await createTenant(db), await createTenant(db)];
     const { id } = await createInvoice(db, mine.org, mine.company);
@@ -266,6 +297,28 @@ describe("events", () => {
       await fails(DENIED, as(admin.claims, write), write);
       await fails(DENIED, service(write), write);
     }
+  });
+
+  it("members read their organization's document events; its credential events only its admins", async () => {
+    const tenant = await tenantWithDocuments();
+    await superuser(
+      `insert into public.events (org_id, document_type, document_id, kind, data)
+       values ($1, 'credential', $2, 'credential_saved', '{"url": "https://p.example/", "api_key_hint": "1234"}')`,
+      [tenant.org.id, tenant.company.id],
+    );
+    const kinds = async (claims: Claims) =>
+      (
+        await as<{ document_type: string }>(
+          claims,
+          "select document_type from public.events where org_id = $1 order by document_type",
+          [tenant.org.id],
+        )
+      ).map((r) => r.document_type);
+    expect(await kinds(tenant.admin.claims)).toEqual(["credential", "invoice"]);
+    expect(await kinds(tenant.operador.claims)).toEqual(["invoice"]);
+    expect(await kinds(tenant.lector.claims)).toEqual(["invoice"]);
+    const stranger = await createTenant(db);
+    expect(await kinds(stranger.admin.claims)).toEqual([]);
   });
 
   it("an event cannot be changed or deleted even by the superuser", async () => {

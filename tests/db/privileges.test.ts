@@ -40,7 +40,7 @@ const DECLARED: Record<string, Grants> = {
   "table public.companies": {
     rls: true,
     authenticated:
-      "SELECT(id, org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, active_environment, created_at, updated_at, credit_note_prefix), INSERT(id, org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key, active_environment, software_pin, credit_note_prefix), UPDATE(nit, check_digit, legal_name, trade_name, person_type, tax_regime, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key, active_environment, software_pin, credit_note_prefix)",
+      "SELECT(id, org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, active_environment, created_at, updated_at, credit_note_prefix), INSERT(org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key, active_environment, software_pin, credit_note_prefix), UPDATE(nit, check_digit, legal_name, trade_name, person_type, tax_regime, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key, active_environment, software_pin, credit_note_prefix)",
     service_role: "SELECT",
   },
   "table public.credit_note_lines": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
@@ -50,13 +50,13 @@ const DECLARED: Record<string, Grants> = {
   "table public.invoice_lines": {
     rls: true,
     authenticated:
-      "SELECT, INSERT(id, invoice_id, org_id, position, code, description, unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount), UPDATE(position, code, description, unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount), DELETE",
+      "SELECT, INSERT(invoice_id, org_id, position, code, description, unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount), UPDATE(position, code, description, unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount), DELETE",
     service_role: "SELECT",
   },
   "table public.invoices": {
     rls: true,
     authenticated:
-      "SELECT, INSERT(id, org_id, company_id, number, issue_date, issue_time, due_date, currency, payment_form, payment_method, notes, buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email, buyer_address, buyer_city_code, buyer_phone, subtotal, tax_total, total), UPDATE(company_id, number, issue_date, issue_time, due_date, currency, payment_form, payment_method, notes, buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email, buyer_address, buyer_city_code, buyer_phone, subtotal, tax_total, total), DELETE",
+      "SELECT, INSERT(org_id, company_id, number, issue_date, issue_time, due_date, currency, payment_form, payment_method, notes, buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email, buyer_address, buyer_city_code, buyer_phone, subtotal, tax_total, total), UPDATE(company_id, number, issue_date, issue_time, due_date, currency, payment_form, payment_method, notes, buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email, buyer_address, buyer_city_code, buyer_phone, subtotal, tax_total, total), DELETE",
     service_role: "SELECT",
   },
   "table public.memberships": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
@@ -182,7 +182,8 @@ const POLICIES: Record<string, string> = {
     "PERMISSIVE SELECT to authenticated",
   "public.invoice_lines: admins and operadores write lines of draft invoices":
     "PERMISSIVE ALL to authenticated",
-  "public.events: members read their organization's events": "PERMISSIVE SELECT to authenticated",
+  "public.events: admins read their organization's credential events": "PERMISSIVE SELECT to authenticated",
+  "public.events: members read their organization's document events": "PERMISSIVE SELECT to authenticated",
   "public.representations: members read their organization's representations":
     "PERMISSIVE SELECT to authenticated",
   "public.deliveries: members read their organization's deliveries": "PERMISSIVE SELECT to authenticated",

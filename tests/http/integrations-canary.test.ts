@@ -107,7 +107,8 @@ describe("a canary key", () => {
       test: await post("/integrations/test", given(sandbox)),
       save: await post("/integrations/save", given(sandbox)),
       testSaved: await post("/integrations/test", credential),
-      saveKept: await post("/integrations/save", {
+      saveKept: await post("/integrations/save", { ...credential, url: sandbox }),
+      saveMoved: await post("/integrations/save", {
         ...credential,
         url: "https://second.provider.test/adapter-tax",
       }),
@@ -144,6 +145,7 @@ describe("a canary key", () => {
       save: 200,
       testSaved: 200,
       saveKept: 200,
+      saveMoved: 422,
       echoed: 200,
       echoedSave: 422,
       echoed401: 422,

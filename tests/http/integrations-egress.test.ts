@@ -134,6 +134,9 @@ describe("a url that is not a public https host", () => {
     ],
     ["a private name", "https://provider.internal/"],
     ["plain http", "http://sandbox.provider.test/adapter-tax"],
+    ["credentials in the url", "https://user:secret@sandbox.provider.test/adapter-tax"],
+    ["a query string", "https://sandbox.provider.test/adapter-tax?access_token=secret"],
+    ["a fragment", "https://sandbox.provider.test/adapter-tax#secret"],
   ];
 
   it.each(FORBIDDEN)(
@@ -167,6 +170,41 @@ describe("a url that is not a public https host", () => {
       { kind: "credential_tested", outcome: "refused_url" },
       { kind: "credential_save_refused", outcome: "refused_url" },
     ]);
+  });
+
+  it("records a refused url without its credentials, query or fragment, in events and logs", async () => {
+    const secret = "tok_in_the_url_5ca1ab1e";
+    const urls = [
+      `https://user:${secret}@api.provider.test/adapter-tax`,
+      `https://api.provider.test/adapter-tax?access_token=${secret}`,
+      `https://api.provider.test/adapter-tax#${secret}`,
+    ];
+    const logsBefore = t.logs.length;
+    for (const url of urls) {
+      for (const route of ["test", "save"] as const) {
+        expect((await call(route, { api_key: KEY, url, environment: "prd" })).status).toBe(400);
+      }
+    }
+    const rows = await db.superuser<{ kind: string; url: string; outcome: string }>(
+      `select kind, data ->> 'url' as url, data ->> 'outcome' as outcome from public.events
+        where document_id = $1 and data ->> 'environment' = 'prd' and data ->> 'outcome' = 'refused_url'
+        order by id`,
+      [tenant.company.id],
+    );
+    expect(rows).toEqual(
+      urls.flatMap(() => [
+        { kind: "credential_tested", url: "https://api.provider.test/adapter-tax", outcome: "refused_url" },
+        {
+          kind: "credential_save_refused",
+          url: "https://api.provider.test/adapter-tax",
+          outcome: "refused_url",
+        },
+      ]),
+    );
+    const everything = JSON.stringify(await db.superuser("select * from public.events"));
+    expect(everything).not.toContain(secret);
+    expect(t.logs.slice(logsBefore).join("\n")).not.toContain(secret);
+    expect(sent).toEqual([]);
   });
 
   it("asks the resolver once per check, and sends to the name it checked", async () => {

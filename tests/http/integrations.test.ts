@@ -128,7 +128,7 @@ describe("POST /integrations/test", () => {
     ]);
   });
 
-  it("tests the saved key when none is given, at the saved url or at a given one", async () => {
+  it("tests the saved key when none is given at the saved url, and at no other", async () => {
     const company = await createTenant(db);
     const as = await t.token(company.admin);
     const scope = { org_id: company.org.id, company_id: company.company.id };
@@ -136,12 +136,16 @@ describe("POST /integrations/test", () => {
     sent.length = 0;
 
     expect(await (await test(scope, as)).json()).toMatchObject({ ok: true });
-    expect(await (await test({ ...scope, url: `${PROVIDERS}/deliver` }, as)).json()).toMatchObject({
-      ok: true,
+    expect(await (await test({ ...scope, url: url() }, as)).json()).toMatchObject({ ok: true });
+    const elsewhere = await test({ ...scope, url: `${PROVIDERS}/deliver` }, as);
+    expect(elsewhere.status).toBe(422);
+    expect((await elsewhere.json()).error).toMatchObject({
+      code: "business_rule",
+      message: expect.stringMatching(/only sent to its saved url; to use another url, send api_key with it/),
     });
     expect(checksSent()).toEqual([
       { url: `${url()}/credentials/check`, method: "GET", authorization: `Bearer ${OTHER_KEY}` },
-      { url: `${PROVIDERS}/deliver/credentials/check`, method: "GET", authorization: `Bearer ${OTHER_KEY}` },
+      { url: `${url()}/credentials/check`, method: "GET", authorization: `Bearer ${OTHER_KEY}` },
     ]);
   });
 
@@ -201,25 +205,28 @@ describe("POST /integrations/save", () => {
     expect(await stored({ service: "docsgen" })).toEqual([before]);
   });
 
-  it("keeps the saved key when none is given, checking it against the new url", async () => {
+  it("keeps the saved key when none is given, checked at the saved url; a new url needs the key", async () => {
     const company = await createTenant(db);
     const as = await t.token(company.admin);
     const scope = { org_id: company.org.id, company_id: company.company.id };
     await save({ ...scope, api_key: OTHER_KEY, url: url(), settings: { a: 1 } }, as);
     sent.length = 0;
 
+    const kept = await save({ ...scope, settings: { a: 2 } }, as);
+    expect(kept.status).toBe(200);
+    expect(await kept.json()).toMatchObject({ url: url(), settings: { a: 2 }, api_key_hint: "9876" });
     const moved = "https://moved.provider.test/adapter-tax";
-    const response = await save({ ...scope, url: moved }, as);
-    expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ url: moved, settings: { a: 1 }, api_key_hint: "9876" });
+    const refused = await save({ ...scope, url: moved }, as);
+    expect(refused.status).toBe(422);
+    expect((await refused.json()).error.message).toMatch(/send api_key with it/);
     expect(checksSent()).toEqual([
-      { url: `${moved}/credentials/check`, method: "GET", authorization: `Bearer ${OTHER_KEY}` },
+      { url: `${url()}/credentials/check`, method: "GET", authorization: `Bearer ${OTHER_KEY}` },
     ]);
     const [row] = await db.superuser<{ api_key_ciphertext: string; url: string }>(
       "select api_key_ciphertext, url from einv_private.credentials where company_id = $1",
       [company.company.id],
     );
-    expect(row?.url).toBe(moved);
+    expect(row?.url).toBe(url());
     const identity = { ...scope, service: "adapter-tax", environment: "uat" };
     expect(await t.deps.secretBox.open(row?.api_key_ciphertext ?? "", identity)).toBe(OTHER_KEY);
   });
@@ -430,7 +437,7 @@ describe("events", () => {
     expect(all).not.toContain(BAD_KEY);
   });
 
-  it("lets members of the organization read them, and nobody else", async () => {
+  it("lets the organization's admins read them, and nobody else: not its operadores or lectores", async () => {
     await test({ api_key: KEY, url: url() });
     const read = (claims: Record<string, unknown>) =>
       db.client.transaction(async (s) => {
@@ -440,7 +447,9 @@ describe("events", () => {
         );
         return s.query("select kind from public.events where document_id = $1", [tenant.company.id]);
       });
-    expect((await read(tenant.lector.claims)).length).toBeGreaterThan(0);
+    expect((await read(tenant.admin.claims)).length).toBeGreaterThan(0);
+    expect(await read(tenant.operador.claims)).toEqual([]);
+    expect(await read(tenant.lector.claims)).toEqual([]);
     expect(await read(stranger.admin.claims)).toEqual([]);
   });
 });

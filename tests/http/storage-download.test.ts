@@ -106,6 +106,24 @@ describe("local Storage downloads, status by status", () => {
     }
   });
 
+  it("400 in Storage's shape, not a database error, for a path holding a NUL or another control character", async () => {
+    const token = await t.token(a.lector);
+    for (const bad of [
+      `${a.org.id}/invoices/%00`,
+      `${a.org.id}/invoices/factura%00.pdf`,
+      `${a.org.id}/invoices/%0D%0Afactura.pdf`,
+      `${a.org.id}/invoices/%7F`,
+    ]) {
+      const response = await get(objectUrl(bad), token);
+      expect({ bad, status: response.status }).toEqual({ bad, status: 400 });
+      expect(await response.json()).toEqual({
+        statusCode: "400",
+        error: "InvalidKey",
+        message: "invalid object key",
+      });
+    }
+  });
+
   it("404 for another bucket, 405 naming GET and HEAD for other methods, and a preflight for browsers", async () => {
     const token = await t.token(a.lector);
     expect((await get(`${TEST_URL}/storage/v1/object/otro-bucket/${path}`, token)).status).toBe(404);

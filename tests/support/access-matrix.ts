@@ -213,15 +213,18 @@ export async function observe(fx: RouteFixture): Promise<Observed> {
 /**
  * What members read directly, through PostgREST under RLS (and Storage, whose download reads
  * `storage.objects` as the user): each table with the predicate that selects one organization's
- * rows ($1 is the organization's id). Every table `authenticated` may select from must be here.
+ * rows ($1 is the organization's id), and which of its roles read them (every role unless `roles`
+ * says). Every table `authenticated` may select from must be here.
  */
-export const MEMBER_READABLE: readonly { table: string; rowsOf: string }[] = [
+export const MEMBER_READABLE: readonly { table: string; rowsOf: string; roles?: readonly MemberRole[] }[] = [
   { table: "public.organizations", rowsOf: "id = $1" },
   { table: "public.memberships", rowsOf: "org_id = $1" },
   { table: "public.companies", rowsOf: "org_id = $1" },
   { table: "public.invoices", rowsOf: "org_id = $1" },
   { table: "public.invoice_lines", rowsOf: "org_id = $1" },
-  { table: "public.events", rowsOf: "org_id = $1" },
+  { table: "public.events", rowsOf: "org_id = $1 and document_type <> 'credential'" },
+  // who tested or saved which credential url: the admins' business only
+  { table: "public.events", rowsOf: "org_id = $1 and document_type = 'credential'", roles: ["admin"] },
   { table: "public.representations", rowsOf: "org_id = $1" },
   { table: "public.deliveries", rowsOf: "org_id = $1" },
   { table: "public.credit_notes", rowsOf: "org_id = $1" },
@@ -229,14 +232,21 @@ export const MEMBER_READABLE: readonly { table: string; rowsOf: string }[] = [
   { table: "storage.objects", rowsOf: "bucket_id = 'service-documentos' and name like $1 || '/%'" },
 ];
 
-/** Who reads, and whether they must see the organization's rows (all of them) or none. */
-export const READER_CASES: readonly { name: string; sees: boolean; reader(fx: RouteFixture): User | null }[] =
-  [
-    ...ROLES.map((role) => ({
-      name: `the organization's ${role}`,
-      sees: true,
-      reader: (fx: RouteFixture) => fx.home[role],
-    })),
-    { name: "an admin of another organization", sees: false, reader: (fx) => fx.other.admin },
-    { name: "anon", sees: false, reader: () => null },
-  ];
+/**
+ * Who reads, and whether they must see the organization's rows (all of them) or none: a member
+ * sees them when its role is one of the rows' readers.
+ */
+export const READER_CASES: readonly {
+  name: string;
+  /** `roles`: the rows' readers, every role when undefined. */
+  sees(roles: readonly MemberRole[] | undefined): boolean;
+  reader(fx: RouteFixture): User | null;
+}[] = [
+  ...ROLES.map((role) => ({
+    name: `the organization's ${role}`,
+    sees: (roles: readonly MemberRole[] | undefined) => roles === undefined || roles.includes(role),
+    reader: (fx: RouteFixture) => fx.home[role],
+  })),
+  { name: "an admin of another organization", sees: () => false, reader: (fx) => fx.other.admin },
+  { name: "anon", sees: () => false, reader: () => null },
+];

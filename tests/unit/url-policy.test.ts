@@ -101,6 +101,10 @@ const REFUSED: [url: string, why: RegExp][] = [
   ["https://user:secret@api.provider.example/", /credentials/],
   ["https://user@api.provider.example/", /credentials/],
   ["https://:secret@api.provider.example/", /credentials/],
+  ["https://api.provider.example/v1?access_token=secret", /query string or fragment/],
+  ["https://api.provider.example/v1?", /query string or fragment/],
+  ["https://api.provider.example/v1#secret", /query string or fragment/],
+  ["https://api.provider.example/#", /query string or fragment/],
   // names
   ["https://localhost/", /public host/],
   ["https://localhost./", /public host/],
@@ -242,6 +246,7 @@ describe("assertProviderUrl", () => {
     expect(assertProviderUrl("https://localhost./", local).hostname).toBe("localhost.");
     expect(() => assertProviderUrl("ftp://127.0.0.1/", local)).toThrow(/http\(s\)/);
     expect(() => assertProviderUrl("http://u:p@127.0.0.1/", local)).toThrow(/credentials/);
+    expect(() => assertProviderUrl("http://127.0.0.1/?k=v", local)).toThrow(/query string or fragment/);
   });
 });
 

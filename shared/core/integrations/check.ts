@@ -38,17 +38,52 @@ export interface CheckOutcome {
   failure?: ProviderError;
 }
 
-/** The url to check: the given one, else the saved one; a 422 when there is neither. */
+/**
+ * The url to check: the given one, else the saved one; a 422 when there is neither. A saved key is
+ * only ever sent to its saved url: without `api_key`, a given url must be the saved one (compared as
+ * WHATWG URLs, the form it is stored in), else a 422 saying the key must come with it — nothing is
+ * sent, so an admin session cannot make the service hand the saved key to a server of its choosing.
+ */
 export function urlToCheck(
   target: CredentialTarget,
   given: string | undefined,
   stored: StoredCredential | null,
+  keyGiven: boolean,
 ): { url: string; source: Source } {
-  if (given !== undefined) return { url: given, source: "given" };
+  if (given !== undefined) {
+    if (!keyGiven && stored?.api_key_ciphertext && !sameUrl(given, stored.url)) {
+      throw new BusinessRuleError(
+        `The saved API key of the company's ${target.service} credential in ${target.environment} is only sent to its saved url; to use another url, send api_key with it.`,
+      );
+    }
+    return { url: given, source: "given" };
+  }
   if (stored?.url) return { url: stored.url, source: "saved" };
   throw new BusinessRuleError(
     `No url was given and none is saved for the company's ${target.service} credential in ${target.environment}; send url.`,
   );
+}
+
+/**
+ * A url as events record it: scheme, host and path. Never userinfo, a query or a fragment (where
+ * tokens get pasted), even of a url the policy refused; null when it is not a url at all.
+ */
+export function recordedUrl(raw: string): string | null {
+  try {
+    const url = new URL(raw);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return null;
+  }
+}
+
+function sameUrl(given: string, saved: string | null): boolean {
+  if (!saved) return false;
+  try {
+    return new URL(given).href === new URL(saved).href;
+  } catch {
+    return false;
+  }
 }
 
 /**

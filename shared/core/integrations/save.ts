@@ -2,8 +2,8 @@
  * saveCredential (/integrations/save): checks the key with the provider first and stores it only if
  * it authenticates — sealed (AES-256-GCM, the org, company, service and environment as associated
  * data) under the current credentials key, whose id the row records. Without `api_key` the saved key
- * is kept and checked against the new url (422 when none is saved); without `url` or `settings` the
- * saved ones are kept. A key the provider refuses is 422 `credential_rejected`; a provider that
+ * is kept and checked at the saved url (422 when none is saved, or when `url` names another one: a
+ * saved key is only sent to its saved url); without `url` or `settings` the saved ones are kept. A key the provider refuses is 422 `credential_rejected`; a provider that
  * cannot be reached, times out or answers garbage is its 502/504 (429 when it is rate limiting), and
  * nothing is stored. The row is written whole in one statement, so concurrent saves leave one
  * consistent row. Every outcome is an event without the key.
@@ -17,6 +17,7 @@ import {
   identityOf,
   isRefusedUrl,
   openSavedKey,
+  recordedUrl,
   type Source,
   urlToCheck,
 } from "./check.ts";
@@ -36,7 +37,7 @@ export async function saveCredential({
   ctx: IntegrationContext;
 }): Promise<SavedCredential> {
   const stored = await ctx.serviceDb.call("einv_integration_get", credentialWhere(input));
-  const url = urlToCheck(input, input.url, stored);
+  const url = urlToCheck(input, input.url, stored, input.api_key !== undefined);
   const settings = input.settings ?? stored?.settings ?? {};
   const keySource: Source = input.api_key === undefined ? "saved" : "given";
   let apiKey: string;
@@ -54,7 +55,7 @@ export async function saveCredential({
       p_event: "credential_save_refused",
       p_outcome: outcome,
       p_message: message,
-      p_url: url.url,
+      p_url: recordedUrl(url.url),
       p_api_key_hint: hint,
       p_key_source: keySource,
       p_actor_id: ctx.actorId,

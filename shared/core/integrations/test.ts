@@ -1,6 +1,7 @@
 /**
  * testCredential (/integrations/test): does this key work? The given key and url, or what is saved
- * for whatever is not given, checked with the provider's credential check. The answer is an outcome
+ * for whatever is not given, checked with the provider's credential check (the saved key only at the
+ * saved url). The answer is an outcome
  * whether the key works or not — a provider that cannot be reached, times out or answers garbage is
  * `ok: false` with a message saying which — and an event records who tested what, and how it went.
  * Only a url the policy refuses (400, nothing sent), an unknown company (404) or nothing to test
@@ -9,7 +10,14 @@
 import { keyHint } from "../../crypto/secret-box.ts";
 import type { ProviderService } from "../../providers/errors.ts";
 import type { Environment } from "../../providers/protocol.ts";
-import { checkWithProvider, isRefusedUrl, openSavedKey, type Source, urlToCheck } from "./check.ts";
+import {
+  checkWithProvider,
+  isRefusedUrl,
+  openSavedKey,
+  recordedUrl,
+  type Source,
+  urlToCheck,
+} from "./check.ts";
 import { type CredentialTarget, credentialWhere, type IntegrationContext } from "./context.ts";
 
 export interface TestCredentialInput extends CredentialTarget {
@@ -34,7 +42,7 @@ export async function testCredential({
   ctx: IntegrationContext;
 }): Promise<TestCredentialResult> {
   const stored = await ctx.serviceDb.call("einv_integration_get", credentialWhere(input));
-  const url = urlToCheck(input, input.url, stored);
+  const url = urlToCheck(input, input.url, stored, input.api_key !== undefined);
   const keySource: Source = input.api_key === undefined ? "saved" : "given";
   const hint = input.api_key === undefined ? (stored?.api_key_hint ?? null) : keyHint(input.api_key);
   const record = (outcome: "ok" | "failed" | "refused_url", message: string) =>
@@ -43,7 +51,7 @@ export async function testCredential({
       p_event: "credential_tested",
       p_outcome: outcome,
       p_message: message,
-      p_url: url.url,
+      p_url: recordedUrl(url.url),
       p_api_key_hint: hint,
       p_key_source: keySource,
       p_actor_id: ctx.actorId,
