@@ -13,6 +13,8 @@ export interface Inspector {
    * PDFs, streams' chunks) but are as much the process's memory.
    */
   heapAfterGc(): Promise<{ objects: number; buffers: number }>;
+  /** The same without collecting first: what the heap holds now, garbage included. */
+  heapNow(): Promise<{ objects: number; buffers: number }>;
   /** Writes a heap snapshot (after V8's own full collection) to `path`. */
   snapshot(path: string): Promise<void>;
   close(): void;
@@ -67,14 +69,18 @@ export async function openInspector(port: number): Promise<Inspector> {
       pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       socket.send(JSON.stringify({ id, method, params }));
     });
+  const heapNow = async () => {
+    const usage = await send<HeapUsage>("Runtime.getHeapUsage");
+    return { objects: usage.usedSize, buffers: usage.backingStorageSize ?? 0 };
+  };
   return {
     async heapAfterGc() {
       // twice: what the first frees (weak references, finalizers) the second collects
       await send("HeapProfiler.collectGarbage");
       await send("HeapProfiler.collectGarbage");
-      const usage = await send<HeapUsage>("Runtime.getHeapUsage");
-      return { objects: usage.usedSize, buffers: usage.backingStorageSize ?? 0 };
+      return heapNow();
     },
+    heapNow,
     async snapshot(path) {
       const chunks: string[] = [];
       onEvent = (m) => {

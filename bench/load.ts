@@ -166,14 +166,33 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
     };
     // the functions' heap after a full collection, in MiB: objects and ArrayBuffers' backing stores
     // (./inspector.ts); a snapshot too with --heap-snapshots=dir (compare with ./heap-snapshot.ts)
+    // at once when a run ends: what a request leaves behind for a while (a timer's) is counted too
     const heap = async (moment: string) => {
       if (!inspector) throw new Error("no inspector");
+      const { objects, buffers } = await inspector.heapAfterGc();
       if (snapshots) {
         mkdirSync(snapshots, { recursive: true });
         await inspector.snapshot(join(snapshots, `${moment}.heapsnapshot`));
       }
-      const { objects, buffers } = await inspector.heapAfterGc();
       return { total: (objects + buffers) / MIB, buffers: buffers / MIB };
+    };
+    // the highest heap seen during a run, garbage included, sampled every 500 ms
+    const peakDuring = async <T>(work: Promise<T>): Promise<[T, number]> => {
+      let peak = 0;
+      let done = false;
+      const sampling = (async () => {
+        while (!done) {
+          const now = await inspector?.heapNow();
+          if (now) peak = Math.max(peak, (now.objects + now.buffers) / MIB);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      })();
+      try {
+        return [await work, peak];
+      } finally {
+        done = true;
+        await sampling;
+      }
     };
     const mib = (h: { total: number; buffers: number }) =>
       `${h.total.toFixed(1)} MiB (${h.buffers.toFixed(1)} of it ArrayBuffers)`;
@@ -199,7 +218,7 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
     const heapStart = await heap("start");
     const warmTransmit = await transmitRun(warmIds, TRANSMIT_WARMUP);
     const heapWarm = await heap("warm");
-    const transmit = await transmitRun(loadIds, transmissions);
+    const [transmit, heapPeak] = await peakDuring(transmitRun(loadIds, transmissions));
     const heapAfter = await heap("after");
     const afterTransmit = await rss();
     const before = afterCheap;
@@ -271,7 +290,7 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
         value: heapAfter.total / heapWarm.total,
         unit: "ratio",
         max: HEAP_GROWTH_BUDGET,
-        note: `used after a full collection: ${mib(heapStart)} before any /transmit → ${mib(heapWarm)} after the warm-up (${TRANSMIT_WARMUP.toLocaleString("en")}) → ${mib(heapAfter)} after the run`,
+        note: `used after a full collection: ${mib(heapStart)} before any /transmit → ${mib(heapWarm)} after the warm-up (${TRANSMIT_WARMUP.toLocaleString("en")}) → ${mib(heapAfter)} after the run; at most ${heapPeak.toFixed(0)} MiB during it, garbage included (sampled)`,
       },
       {
         id: "load.heap.after_transmit",
