@@ -11,6 +11,8 @@ const result = await autocannon({
   url: spec.url,
   connections: spec.connections,
   duration: spec.duration,
+  // a number of requests instead of a duration
+  ...(spec.amount ? { amount: spec.amount } : {}),
   method: "POST",
   headers: spec.headers,
   body: spec.body,

@@ -1,29 +1,43 @@
 /**
  * Load (DESIGN §7): autocannon, 64 connections for 30 s each, on loopback, against the local server
  * (scripts/local/serve.ts, the real function under Deno) on a throwaway PostgreSQL 15 cluster, with
- * its in-process sandbox answering instantly (SANDBOX_LATENCY_MS=0):
+ * a sandbox provider answering instantly in this process (not the server's: it keeps every document
+ * it receives), saved as the demo company's adapter-tax credential:
  *   - a bare Hono app on Deno answering a POST (the baseline, same run);
  *   - a cheap authenticated route: /representation of an invoice whose PDF is stored (cached);
- *   - /transmit of one pending invoice per request (a fresh one each time, seeded in SQL).
+ *   - /transmit of one pending invoice per request (a fresh one each time, seeded in SQL): 2,000 as
+ *     a warm-up, then 20,000 measured (`--transmissions=N`). The functions' heap (objects and
+ *     ArrayBuffers, after a full collection, read through the server's inspector: ./inspector.ts)
+ *     after the warm-up and after the run: the budget is 1.25× (DESIGN §7, a worker has 256 MB).
  * Budget for the cheap route: no errors, p99 ≤ 25 ms; the server's memory is sampled before and
  * after each run (flat means it does not grow with the requests served). Each run of the cheap
  * route and of bare Hono starts with 5 s of the same load that is not measured (autocannon's
  * warm-up), so the figures are the steady state, not the JIT compiling the first requests.
  *
- *   npm run bench -- --load [--duration=30] [--connections=64] [--json[=path]]
+ *   npm run bench -- --load [--duration=30] [--connections=64] [--transmissions=20000]
+ *                           [--heap-snapshots=dir] [--json[=path]]
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
+import { createSandboxProvider } from "../sandbox/provider.ts";
+import { type RunningSandbox, startSandboxServer } from "../sandbox/server.ts";
 import { freePort, spawnDeno } from "../tests/support/deno.ts";
 import { findPostgresBinaries, startPostgresServer } from "../tests/support/postgres-server.ts";
+import { type Inspector, openInspector } from "./inspector.ts";
 import { type Figure, jsonPath, printFigures, writeFigures } from "./report.ts";
 
 const P99_BUDGET_MS = 25;
 const WARMUP_SECONDS = 5;
-const TRANSMIT_INVOICES = 40_000;
+/** The measured /transmit run, in requests of one fresh invoice each (`--transmissions=N`). */
+const TRANSMISSIONS = 20_000;
+/** /transmit requests before the heap's warm figure. */
+const TRANSMIT_WARMUP = 2_000;
+/** DESIGN §7: the heap after the transmissions at most this × the heap after the warm-up. */
+const HEAP_GROWTH_BUDGET = 1.25;
+const MIB = 1024 * 1024;
 const DEMO_ORG = "11111111-1111-4111-8111-111111111111";
 const DEMO_COMPANY = "c1111111-1111-4111-8111-111111111111";
 
@@ -45,6 +59,8 @@ const option = (argv: string[], name: string, fallback: number) =>
 export async function measureLoad(argv: string[]): Promise<Figure[]> {
   const duration = option(argv, "duration", 30);
   const connections = option(argv, "connections", 64);
+  const transmissions = option(argv, "transmissions", TRANSMISSIONS);
+  const snapshots = argv.find((a) => a.startsWith("--heap-snapshots="))?.split("=")[1];
   const bindir = await findPostgresBinaries();
   if (!bindir) {
     console.log("\nload: skipped — it needs PostgreSQL 15's server binaries (postgresql-15)\n");
@@ -56,9 +72,13 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
   const databaseUrl = server.adminUrl.replace(/\/postgres$/, "/load");
   const dataDir = mkdtempSync(join(tmpdir(), "einv-load-"));
   const children: ChildProcess[] = [];
+  let inspector: Inspector | undefined;
+  let sandbox: RunningSandbox | undefined;
   try {
-    // the local server: migrates and seeds the database on start, writes local.json
+    // the local server: migrates and seeds the database on start, writes local.json; its inspector
+    // is how the bench reads the functions' heap (./inspector.ts)
     const port = await freePort();
+    const inspectorPort = await freePort();
     const local = spawnDeno(
       "scripts/local/serve.ts",
       {
@@ -70,20 +90,42 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
       },
       port,
       "ignore",
+      [`--inspect=127.0.0.1:${inspectorPort}`],
     );
     children.push(local);
     const base = `http://127.0.0.1:${port}/functions/v1/einvoicing`;
     const state = await waitForLocalJson(join(dataDir, "local.json"), local);
     await waitForHttp(`${base}/transmit`);
+    inspector = await openInspector(inspectorPort);
     const operador = state.users.find((u) => u.role === "operador" && u.org_id === DEMO_ORG);
+    const admin = state.users.find((u) => u.role === "admin" && u.org_id === DEMO_ORG);
     const accepted = state.invoices.find((i) => i.org_id === DEMO_ORG && i.status === "transmitida");
-    if (!operador || !accepted)
-      throw new Error("the local server's demo data has no operador or transmitted invoice");
+    const company = state.companies.find((c) => c.id === DEMO_COMPANY);
+    if (!operador || !admin || !accepted || !company)
+      throw new Error("the local server's demo data has no operador, admin, company or transmitted invoice");
     const headers = {
       authorization: `Bearer ${operador.access_token}`,
       apikey: state.apikey,
       "content-type": "application/json",
     };
+
+    // The provider: a sandbox in this process, not the server's (which keeps every document it
+    // receives), saved as the demo company's adapter-tax credential: the server's heap is then the
+    // functions' own.
+    sandbox = await startSandboxServer(createSandboxProvider(), { port: 0 });
+    const save = await fetch(`${base}/integrations/save`, {
+      method: "POST",
+      headers: { ...headers, authorization: `Bearer ${admin.access_token}` },
+      body: JSON.stringify({
+        org_id: DEMO_ORG,
+        company_id: company.id,
+        service: "adapter-tax",
+        environment: company.active_environment,
+        api_key: state.sandbox.api_key,
+        url: `${sandbox.url}/adapter-tax`,
+      }),
+    });
+    if (save.status !== 200) throw new Error(`could not save the load's provider: ${await save.text()}`);
 
     // the cached representation: rendered once here, then answered from the stored file
     const representation = JSON.stringify({ org_id: DEMO_ORG, invoice_id: accepted.id });
@@ -100,10 +142,15 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
 
     // pending invoices for /transmit, valid for the demo company's numbering range
     const db = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-    const ids = await seedPendingInvoices(db, TRANSMIT_INVOICES);
+    const ids = await seedPendingInvoices(db, TRANSMIT_WARMUP + transmissions);
     await db.end();
-    const idsFile = join(dataDir, "transmit-ids.txt");
-    writeFileSync(idsFile, ids.join("\n"));
+    const idsFile = (name: string, list: string[]) => {
+      const path = join(dataDir, name);
+      writeFileSync(path, list.join("\n"));
+      return path;
+    };
+    const warmIds = idsFile("transmit-warmup-ids.txt", ids.slice(0, TRANSMIT_WARMUP));
+    const loadIds = idsFile("transmit-ids.txt", ids.slice(TRANSMIT_WARMUP));
 
     // the bare Hono baseline, on Deno like the function
     const barePort = await freePort();
@@ -117,12 +164,38 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       return residentMiB(local.pid);
     };
-    // the in-process sandbox keeps every document it received: forgotten between runs, so the
-    // memory figures are the function's
-    const resetSandbox = () =>
-      fetch(`http://127.0.0.1:${port}/sandbox/adapter-tax/_sandbox/reset`, { method: "POST" }).then((r) =>
-        r.text(),
-      );
+    // the functions' heap after a full collection, in MiB: objects and ArrayBuffers' backing stores
+    // (./inspector.ts); a snapshot too with --heap-snapshots=dir (compare with ./heap-snapshot.ts)
+    // at once when a run ends: what a request leaves behind for a while (a timer's) is counted too
+    const heap = async (moment: string) => {
+      if (!inspector) throw new Error("no inspector");
+      const { objects, buffers } = await inspector.heapAfterGc();
+      if (snapshots) {
+        mkdirSync(snapshots, { recursive: true });
+        await inspector.snapshot(join(snapshots, `${moment}.heapsnapshot`));
+      }
+      return { total: (objects + buffers) / MIB, buffers: buffers / MIB };
+    };
+    // the highest heap seen during a run, garbage included, sampled every 500 ms
+    const peakDuring = async <T>(work: Promise<T>): Promise<[T, number]> => {
+      let peak = 0;
+      let done = false;
+      const sampling = (async () => {
+        while (!done) {
+          const now = await inspector?.heapNow();
+          if (now) peak = Math.max(peak, (now.objects + now.buffers) / MIB);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      })();
+      try {
+        return [await work, peak];
+      } finally {
+        done = true;
+        await sampling;
+      }
+    };
+    const mib = (h: { total: number; buffers: number }) =>
+      `${h.total.toFixed(1)} MiB (${h.buffers.toFixed(1)} of it ArrayBuffers)`;
     const warmup = { connections, duration: WARMUP_SECONDS };
     const bareResult = await autocannon({
       connections,
@@ -138,8 +211,15 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
     // the same run again: a flat memory stays where the first one left it
     const cheapAgain = await run({ url: `${base}/representation`, body: representation, warmup });
     const afterCheapAgain = await rss();
-    const transmit = await run({ url: `${base}/transmit`, ids: idsFile, bodyObject: { org_id: DEMO_ORG } });
-    await resetSandbox();
+    // /transmit: a warm-up (JIT, the transmit path's modules, the provider's connections), then the
+    // measured run, each a fixed number of fresh invoices
+    const transmitRun = (file: string, amount: number) =>
+      run({ url: `${base}/transmit`, ids: file, bodyObject: { org_id: DEMO_ORG }, amount });
+    const heapStart = await heap("start");
+    const warmTransmit = await transmitRun(warmIds, TRANSMIT_WARMUP);
+    const heapWarm = await heap("warm");
+    const [transmit, heapPeak] = await peakDuring(transmitRun(loadIds, transmissions));
+    const heapAfter = await heap("after");
     const afterTransmit = await rss();
     const before = afterCheap;
     const afterAll = afterCheapAgain;
@@ -202,7 +282,22 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
         what: "server memory (RSS) growth over the second run of the cached route",
         value: afterAll - before,
         unit: "MiB",
-        note: `RSS ${start.toFixed(0)} MiB at start → ${afterCheap.toFixed(0)} after the first run → ${afterCheapAgain.toFixed(0)} after the second → ${afterTransmit.toFixed(0)} after the transmits (sandbox emptied)`,
+        note: `RSS ${start.toFixed(0)} MiB at start → ${afterCheap.toFixed(0)} after the first run → ${afterCheapAgain.toFixed(0)} after the second → ${afterTransmit.toFixed(0)} after the transmits (the sandbox in the bench's process)`,
+      },
+      {
+        id: "load.heap.transmit",
+        what: `functions' heap after ${transmissions.toLocaleString("en")} transmissions ÷ after the warm-up`,
+        value: heapAfter.total / heapWarm.total,
+        unit: "ratio",
+        max: HEAP_GROWTH_BUDGET,
+        note: `used after a full collection: ${mib(heapStart)} before any /transmit → ${mib(heapWarm)} after the warm-up (${TRANSMIT_WARMUP.toLocaleString("en")}) → ${mib(heapAfter)} after the run; at most ${heapPeak.toFixed(0)} MiB during it, garbage included (sampled)`,
+      },
+      {
+        id: "load.heap.after_transmit",
+        what: `functions' heap after ${transmissions.toLocaleString("en")} transmissions (used, after a full GC)`,
+        value: heapAfter.total,
+        unit: "MiB",
+        note: `warm-up /transmit: ${warmTransmit.requests} requests, errors ${errors(warmTransmit)}`,
       },
     ];
     printFigures(
@@ -214,6 +309,8 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
     if (path) writeFigures(path, "load", `PostgreSQL ${server.version}`, figures);
     return figures;
   } finally {
+    inspector?.close();
+    await sandbox?.close();
     for (const child of children) child.kill("SIGKILL");
     await admin.end({ timeout: 5 }).catch(() => {});
     await server.stop();
@@ -263,6 +360,8 @@ async function autocannon(spec: Record<string, unknown>): Promise<LoadResult> {
 
 type LocalJson = {
   apikey: string;
+  companies: { id: string; org_id: string; active_environment: string }[];
+  sandbox: { api_key: string };
   users: { role: string; org_id: string; access_token: string }[];
   invoices: { id: string; org_id: string; status: string }[];
 };

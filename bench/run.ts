@@ -11,6 +11,9 @@
  *   npm run bench -- --scale          cost as one organization grows to 1,000,000 invoices (./scale.ts)
  *   npm run bench -- --phases         where a request's time goes (./phases.ts)
  *   npm run bench -- --json[=path]    also writes the figures as JSON (default reports/bench/*.json)
+ *   npm run bench -- --load --transmissions=N --heap-snapshots=dir
+ *                                     the load run with N measured transmissions (20,000), writing heap
+ *                                     snapshots (compare them with ./heap-snapshot.ts)
  *
  * "Service time" is a request's wall time minus the time spent inside the in-process sandbox
  * provider, which stands for a provider answering instantly; the floor beside it is a bare Hono
@@ -29,6 +32,7 @@ import { measureColdStart, measureFirstCall, measureImports } from "./cold-start
 import { openBenchDatabase } from "./database.ts";
 import { measureLoad } from "./load.ts";
 import { measurePhases } from "./phases.ts";
+import { measureRenderHeap } from "./render-heap.ts";
 import { type Figure, jsonPath, printFigures, writeFigures } from "./report.ts";
 import { measureScale } from "./scale.ts";
 import { median, pct } from "./stats.ts";
@@ -37,7 +41,7 @@ const BATCH = 50;
 const LATENCY_MS = 200;
 const C10_RUNS = 3;
 const OVERHEAD = { warmup: 30, calls: 300, p50: 2.5, p99: 10 };
-const RENDER = { lines: [20, 200], runs: 20, budget20: 15, worstBudget: 300 };
+const RENDER = { lines: [20, 200], runs: 20, budget20: 15, worstBudget: 300, heapBudgetMiB: 128 };
 const CACHED = { warmup: 30, calls: 300, p50: 2.5 };
 const CREDIT_NOTES = { sequential: 40, concurrent: 40, concurrency: 8 };
 const RECONCILE = { documents: 300, batch: 25 };
@@ -153,6 +157,7 @@ async function budgets(argv: string[]): Promise<Figure[]> {
     //    from the stored file (cached: true) as a whole request
     const renders = await measureRenderTiming({ lines: RENDER.lines, runs: RENDER.runs });
     const worst = await measureWorstCase();
+    const renderHeap = await measureRenderHeap(1000);
     const [cachedId] = await freshIds(1);
     const represent = () =>
       timed(app10, "/representation", { org_id: tenant.org.id, invoice_id: cachedId }).then((r) => ({
@@ -316,6 +321,14 @@ async function budgets(argv: string[]): Promise<Figure[]> {
         value: worst.largestMedianMs,
         unit: "ms",
         max: RENDER.worstBudget,
+      },
+      {
+        id: "render.1000.heap",
+        what: "heap during the largest request: a 1,000-line stamped render, a fresh process's first",
+        value: renderHeap.peakMiB + renderHeap.buffersMiB,
+        unit: "MiB",
+        max: RENDER.heapBudgetMiB,
+        note: `V8 heap peak ${renderHeap.peakMiB.toFixed(1)} MiB (${renderHeap.beforeMiB.toFixed(1)} before it, ${renderHeap.collections} collections during it) + ArrayBuffers ${renderHeap.buffersMiB.toFixed(1)} MiB at its end; the PDF ${(renderHeap.pdfBytes / 1024).toFixed(0)} KiB`,
       },
       {
         id: "representation.cached.p50",

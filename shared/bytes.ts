@@ -24,10 +24,15 @@ export async function readCapped(
   }
 }
 
-/** The chunks as one array (the chunk itself when there is only one). */
+/**
+ * The chunks as one array: the chunk itself when there is only one and it is the whole of its
+ * buffer; otherwise a copy. A stream's chunk may be a view into a larger buffer (Deno's fetch reads
+ * a body into 64 KiB ones): kept as it is, a 500-byte answer would hold 64 KiB for as long as it lives.
+ */
 export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
   const only = chunks.length === 1 ? chunks[0] : undefined;
-  if (only && only.buffer instanceof ArrayBuffer) return only as Uint8Array<ArrayBuffer>;
+  if (only && only.buffer instanceof ArrayBuffer && only.byteLength === only.buffer.byteLength)
+    return only as Uint8Array<ArrayBuffer>;
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
   let offset = 0;
   for (const chunk of chunks) {

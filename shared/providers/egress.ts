@@ -5,6 +5,7 @@
  * Host header still for the URL's name. The composition root picks the runtime's parts
  * (./deno-network.ts in production); tests hand in a fake resolver and an in-process fetch.
  */
+import { deadline } from "./deadline.ts";
 import type { FetchLike } from "./transport.ts";
 import {
   HostResolutionError,
@@ -41,7 +42,8 @@ export async function reach(
   options: { allowPrivate: boolean; timeoutMs: number },
 ): Promise<FetchLike> {
   if (options.allowPrivate) return egress.fetch;
-  const signal = AbortSignal.timeout(options.timeoutMs);
+  // cleared once resolved, so that the timer does not keep the signal and its listener (./deadline.ts)
+  const { signal, stop } = deadline(options.timeoutMs);
   const addresses = await Promise.race([
     resolveProviderUrl(url, { resolve: egress.resolve, signal }),
     new Promise<never>((_, reject) =>
@@ -51,7 +53,7 @@ export async function reach(
         { once: true },
       ),
     ),
-  ]);
+  ]).finally(stop);
   return egress.pinned(addresses);
 }
 

@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import { readCapped } from "../bytes.ts";
+import { deadline } from "./deadline.ts";
 import { type ProviderError, type ProviderOperation, type ProviderService, providerError } from "./errors.ts";
 import { CredentialCheck, ProviderErrorBody } from "./protocol.ts";
 
@@ -118,7 +119,8 @@ export function createProviderTransport(
 
   async function call(operation: ProviderOperation, path: string, init: CallInit): Promise<RawAnswer> {
     const { accept = "application/json", maxBytes = MAX_JSON_ANSWER_BYTES, ...requestInit } = init;
-    const signal = AbortSignal.timeout(timeoutMs);
+    // cleared when the call ends, so that nothing holds the answer afterwards (./deadline.ts)
+    const { signal, stop } = deadline(timeoutMs);
     const headers = new Headers(requestInit.headers);
     headers.set("Authorization", `Bearer ${apiKey}`);
     headers.set("Accept", accept);
@@ -145,6 +147,8 @@ export function createProviderTransport(
     } catch (error) {
       if (signal.aborted) throw providerError({ type: "timeout", service, operation, timeoutMs });
       throw providerError({ type: "network", service, operation, cause: scrubError(error, apiKey) });
+    } finally {
+      stop();
     }
   }
 

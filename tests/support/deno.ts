@@ -28,14 +28,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Spawns `deno run` on `entry` with a clean environment: `env` and PORT only (plus PATH, HOME). */
+/**
+ * Spawns `deno run` on `entry` with a clean environment: `env` and PORT only (plus PATH, HOME);
+ * `flags` go to `deno run` (e.g. `--inspect=127.0.0.1:9229`).
+ */
 export function spawnDeno(
   entry: string,
   env: Record<string, string>,
   port: number,
   stdio: "ignore" | "pipe" = "pipe",
+  flags: string[] = [],
 ): ChildProcess {
-  return spawn(DENO, ["run", "--allow-all", "--quiet", entry], {
+  return spawn(DENO, ["run", "--allow-all", "--quiet", ...flags, entry], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
