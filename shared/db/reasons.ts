@@ -33,7 +33,9 @@ const SENTENCES: Record<string, (noun: string, value: string) => string> = {
   invoice_in_progress: () =>
     "The invoice is being transmitted; credit it once the authority has accepted it (try again shortly).",
   line_not_of_invoice: (_, line) => `Line ${line} is not a line of this invoice.`,
-  line_already_credited: (_, line) => `Line ${line} was already credited by another credit note.`,
+  line_already_credited: (_, line) =>
+    `Line ${line} is credited by another credit note that the authority accepted or may still accept; ` +
+    "if that note is in error, reissue or refresh it instead of issuing a new one.",
   nothing_left_to_credit: () => "Every line of this invoice has already been credited.",
   annulment_incomplete: (_, left) =>
     `An annulment (concept "2") must credit everything still uncredited; ${left} line(s) would be left out.`,

@@ -228,5 +228,11 @@ export interface RecordedOutcome {
   qr_text?: string;
   provider_reference?: string;
   validated_at?: string;
+  /**
+   * The provider definitely holds nothing it could still accept under the attempt in doubt: it
+   * rejected it, or nothing of ours could have reached it. Recorded as the document's
+   * `refused_attempt`; an error without it stays in doubt (a credit note in doubt is never replaced).
+   */
+  definite?: boolean;
   detail?: Record<string, unknown>;
 }

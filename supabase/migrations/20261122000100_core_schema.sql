@@ -138,6 +138,9 @@ create table public.invoices (
   attempt_count integer not null default 0 check (attempt_count >= 0),
   -- the attempt whose submit may have reached the provider; its idempotency key is reused on resend
   submitted_attempt integer,
+  -- the attempt the provider definitely did not accept (it rejected it, or nothing reached it): while
+  -- it equals submitted_attempt, nothing of ours at the provider can still be accepted
+  refused_attempt integer,
   -- while set and in the future, a transmission holds the document
   lease_until timestamptz,
   -- the issuer (company row) as it was when the document was first claimed

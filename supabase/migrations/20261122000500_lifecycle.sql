@@ -30,6 +30,7 @@ create type einv_private.lifecycle as (
   last_message text,
   attempt_count integer,
   submitted_attempt integer,
+  refused_attempt integer,
   lease_until timestamptz,
   issuer_snapshot jsonb,
   claimed_at timestamptz,
@@ -138,6 +139,11 @@ begin
   _life.qr_text := coalesce(p_outcome ->> 'qr_text', p_life.qr_text);
   _life.provider_reference := coalesce(p_outcome ->> 'provider_reference', p_life.provider_reference);
   _life.last_message := coalesce(p_outcome ->> 'message', p_life.last_message);
+  -- `definite`: the provider definitely holds nothing it could accept under the attempt in doubt (it
+  -- rejected it, or nothing of ours could have reached it); an error is then settled, not in doubt
+  if coalesce((p_outcome ->> 'definite')::boolean, false) then
+    _life.refused_attempt := coalesce((p_outcome ->> 'submitted_attempt')::integer, p_life.submitted_attempt);
+  end if;
   if _life.status = einv_private.accepted_status(p_kind) then
     _life.transmitted_at := coalesce((p_outcome ->> 'validated_at')::timestamptz, p_life.transmitted_at, now());
   end if;
@@ -295,7 +301,7 @@ $$;
 
 -- ─── record a transmission's outcome ─────────────────────────────────────────────────────────────
 -- p_outcome: { status: <accepted> | error | en_proceso | pendiente, message, authority_code?,
---              qr_text?, provider_reference?, validated_at?, submitted_attempt?, detail? }.
+--              qr_text?, provider_reference?, validated_at?, submitted_attempt?, definite?, detail? }.
 -- `en_proceso` means the outcome is unknown: the lease is released so that a later reissue or
 -- refresh can ask the provider. `pendiente` releases a document that was never submitted (a check
 -- failed, no credential): it stays an editable draft, with the reason in last_message.

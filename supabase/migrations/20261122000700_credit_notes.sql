@@ -57,6 +57,7 @@ create table public.credit_notes (
   last_message text,
   attempt_count integer not null default 0 check (attempt_count >= 0),
   submitted_attempt integer,
+  refused_attempt integer,
   lease_until timestamptz,
   issuer_snapshot jsonb,
   claimed_at timestamptz,
@@ -186,6 +187,14 @@ revoke all on function einv_private.credit_note_payload(uuid, jsonb), einv_priva
 insert into einv_private.document_kinds (kind, content_table, accepted_status, payload)
 values ('credit_note', 'public.credit_notes', 'emitida', 'einv_private.credit_note_payload');
 
+-- A note a later note may replace: in error, and the authority definitely did not accept it — it
+-- rejected the attempt in doubt, or nothing of the note could have reached it.
+create function einv_private.credit_note_replaceable(n public.credit_notes) returns boolean
+language sql stable set search_path = '' as $$
+  select n.status = 'error' and (n.submitted_attempt is null or n.submitted_attempt is not distinct from n.refused_attempt)
+$$;
+revoke all on function einv_private.credit_note_replaceable(public.credit_notes) from public;
+
 -- ─── database API (service_role) ─────────────────────────────────────────────────────────────────
 -- Creates a note for a transmitted invoice of the org and claims it for sending, or creates
 -- nothing and raises: not_found, invoice_in_progress (invalid_state, passes by itself),
@@ -237,15 +246,17 @@ begin
    order by n.id
      for update;
 
-  -- credited: held by a note that stands (not in error). `error` is written only when the provider
-  -- rejected the note, said it never received it, or refused it unprocessed; an unknown outcome is
-  -- `en_proceso`. So a note in error is one the authority definitely did not accept.
+  -- credited: held by a note that stands. A note stops standing only in an error the provider made
+  -- definite: it rejected the note, or nothing of it could have reached it (`refused_attempt` is the
+  -- attempt in doubt). A note in error whose earlier submit may still arrive (never received by a
+  -- query, refused unprocessed on a resend) still stands: it is reissued or refreshed, not replaced.
   _remaining := array(
     select l.id from public.invoice_lines l
      where l.invoice_id = _inv.id
        and not exists (select 1 from public.credit_note_lines c
                          join public.credit_notes n on n.id = c.credit_note_id
-                        where c.invoice_line_id = l.id and c.released_at is null and n.status <> 'error')
+                        where c.invoice_line_id = l.id and c.released_at is null
+                          and not einv_private.credit_note_replaceable(n))
      order by l.position);
   if p_line_ids is null then
     _chosen := _remaining;
@@ -282,13 +293,15 @@ begin
   for _old in
     select distinct n.id from public.credit_notes n
       join public.credit_note_lines c on c.credit_note_id = n.id
-     where n.invoice_id = _inv.id and n.status = 'error' and c.released_at is null
+     where n.invoice_id = _inv.id and einv_private.credit_note_replaceable(n) and c.released_at is null
        and c.invoice_line_id = any (_chosen)
      order by n.id
   loop
     select * into _replaced from einv_private.document_of('credit_note', p_org_id, _old.id, true);
     _life := _replaced.life;
-    if _life.status is distinct from 'error' then -- cannot happen under the locks above; never guess
+    -- cannot happen under the locks above; never guess
+    if (_life.status = 'error' and (_life.submitted_attempt is null
+                                    or _life.submitted_attempt = _life.refused_attempt)) is not true then
       raise exception 'line_already_credited:%', (select c.invoice_line_id from public.credit_note_lines c
           where c.credit_note_id = _old.id and c.released_at is null and c.invoice_line_id = any (_chosen) limit 1)
         using errcode = 'P0001', hint = 'business_rule', detail = 'credit_note';

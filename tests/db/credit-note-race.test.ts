@@ -55,7 +55,8 @@ async function rejectedNote(): Promise<{ invoice: Invoice; noteId: string; attem
   const entry = created?.entry as Entry;
   await db.superuser(
     `select public.einv_document_record($1, 'credit_note', $2, $3,
-       jsonb_build_object('status', 'error', 'message', 'Rechazada: FAD06', 'submitted_attempt', $3::int))`,
+       jsonb_build_object('status', 'error', 'message', 'Rechazada: FAD06', 'submitted_attempt', $3::int,
+                          'definite', true))`,
     [tenant.org.id, entry.document_id, entry.attempt ?? 1],
   );
   return { invoice, noteId: entry.document_id, attempt: entry.attempt ?? 1, line };

@@ -142,6 +142,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.credit_note_line_release_only()": {},
   "function einv_private.company_check_digit()": {},
   "function einv_private.credit_note_payload(uuid, jsonb)": {},
+  "function einv_private.credit_note_replaceable(credit_notes)": {},
   "function einv_private.document_inputs(uuid, text, uuid)": {},
   "function einv_private.document_of(text, uuid, uuid, boolean)": {},
   "function einv_private.representation_read_functions()": {},

@@ -35,7 +35,10 @@ afterAll(() => db?.close());
 const post = (path: string, body: Record<string, unknown>) =>
   t.post(path, { org_id: tenant.org.id, ...body }, token);
 
-/** A note for `line` made and recorded `error` by the database API, as a failed send leaves it. */
+/**
+ * A note for `line` made and recorded `error` by the database API as a rejection leaves it (the
+ * sandbox never saw it: a reissue then sends it, and the sandbox accepts it).
+ */
 async function rejectedNote(invoiceId: string, line: string): Promise<string> {
   const [made] = await db.superuser<{ entry: { document_id: string; attempt: number } }>(
     `select public.einv_credit_note_create($1, $2, '1', 'Devolución', jsonb_build_array($3::uuid), null, 60) as entry`,
@@ -44,7 +47,7 @@ async function rejectedNote(invoiceId: string, line: string): Promise<string> {
   const id = made?.entry.document_id as string;
   await db.superuser(
     `select public.einv_document_record($1, 'credit_note', $2, $3,
-       jsonb_build_object('status', 'error', 'message', 'not sent', 'submitted_attempt', $3::int))`,
+       jsonb_build_object('status', 'error', 'message', 'rejected', 'submitted_attempt', $3::int, 'definite', true))`,
     [tenant.org.id, id, made?.entry.attempt ?? 1],
   );
   return id;

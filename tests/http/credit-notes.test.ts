@@ -170,7 +170,10 @@ describe("POST /credit-notes", () => {
       )[0]?.n;
     const before = await count();
     for (const [lineIds, message] of [
-      [[invoice.lineIds[0]], /was already credited by another credit note/],
+      [
+        [invoice.lineIds[0]],
+        /is credited by another credit note that the authority accepted or may still accept/,
+      ],
       [[other.lineIds[0]], /is not a line of this invoice/],
     ] as const) {
       const response = await note({ invoice_id: invoice.id, line_ids: lineIds });
@@ -296,6 +299,30 @@ describe("an unknown outcome, a rejection, and their reissue", () => {
     );
     expect(lines?.standing).toBe(invoice.lineIds.length);
     expect((await note({ invoice_id: invoice.id })).status).toBe(422);
+  });
+
+  it("a note whose earlier submit may still arrive is never replaced: a new note is 422 until it is settled", async () => {
+    const invoice = await transmitted();
+    // a 503 on submit: the provider may have processed it (unknown outcome), here it did not
+    sandbox.setKnobs({ failNext: [{ kind: "error", on: "submit" }] });
+    const sent = await (await note({ invoice_id: invoice.id, line_ids: [invoice.lineIds[0]] })).json();
+    expect(sent.status).toBe("en_proceso");
+    const body = { org_id: tenant.org.id, credit_note_id: sent.credit_note_id };
+    // the provider has no record of it yet: `error`, but the submit may still arrive
+    const refreshed = await (await t.post("/credit-notes/refresh", body, token)).json();
+    expect(refreshed.status).toBe("error");
+    const refused = await note({ invoice_id: invoice.id, line_ids: [invoice.lineIds[0]] });
+    expect(refused.status).toBe(422);
+    expect((await refused.json()).error.message).toMatch(/reissue or refresh it instead/);
+    // the way forward is the note itself: a reissue asks, then sends it under the same key
+    const reissued = await (await t.post("/credit-notes/reissue", body, token)).json();
+    expect(reissued.status).toBe("emitida");
+    // the refused first request and the resend: one key, so the provider could never take it twice
+    const keys = sandbox.received
+      .filter((r) => r.reference === sent.credit_note_id)
+      .map((r) => r.idempotency_key);
+    expect(keys).toEqual([`doc-${sent.credit_note_id}-submit-1`, `doc-${sent.credit_note_id}-submit-1`]);
+    expect((await note({ invoice_id: invoice.id, line_ids: [invoice.lineIds[0]] })).status).toBe(422);
   });
 
   it("is sent in its invoice's environment, whatever the company's active one is now", async () => {

@@ -267,8 +267,9 @@ async function submit(
 
 /**
  * Nothing reached the provider in this attempt. A document that was never submitted takes its
- * kind's unsent status (an invoice: `pendiente`, editable again), with the reason; one submitted
- * before stays `error`.
+ * kind's unsent status (an invoice: `pendiente`, editable again), with the reason, and nothing of it
+ * is at the provider (`definite`); one submitted before stays `error`, and whether an earlier submit
+ * may still arrive is left as the record says.
  */
 function notSent(
   kind: DocumentKindSpec,
@@ -276,8 +277,13 @@ function notSent(
   why: string,
   detail: Record<string, unknown> = {},
 ): RecordedOutcome {
-  const status = entry.submitted_attempt === null ? kind.unsent : "error";
-  return { status, message: `not sent: ${why}`, detail: { ...detail, outcome: "not_sent" } };
+  const neverSubmitted = entry.submitted_attempt === null;
+  return {
+    status: neverSubmitted ? kind.unsent : "error",
+    message: `not sent: ${why}`,
+    ...(neverSubmitted ? { definite: true } : {}),
+    detail: { ...detail, outcome: "not_sent" },
+  };
 }
 
 function unknownOutcome(message: string, submittedWith?: number): RecordedOutcome {
