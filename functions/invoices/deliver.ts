@@ -39,6 +39,9 @@ export const deliver = operation({
       per_organization: perOrganization,
       window_seconds: windowSeconds,
     };
-    return deliverInvoice({ input, ctx: { ...ctx, limits } });
+    return deliverInvoice({
+      input,
+      ctx: { ...ctx, limits, providerTimeoutMs: ctx.deps.config.providers.timeoutMs },
+    });
   },
 });

@@ -41,6 +41,8 @@ export interface TokenVerifierOptions {
   jwksTimeoutMs?: number;
   /** With an inline JWKS: least time between two fetches of `jwksUrl` for a `kid` it lacks. */
   jwksRefetchIntervalMs?: number;
+  /** With an inline JWKS: how long keys fetched from `jwksUrl` are trusted before they are fetched again. */
+  jwksFetchedMaxAgeMs?: number;
 }
 
 const ASYMMETRIC = ["ES256", "RS256"];
@@ -53,6 +55,9 @@ const CACHE_SIZE = 1000;
 const REMEMBER_MS = 5 * 60_000;
 /** An inline JWKS that lacks a token's `kid` is completed from `jwksUrl` at most this often. */
 const REFETCH_INTERVAL_MS = 30_000;
+/** Keys fetched to complete an inline JWKS are trusted this long: a key the project removed (rotated
+ * out, or revoked after a leak) stops opening tokens, as with jose's cache of a remote set. */
+const FETCHED_MAX_AGE_MS = 10 * 60_000;
 
 export function createTokenVerifier(jwt: Config["jwt"], options: TokenVerifierOptions = {}): TokenVerifier {
   const jwks: JWTVerifyGetKey | undefined = jwt.jwks
@@ -149,11 +154,14 @@ function remoteKeys(url: URL, options: TokenVerifierOptions): JWTVerifyGetKey {
 function inlineThenFetched(inline: JSONWebKeySet, url: URL, options: TokenVerifierOptions): JWTVerifyGetKey {
   const inlineKeys = createLocalJWKSet(inline);
   const interval = options.jwksRefetchIntervalMs ?? REFETCH_INTERVAL_MS;
+  const maxAge = options.jwksFetchedMaxAgeMs ?? FETCHED_MAX_AGE_MS;
   // jose fetches and validates the set; every call of `reload` below is one request.
   const remote = createRemoteJWKSet(url, {
     ...(options.jwksTimeoutMs !== undefined ? { timeoutDuration: options.jwksTimeoutMs } : {}),
   });
   let fetchedKeys: JWTVerifyGetKey | undefined;
+  let fetchedAt = Number.NEGATIVE_INFINITY;
+  const freshFetched = () => (Date.now() - fetchedAt < maxAge ? fetchedKeys : undefined);
   let lastAttempt = Number.NEGATIVE_INFINITY;
   let attempt: Promise<void> | undefined;
   let failure: KeysUnavailableError | undefined;
@@ -163,6 +171,7 @@ function inlineThenFetched(inline: JSONWebKeySet, url: URL, options: TokenVerifi
       await remote.reload();
       const fetched = remote.jwks();
       fetchedKeys = fetched ? createLocalJWKSet(fetched) : undefined;
+      fetchedAt = Date.now();
       failure = undefined;
     } catch (error) {
       failure = new KeysUnavailableError(
@@ -186,7 +195,8 @@ function inlineThenFetched(inline: JSONWebKeySet, url: URL, options: TokenVerifi
   };
 
   return async (header, token) => {
-    const known = (await tryKeys(inlineKeys, header, token)) ?? (await tryKeys(fetchedKeys, header, token));
+    const known =
+      (await tryKeys(inlineKeys, header, token)) ?? (await tryKeys(freshFetched(), header, token));
     if (known) return known;
     if (!attempt && Date.now() - lastAttempt >= interval) {
       lastAttempt = Date.now();
@@ -195,7 +205,7 @@ function inlineThenFetched(inline: JSONWebKeySet, url: URL, options: TokenVerifi
       });
     }
     if (attempt) await attempt;
-    const fetched = await tryKeys(fetchedKeys, header, token);
+    const fetched = await tryKeys(freshFetched(), header, token);
     if (fetched) return fetched;
     if (failure) throw failure;
     throw new joseErrors.JWKSNoMatchingKey();

@@ -348,6 +348,8 @@ interface RecordFunctions {
       p_send_id: string | null;
       /** A request's limits; null for the reconcile job's retries (neither matched nor counted). */
       p_limits: DeliveryLimits | null;
+      /** How long the call that opens it holds it: reconcile does not ask about it meanwhile. */
+      p_lease_seconds: number;
     };
     result: DeliveryBegun;
   };
@@ -554,7 +556,15 @@ export const CATALOGUE = {
   },
   einv_delivery_begin: {
     role: "service_role",
-    args: ["p_org_id", "p_invoice_id", "p_recipient", "p_actor_id", "p_send_id", "p_limits"],
+    args: [
+      "p_org_id",
+      "p_invoice_id",
+      "p_recipient",
+      "p_actor_id",
+      "p_send_id",
+      "p_limits",
+      "p_lease_seconds",
+    ],
   },
   einv_delivery_record: {
     role: "service_role",

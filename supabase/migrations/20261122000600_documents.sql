@@ -112,7 +112,8 @@ $$;
 -- reconcile job (`p_limits` null) is neither matched nor counted. (`send_id` and `retry_of` are the
 -- columns of …_delivery_retries.sql.)
 create function public.einv_delivery_begin(
-  p_org_id uuid, p_invoice_id uuid, p_recipient text, p_actor_id uuid, p_send_id uuid, p_limits jsonb
+  p_org_id uuid, p_invoice_id uuid, p_recipient text, p_actor_id uuid, p_send_id uuid, p_limits jsonb,
+  p_lease_seconds integer
 ) returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
@@ -161,8 +162,11 @@ begin
         'retry_after_seconds', greatest(1, ceil(extract(epoch from _edge + _window - now())))::integer));
     end if;
   end if;
-  insert into public.deliveries (id, org_id, invoice_id, recipient, created_by, send_id)
-  values (_id, p_org_id, p_invoice_id, p_recipient, p_actor_id, coalesce(p_send_id, _id));
+  -- leased for as long as the call that opened it may take (render, XML, send, each with its
+  -- timeout): the reconcile job never asks the provider about a delivery still under way
+  insert into public.deliveries (id, org_id, invoice_id, recipient, created_by, send_id, lease_until)
+  values (_id, p_org_id, p_invoice_id, p_recipient, p_actor_id, coalesce(p_send_id, _id),
+          now() + make_interval(secs => greatest(p_lease_seconds, 1)));
   return jsonb_build_object('delivery_id', _id);
 end
 $$;
@@ -182,7 +186,7 @@ begin
     -- the same outcome recorded already (the reconcile job asked the provider meanwhile): answered
     select * into _d from public.deliveries
      where id = p_delivery_id and org_id = p_org_id and status = p_status
-       and provider_reference = p_provider_reference;
+       and provider_reference is not distinct from p_provider_reference;
     if found then
       return jsonb_build_object('invoice_id', _d.invoice_id, 'delivery_id', _d.id, 'to', _d.recipient,
         'status', _d.status, 'message', _d.message);
@@ -197,10 +201,10 @@ end
 $$;
 
 revoke all on function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text),
-  public.einv_delivery_begin(uuid, uuid, text, uuid, uuid, jsonb),
+  public.einv_delivery_begin(uuid, uuid, text, uuid, uuid, jsonb, integer),
   public.einv_delivery_record(uuid, uuid, text, text, text)
   from public, anon, authenticated, service_role;
 grant execute on function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text),
-  public.einv_delivery_begin(uuid, uuid, text, uuid, uuid, jsonb),
+  public.einv_delivery_begin(uuid, uuid, text, uuid, uuid, jsonb, integer),
   public.einv_delivery_record(uuid, uuid, text, text, text)
   to service_role;

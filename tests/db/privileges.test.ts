@@ -77,7 +77,9 @@ const DECLARED: Record<string, Grants> = {
     service_role: "EXECUTE",
   },
   "function public.einv_delivery_attachments(uuid, uuid, jsonb)": { service_role: "EXECUTE" },
-  "function public.einv_delivery_begin(uuid, uuid, text, uuid, uuid, jsonb)": { service_role: "EXECUTE" },
+  "function public.einv_delivery_begin(uuid, uuid, text, uuid, uuid, jsonb, integer)": {
+    service_role: "EXECUTE",
+  },
   "function public.einv_delivery_link_retry(uuid, uuid, uuid)": { service_role: "EXECUTE" },
   "function public.einv_delivery_record(uuid, uuid, text, text, text)": { service_role: "EXECUTE" },
   "function public.einv_delivery_retry_later(uuid, uuid, uuid)": { service_role: "EXECUTE" },

@@ -442,7 +442,7 @@ const isQueryOf = (id: string) => (request: Request) =>
 
 /**
  * The provider took the message and the database went down before its outcome was recorded: the
- * delivery is left `pendiente` (issue 23, item 6). A retry of /deliver meanwhile, with the request's
+ * delivery is left `pendiente`. A retry of /deliver meanwhile, with the request's
  * key or without one, answers that delivery and e-mails nothing; a reconcile run asks the provider
  * about its reference, never sending it again, and records what the provider says.
  */
@@ -465,6 +465,13 @@ async function openDeliverySettledByReconcile(invoice: Invoice, key: Record<stri
   }
   expect(sandbox.deliver.received).toHaveLength(sendsBefore);
 
+  // while the call that opened it may still be sending, reconcile leaves it alone
+  expect((await runReconcile()).status).toBe(200);
+  expect(sandbox.deliver.queries).toEqual([]);
+  // that call died: once its lease runs out, reconcile asks
+  await db.superuser("update deliveries set lease_until = now() - interval '1 second' where id = $1", [
+    open?.id ?? "",
+  ]);
   expect((await runReconcile()).status).toBe(200);
   // asked about, under the reference it was sent with; never sent again
   expect(sandbox.deliver.queries).toMatchObject([{ reference: open?.send_id, found: true }]);

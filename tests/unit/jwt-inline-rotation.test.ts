@@ -87,6 +87,21 @@ describe("inline JWKS after a key rotation", () => {
     expect(fetches).toBe(1);
   });
 
+  it("stops trusting a fetched key once it is old and the project no longer serves it (rotated out, revoked)", async () => {
+    const verifier = createTokenVerifier(
+      { issuer: ISSUER, audience: "authenticated", jwks: oldKey.jwks, jwksUrl, hs256Secret: undefined },
+      { jwksTimeoutMs: 500, jwksRefetchIntervalMs: 50, jwksFetchedMaxAgeMs: 200 },
+    );
+    expect((await verifier.verify(await newKey.sign(user))).sub).toBe(user.id);
+    expect(fetches).toBe(1);
+    // the project revokes the new key; a token signed with it (not one seen before) after the max age
+    served = { status: 200, body: JSON.stringify({ keys: oldKey.jwks.keys }) };
+    await sleep(250);
+    const another = { id: "a0000000-0000-4000-8000-000000000002", email: "b@example.test" };
+    expect(await refusal(verifier.verify(await newKey.sign(another)))).toBeInstanceOf(InvalidTokenError);
+    expect(fetches).toBe(2);
+  });
+
   it("fetches at most once per interval for a flood of tokens with random kids, refusing each", async () => {
     const verifier = staleVerifier();
     const tokens = await Promise.all(Array.from({ length: 100 }, randomKidToken));

@@ -59,12 +59,23 @@ export interface DeliverContext {
   retry?: { of: string; sendId: string };
   /** A request's limits (config `deliver`); null only for the reconcile job's retries. */
   limits: DeliveryLimits | null;
+  /** The per-call provider timeout, which sizes the delivery's lease (see `deliveryLeaseSeconds`). */
+  providerTimeoutMs: number;
   /**
    * The request's Idempotency-Key. A retried request whose first try failed after the message may
    * have left (a 502/504 releases the key) sends it under the same provider reference and key, so
    * the provider delivers it once.
    */
   idempotencyKey?: string;
+}
+
+/**
+ * How long an open delivery is held by the call that opened it: its three provider calls (render,
+ * XML, send), each within the provider timeout, and a margin. The reconcile job asks the provider
+ * about an open delivery only once this lease has run out, never while the call may still send.
+ */
+export function deliveryLeaseSeconds(providerTimeoutMs: number): number {
+  return Math.ceil((3 * providerTimeoutMs) / 1000) + 30;
 }
 
 export async function deliverInvoice({
@@ -105,6 +116,7 @@ export async function deliverInvoice({
     p_actor_id: ctx.actorId,
     p_send_id: ctx.retry?.sendId ?? keyedSendId,
     p_limits: ctx.retry ? null : ctx.limits,
+    p_lease_seconds: deliveryLeaseSeconds(ctx.providerTimeoutMs),
   });
   if (begun.rate_limited) {
     const { scope, limit, retry_after_seconds } = begun.rate_limited;

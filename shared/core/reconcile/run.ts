@@ -235,6 +235,7 @@ export async function reconcile({
                 documents: ctx.documents,
                 actorId: delivery.created_by,
                 limits: null,
+                providerTimeoutMs: options.providerTimeoutMs,
                 retry: { of: delivery.delivery_id, sendId: delivery.send_id },
               },
               input: { org_id: delivery.org_id, invoice_id: delivery.invoice_id, to: delivery.to },
