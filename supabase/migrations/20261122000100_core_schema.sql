@@ -156,7 +156,10 @@ create table public.invoices (
   foreign key (company_id, org_id) references public.companies (id, org_id)
 );
 create index invoices_org_id_status_idx on public.invoices (org_id, status);
-create index invoices_company_id_idx on public.invoices (company_id);
+-- No index of its own on `company_id`, nor on invoice_lines' `invoice_id`: the leading column of a
+-- unique constraint serves those lookups and the foreign keys' checks as well, and every lifecycle
+-- write changes `status`, so it is never a HOT update and each index more is a page read and a page
+-- write more per claim, per record and per reconciled document.
 
 create table public.invoice_lines (
   id uuid primary key default gen_random_uuid(),
@@ -177,7 +180,6 @@ create table public.invoice_lines (
   unique (invoice_id, position),
   foreign key (invoice_id, org_id) references public.invoices (id, org_id) on delete cascade
 );
-create index invoice_lines_invoice_id_idx on public.invoice_lines (invoice_id);
 create index invoice_lines_org_id_idx on public.invoice_lines (org_id);
 
 -- ─── events (append-only audit trail) ────────────────────────────────────────────────────────────

@@ -36,15 +36,18 @@ create trigger credentials_touch before update on einv_private.credentials
 create function public.einv_credential_get(
   p_org_id uuid, p_company_id uuid, p_service text, p_environment text
 ) returns jsonb
-language sql stable security definer set search_path = '' as $$
-  select jsonb_build_object(
-           'org_id', c.org_id, 'company_id', c.company_id, 'service', c.service,
-           'environment', c.environment, 'url', c.url, 'settings', c.settings,
-           'api_key_ciphertext', c.api_key_ciphertext, 'api_key_hint', c.api_key_hint,
-           'verified_at', c.verified_at)
-    from einv_private.credentials c
-   where c.org_id = p_org_id and c.company_id = p_company_id
-     and c.service = p_service and c.environment = p_environment
+language plpgsql stable security definer set search_path = '' as $$
+begin
+  return (
+    select jsonb_build_object(
+             'org_id', c.org_id, 'company_id', c.company_id, 'service', c.service,
+             'environment', c.environment, 'url', c.url, 'settings', c.settings,
+             'api_key_ciphertext', c.api_key_ciphertext, 'api_key_hint', c.api_key_hint,
+             'verified_at', c.verified_at)
+      from einv_private.credentials c
+     where c.org_id = p_org_id and c.company_id = p_company_id
+       and c.service = p_service and c.environment = p_environment);
+end
 $$;
 
 -- Creates or replaces a credential. A null ciphertext keeps the stored key (url/settings update).

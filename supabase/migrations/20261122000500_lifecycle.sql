@@ -18,6 +18,11 @@
 --
 -- Errors are `P0001` with the API error code in `hint`, a reason code as the message and the kind in
 -- `detail`; the sentences the caller reads are made in TypeScript (shared/db/reasons.ts).
+--
+-- The functions a request calls are PL/pgSQL, even the one-statement ones: a `language sql`
+-- function that cannot be inlined (a `set search_path` or `security definer` prevents it) has its
+-- body parsed and planned once per calling statement, so once per request, where PL/pgSQL keeps its
+-- statements' plans for the session (a pooled connection).
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
 
 -- ─── the lifecycle block and the kinds ───────────────────────────────────────────────────────────
@@ -67,8 +72,10 @@ $$;
 
 -- The status a document of the kind has once the authority accepted it.
 create function einv_private.accepted_status(p_kind text) returns text
-language sql stable set search_path = '' as $$
-  select k.accepted_status from einv_private.document_kinds k where k.kind = p_kind
+language plpgsql stable set search_path = '' as $$
+begin
+  return (select k.accepted_status from einv_private.document_kinds k where k.kind = p_kind);
+end
 $$;
 
 -- The block's columns, in the type's order, each prefixed (`d.status, d.authority_code, …`).
@@ -79,20 +86,104 @@ language sql stable set search_path = '' as $$
    where a.attrelid = 'einv_private.lifecycle'::regclass and a.attnum > 0 and not a.attisdropped
 $$;
 
--- The documents of a kind among `p_ids` that belong to the org, with their block; locked for update
--- in id order (the order every writer locks them in) when `p_lock`.
-create function einv_private.read_documents(p_kind text, p_org_id uuid, p_ids uuid[], p_lock boolean)
+-- ─── the generic entry points, generated per kind ────────────────────────────────────────────────
+-- Three functions reach a kind's table: `read_documents` (the documents of a kind among `p_ids`
+-- that belong to the org, with their block; locked for update in id order, the order every writer
+-- locks them in, when `p_lock`), `write_lifecycle` (the one writer of the block) and
+-- `document_payload` (a document's payload by its kind's builder, with the issuer frozen at the
+-- first claim, if any). They are not written by hand: `compile_document_kinds()` writes them from
+-- einv_private.document_kinds as static SQL with a branch per kind, the table and the lifecycle
+-- columns spelled out, and a trigger on the registry writes them again when a kind is added or
+-- changed, so a new kind is still a row, its tables and one payload function (adr 0001). Static,
+-- because PL/pgSQL keeps a static statement's plan for the session (a pooled connection), where
+-- dynamic SQL (`execute format(...)`) would be planned anew on every call.
+
+-- A `case` over the kinds' branches; an unknown kind (or none registered) raises unknown_kind.
+create function einv_private.kind_dispatch(p_branches text) returns text
+language sql immutable set search_path = '' as $$
+  select case when p_branches = '' then 'perform einv_private.kind_table(p_kind); -- raises unknown_kind'
+              else 'case p_kind' || p_branches || '
+    else perform einv_private.kind_table(p_kind); -- raises unknown_kind
+  end case;' end
+$$;
+
+create function einv_private.compile_document_kinds() returns void
+language plpgsql set search_path = '' as $compile$
+declare
+  _kind record;
+  _columns text := einv_private.lifecycle_columns('d.');
+  _targets text := einv_private.lifecycle_columns('');
+  _read text := '';
+  _write text := '';
+  _payload text := '';
+begin
+  for _kind in select k.kind, k.content_table::text as content_table, k.payload::text as payload
+                 from einv_private.document_kinds k order by k.kind loop
+    _read := _read || format($b$
+    when %1$L then
+      if p_lock then
+        return query select d.id, d.company_id, row(%2$s)::einv_private.lifecycle from %3$s d
+                      where d.id = any (p_ids) and d.org_id = p_org_id order by d.id for update of d;
+      else
+        return query select d.id, d.company_id, row(%2$s)::einv_private.lifecycle from %3$s d
+                      where d.id = any (p_ids) and d.org_id = p_org_id order by d.id;
+      end if;$b$, _kind.kind, _columns, _kind.content_table);
+    _write := _write || format($b$
+    when %1$L then
+      update %2$s d set (%3$s) = (select (p_life).*) where d.id = p_id;$b$,
+      _kind.kind, _kind.content_table, _targets);
+    _payload := _payload || format($b$
+    when %1$L then
+      return %2$s(p_id, coalesce(p_snapshot, einv_private.issuer_of(p_company_id)));$b$,
+      _kind.kind, _kind.payload);
+  end loop;
+
+  -- `create or replace` keeps each function's owner and grants (revoked from everybody).
+  execute format($f$
+create or replace function einv_private.read_documents(p_kind text, p_org_id uuid, p_ids uuid[], p_lock boolean)
 returns table (id uuid, company_id uuid, life einv_private.lifecycle)
+language plpgsql set search_path = '' as $body$
+-- generated by einv_private.compile_document_kinds() from einv_private.document_kinds
+begin
+  %s
+end
+$body$$f$, einv_private.kind_dispatch(_read));
+
+  execute format($f$
+create or replace function einv_private.write_lifecycle(p_kind text, p_id uuid, p_life einv_private.lifecycle)
+returns void
+language plpgsql set search_path = '' as $body$
+-- generated by einv_private.compile_document_kinds() from einv_private.document_kinds
+begin
+  %s
+end
+$body$$f$, einv_private.kind_dispatch(_write));
+
+  execute format($f$
+create or replace function einv_private.document_payload(
+  p_kind text, p_id uuid, p_company_id uuid, p_snapshot jsonb
+) returns jsonb
+language plpgsql stable set search_path = '' as $body$
+-- generated by einv_private.compile_document_kinds() from einv_private.document_kinds
+begin
+  %s
+end
+$body$$f$, einv_private.kind_dispatch(_payload));
+end
+$compile$;
+
+create function einv_private.compile_document_kinds_trigger() returns trigger
 language plpgsql set search_path = '' as $$
 begin
-  return query execute format(
-    'select d.id, d.company_id, row(%s)::einv_private.lifecycle from %s d
-      where d.id = any ($1) and d.org_id = $2 order by d.id %s',
-    einv_private.lifecycle_columns('d.'), einv_private.kind_table(p_kind),
-    case when p_lock then 'for update of d' else '' end)
-  using p_ids, p_org_id;
+  perform einv_private.compile_document_kinds();
+  return null;
 end
 $$;
+
+create trigger document_kinds_compile after insert or update or delete or truncate
+  on einv_private.document_kinds
+  for each statement execute function einv_private.compile_document_kinds_trigger();
+
 
 -- The document of a kind in the org, with its block (locked when `p_lock`); `not_found` otherwise.
 create function einv_private.document_of(p_kind text, p_org_id uuid, p_id uuid, p_lock boolean)
@@ -106,24 +197,15 @@ begin
 end
 $$;
 
--- The one writer of the block.
-create function einv_private.write_lifecycle(p_kind text, p_id uuid, p_life einv_private.lifecycle)
-returns void
-language plpgsql set search_path = '' as $$
-begin
-  execute format('update %s d set (%s) = (select ($1).*) where d.id = $2',
-                 einv_private.kind_table(p_kind), einv_private.lifecycle_columns(''))
-  using p_life, p_id;
-end
-$$;
-
 -- The one event writer of the lifecycle (and of the credentials' and deliveries' events).
 create function einv_private.log_event(
   p_org_id uuid, p_kind text, p_document_id uuid, p_event text, p_actor_id uuid, p_data jsonb
 ) returns void
-language sql set search_path = '' as $$
+language plpgsql set search_path = '' as $$
+begin
   insert into public.events (org_id, document_type, document_id, kind, actor_id, data)
-  values (p_org_id, p_kind, p_document_id, p_event, p_actor_id, coalesce(p_data, '{}'::jsonb))
+  values (p_org_id, p_kind, p_document_id, p_event, p_actor_id, coalesce(p_data, '{}'::jsonb));
+end
 $$;
 
 -- The one place a provider's answer changes a document's block: its status, the authority's code
@@ -155,63 +237,50 @@ $$;
 -- ─── what the provider and the PDF get: positive lists, so a new column reaches neither ─────────
 -- The issuer as members may see it (no secret): the company as it is now.
 create function einv_private.issuer_of(p_company_id uuid) returns jsonb
-language sql stable security definer set search_path = '' as $$
-  select jsonb_build_object(
-           'id', c.id, 'org_id', c.org_id, 'nit', c.nit, 'check_digit', c.check_digit,
-           'legal_name', c.legal_name, 'trade_name', c.trade_name, 'person_type', c.person_type,
-           'tax_regime', c.tax_regime, 'fiscal_responsibilities', c.fiscal_responsibilities,
-           'address', c.address, 'city_code', c.city_code, 'city_name', c.city_name,
-           'department_code', c.department_code, 'department_name', c.department_name,
-           'country_code', c.country_code, 'email', c.email, 'phone', c.phone,
-           'invoice_prefix', c.invoice_prefix, 'resolution_number', c.resolution_number,
-           'resolution_date', c.resolution_date, 'resolution_from', c.resolution_from,
-           'resolution_to', c.resolution_to, 'resolution_valid_until', c.resolution_valid_until,
-           'active_environment', c.active_environment)
-    from public.companies c where c.id = p_company_id
+language plpgsql stable security definer set search_path = '' as $$
+begin
+  return (
+    select jsonb_build_object(
+             'id', c.id, 'org_id', c.org_id, 'nit', c.nit, 'check_digit', c.check_digit,
+             'legal_name', c.legal_name, 'trade_name', c.trade_name, 'person_type', c.person_type,
+             'tax_regime', c.tax_regime, 'fiscal_responsibilities', c.fiscal_responsibilities,
+             'address', c.address, 'city_code', c.city_code, 'city_name', c.city_name,
+             'department_code', c.department_code, 'department_name', c.department_name,
+             'country_code', c.country_code, 'email', c.email, 'phone', c.phone,
+             'invoice_prefix', c.invoice_prefix, 'resolution_number', c.resolution_number,
+             'resolution_date', c.resolution_date, 'resolution_from', c.resolution_from,
+             'resolution_to', c.resolution_to, 'resolution_valid_until', c.resolution_valid_until,
+             'active_environment', c.active_environment)
+      from public.companies c where c.id = p_company_id);
+end
 $$;
 
 -- An invoice's content with its lines, and `p_issuer` with the CUFE's secret (the technical key,
 -- read live: it is kept in no snapshot that members can read).
 create function einv_private.invoice_payload(p_id uuid, p_issuer jsonb) returns jsonb
-language sql stable set search_path = '' as $$
-  select jsonb_build_object(
-           'id', i.id, 'org_id', i.org_id, 'company_id', i.company_id, 'number', i.number,
-           'issue_date', i.issue_date, 'issue_time', i.issue_time, 'due_date', i.due_date,
-           'currency', i.currency, 'payment_form', i.payment_form, 'payment_method', i.payment_method,
-           'notes', i.notes, 'buyer_id_type', i.buyer_id_type, 'buyer_id_number', i.buyer_id_number,
-           'buyer_check_digit', i.buyer_check_digit, 'buyer_name', i.buyer_name,
-           'buyer_email', i.buyer_email, 'buyer_address', i.buyer_address,
-           'buyer_city_code', i.buyer_city_code, 'buyer_phone', i.buyer_phone,
-           'subtotal', i.subtotal, 'tax_total', i.tax_total, 'total', i.total,
-           'lines', coalesce((
-             select jsonb_agg(jsonb_build_object(
-                      'id', l.id, 'position', l.position, 'code', l.code, 'description', l.description,
-                      'unit_code', l.unit_code, 'quantity', l.quantity, 'unit_price', l.unit_price,
-                      'line_extension', l.line_extension, 'tax_code', l.tax_code, 'tax_rate', l.tax_rate,
-                      'tax_amount', l.tax_amount) order by l.position)
-               from public.invoice_lines l where l.invoice_id = i.id), '[]'::jsonb),
-           'company', p_issuer || jsonb_build_object('technical_key',
-             (select c.technical_key from public.companies c where c.id = i.company_id)))
-    from public.invoices i
-   where i.id = p_id
-$$;
-
--- The payload of a document of any kind, by its kind's builder: its issuer is the one frozen at the
--- first claim, if any.
-create function einv_private.document_payload(
-  p_kind text, p_id uuid, p_company_id uuid, p_snapshot jsonb
-) returns jsonb
 language plpgsql stable set search_path = '' as $$
-declare
-  _builder regproc := (select k.payload from einv_private.document_kinds k where k.kind = p_kind);
-  _payload jsonb;
 begin
-  if _builder is null then
-    raise exception 'unknown_kind' using errcode = 'P0001', hint = 'business_rule', detail = coalesce(p_kind, '');
-  end if;
-  execute format('select %s($1, $2)', _builder)
-    into _payload using p_id, coalesce(p_snapshot, einv_private.issuer_of(p_company_id));
-  return _payload;
+  return (
+    select jsonb_build_object(
+             'id', i.id, 'org_id', i.org_id, 'company_id', i.company_id, 'number', i.number,
+             'issue_date', i.issue_date, 'issue_time', i.issue_time, 'due_date', i.due_date,
+             'currency', i.currency, 'payment_form', i.payment_form, 'payment_method', i.payment_method,
+             'notes', i.notes, 'buyer_id_type', i.buyer_id_type, 'buyer_id_number', i.buyer_id_number,
+             'buyer_check_digit', i.buyer_check_digit, 'buyer_name', i.buyer_name,
+             'buyer_email', i.buyer_email, 'buyer_address', i.buyer_address,
+             'buyer_city_code', i.buyer_city_code, 'buyer_phone', i.buyer_phone,
+             'subtotal', i.subtotal, 'tax_total', i.tax_total, 'total', i.total,
+             'lines', coalesce((
+               select jsonb_agg(jsonb_build_object(
+                        'id', l.id, 'position', l.position, 'code', l.code, 'description', l.description,
+                        'unit_code', l.unit_code, 'quantity', l.quantity, 'unit_price', l.unit_price,
+                        'line_extension', l.line_extension, 'tax_code', l.tax_code, 'tax_rate', l.tax_rate,
+                        'tax_amount', l.tax_amount) order by l.position)
+                 from public.invoice_lines l where l.invoice_id = i.id), '[]'::jsonb),
+             'company', p_issuer || jsonb_build_object('technical_key',
+               (select c.technical_key from public.companies c where c.id = i.company_id)))
+      from public.invoices i
+     where i.id = p_id);
 end
 $$;
 
@@ -222,6 +291,10 @@ values ('invoice', 'public.invoices', 'transmitida', 'einv_private.invoice_paylo
 -- One entry per requested id, in request order: `action` is `send` (never sent), `query` (may have
 -- reached the provider: ask before sending) or `skip` (left as it is; `reason` says why: accepted,
 -- failed — with its `last_message` —, in_progress, not_found).
+-- The entries are gathered in arrays, which PL/pgSQL extends in place (a jsonb object extended with
+-- `||` would be copied whole, issuer snapshots included, once per document), and matched to the
+-- requested ids by a join. A company's issuer and active environment are looked up once per run of
+-- its documents, not once per document.
 create function public.einv_document_claim(
   p_org_id uuid, p_kind text, p_document_ids jsonb, p_reissue boolean, p_actor_id uuid,
   p_lease_seconds integer
@@ -229,12 +302,19 @@ create function public.einv_document_claim(
 language plpgsql security definer set search_path = '' as $$
 declare
   _ids uuid[] := array(select jsonb_array_elements_text(p_document_ids)::uuid);
+  _accepted text := einv_private.accepted_status(p_kind);
   _doc record;
   _life einv_private.lifecycle;
   _action text;
-  _entries jsonb := '{}'::jsonb;
-  _entry jsonb;
   _prior_submitted integer;
+  -- the documents found, in lock order, each one's entry and (claimed ones) the issuer it is sent with
+  _found uuid[] := '{}';
+  _entries jsonb[] := '{}';
+  _issuers jsonb[] := '{}';
+  -- the company of the last claimed document: its issuer as it is now and its active environment
+  _company uuid;
+  _company_issuer jsonb;
+  _company_environment text;
 begin
   for _doc in select * from einv_private.read_documents(p_kind, p_org_id, _ids, true) loop
     _life := _doc.life;
@@ -245,42 +325,49 @@ begin
         then case when _life.submitted_attempt is not null then 'query' else 'send' end
     end;
 
+    _found := array_append(_found, _doc.id);
     if _action is null then
-      _entry := jsonb_build_object('document_id', _doc.id, 'action', 'skip', 'status', _life.status,
+      _entries := array_append(_entries, jsonb_build_object('document_id', _doc.id, 'action', 'skip',
+        'status', _life.status,
         'reason', case
-          when _life.status = einv_private.accepted_status(p_kind) then 'accepted'
+          when _life.status = _accepted then 'accepted'
           when _life.status = 'error' then 'failed'
           else 'in_progress'
         end,
-        'last_message', _life.last_message);
-    else
-      _prior_submitted := _life.submitted_attempt;
-      _life.status := 'en_proceso';
-      _life.attempt_count := _life.attempt_count + 1;
-      -- a send records its intent before anything leaves: if this call dies before recording an
-      -- outcome, the next reissue queries the provider and reuses this attempt's key
-      _life.submitted_attempt := coalesce(_life.submitted_attempt, _life.attempt_count);
-      _life.claimed_at := now();
-      _life.lease_until := now() + make_interval(secs => p_lease_seconds);
-      -- a document that may be at the provider keeps its environment and issuer; one never sent takes
-      -- the company's active environment, unless its kind set one (a credit note: its invoice's)
-      if _prior_submitted is null then
-        _life.environment := coalesce(_life.environment,
-          (select c.active_environment from public.companies c where c.id = _doc.company_id));
-      end if;
-      _life.issuer_snapshot := coalesce(_life.issuer_snapshot, einv_private.issuer_of(_doc.company_id));
-      _life.last_message := 'transmission in progress';
-      perform einv_private.write_lifecycle(p_kind, _doc.id, _life);
-      perform einv_private.log_event(p_org_id, p_kind, _doc.id, 'transmit_claimed', p_actor_id,
-        jsonb_build_object('attempt', _life.attempt_count, 'action', _action, 'environment', _life.environment));
-
-      -- the payload is attached below, once, so this map of entries stays small while it grows
-      _entry := jsonb_build_object('document_id', _doc.id, 'action', _action, 'status', _life.status,
-        'attempt', _life.attempt_count, 'submitted_attempt', _prior_submitted,
-        'environment', _life.environment, 'company_id', _doc.company_id,
-        'issuer_snapshot', _life.issuer_snapshot);
+        'last_message', _life.last_message));
+      _issuers := array_append(_issuers, null::jsonb);
+      continue;
     end if;
-    _entries := _entries || jsonb_build_object(_doc.id::text, _entry);
+
+    if _company is distinct from _doc.company_id then
+      _company := _doc.company_id;
+      _company_issuer := einv_private.issuer_of(_company);
+      _company_environment := (select c.active_environment from public.companies c where c.id = _company);
+    end if;
+    _prior_submitted := _life.submitted_attempt;
+    _life.status := 'en_proceso';
+    _life.attempt_count := _life.attempt_count + 1;
+    -- a send records its intent before anything leaves: if this call dies before recording an
+    -- outcome, the next reissue queries the provider and reuses this attempt's key
+    _life.submitted_attempt := coalesce(_life.submitted_attempt, _life.attempt_count);
+    _life.claimed_at := now();
+    _life.lease_until := now() + make_interval(secs => p_lease_seconds);
+    -- a document that may be at the provider keeps its environment and issuer; one never sent takes
+    -- the company's active environment, unless its kind set one (a credit note: its invoice's)
+    if _prior_submitted is null then
+      _life.environment := coalesce(_life.environment, _company_environment);
+    end if;
+    _life.issuer_snapshot := coalesce(_life.issuer_snapshot, _company_issuer);
+    _life.last_message := 'transmission in progress';
+    perform einv_private.write_lifecycle(p_kind, _doc.id, _life);
+    perform einv_private.log_event(p_org_id, p_kind, _doc.id, 'transmit_claimed', p_actor_id,
+      jsonb_build_object('attempt', _life.attempt_count, 'action', _action, 'environment', _life.environment));
+
+    -- the payload is attached below, once per requested id
+    _entries := array_append(_entries, jsonb_build_object('document_id', _doc.id, 'action', _action,
+      'status', _life.status, 'attempt', _life.attempt_count, 'submitted_attempt', _prior_submitted,
+      'environment', _life.environment, 'company_id', _doc.company_id));
+    _issuers := array_append(_issuers, _life.issuer_snapshot);
   end loop;
 
   return (
@@ -289,12 +376,11 @@ begin
                when e.entry is null then jsonb_build_object('document_id', t.id, 'action', 'skip',
                                                             'status', 'error', 'reason', 'not_found')
                when e.entry ->> 'action' = 'skip' then e.entry
-               else (e.entry - 'issuer_snapshot') || jsonb_build_object('document',
-                      einv_private.document_payload(p_kind, t.id, (e.entry ->> 'company_id')::uuid,
-                                                    e.entry -> 'issuer_snapshot'))
+               else e.entry || jsonb_build_object('document',
+                      einv_private.document_payload(p_kind, t.id, (e.entry ->> 'company_id')::uuid, e.issuer))
              end order by t.ord)
       from unnest(_ids) with ordinality as t (id, ord)
-      cross join lateral (select _entries -> t.id::text as entry) e
+      left join unnest(_found, _entries, _issuers) as e (id, entry, issuer) on e.id = t.id
   );
 end
 $$;
@@ -411,6 +497,103 @@ begin
 end
 $$;
 
+-- ─── with the credentials the documents are sent with ───────────────────────────────────────────
+-- A claim (`einv_document_claim`, the same locks and entries) and, in the same transaction, the
+-- stored credential of `p_service` for each company and environment among the entries it did not
+-- skip — of the org only, ciphertext included, as `einv_credential_get` reads it: what sending the
+-- claimed documents needs, in one round trip. Answers `{ entries, credentials }`; a company without
+-- a credential has no row.
+create function public.einv_document_claim_sending(
+  p_org_id uuid, p_kind text, p_document_ids jsonb, p_reissue boolean, p_actor_id uuid,
+  p_lease_seconds integer, p_service text
+) returns jsonb
+language plpgsql security definer set search_path = '' as $$
+declare
+  _entries jsonb := public.einv_document_claim(p_org_id, p_kind, p_document_ids, p_reissue, p_actor_id,
+                                               p_lease_seconds);
+begin
+  return jsonb_build_object('entries', _entries, 'credentials', coalesce((
+    select jsonb_agg(c.credential order by w.company_id, w.environment)
+      from (select distinct e ->> 'company_id' as company_id, e ->> 'environment' as environment
+              from jsonb_array_elements(_entries) e
+             where e ->> 'action' <> 'skip') w
+     cross join lateral (select public.einv_credential_get(p_org_id, w.company_id::uuid, p_service,
+                                                           w.environment) as credential) c
+     where c.credential is not null), '[]'::jsonb));
+end
+$$;
+
+revoke all on function public.einv_document_claim_sending(uuid, text, jsonb, boolean, uuid, integer, text)
+  from public, anon, authenticated, service_role;
+grant execute on function public.einv_document_claim_sending(uuid, text, jsonb, boolean, uuid, integer, text)
+  to service_role;
+
+-- A document and the stored credential of one service for its company in the document's
+-- environment (the one it was sent in, else the company's active one), as
+-- `einv_document_claim_sending` returns the claim's: a representation or a refresh needs both.
+create function public.einv_document_get_with_credentials(
+  p_org_id uuid, p_kind text, p_document_id uuid, p_service text
+) returns jsonb
+language plpgsql stable security definer set search_path = '' as $$
+declare
+  _record jsonb := public.einv_document_get(p_org_id, p_kind, p_document_id);
+  _credential jsonb := public.einv_credential_get(
+    p_org_id, (_record #>> '{document,company_id}')::uuid, p_service,
+    coalesce(_record #>> '{fiscal,environment}', _record #>> '{document,company,active_environment}'));
+begin
+  return jsonb_build_object('record', _record, 'credentials',
+    case when _credential is null then '[]'::jsonb else jsonb_build_array(_credential) end);
+end
+$$;
+
+-- ─── authorized in the same call ─────────────────────────────────────────────────────────────────
+-- The service's first call of a request, with the caller's membership checked in the same round
+-- trip: each `_authorized` function looks up the membership of `p_user_id` (the verified token's
+-- subject, passed by the service) and makes the call only when that user is a member of the org
+-- with one of `p_roles` (a JSON array of role names). It answers `{ membership }` when not (null:
+-- not a member), `{ membership, result }` when so; the membership has the shape
+-- `einv_caller_membership` answers. Nothing is read or written for a caller who is not authorized.
+create function public.einv_document_get_with_credentials_authorized(
+  p_user_id uuid, p_roles jsonb, p_org_id uuid, p_kind text, p_document_id uuid, p_service text
+) returns jsonb
+language plpgsql stable security definer set search_path = '' as $$
+declare
+  _membership jsonb := einv_private.membership_of(p_org_id, p_user_id);
+begin
+  if not einv_private.role_listed(_membership, p_roles) then
+    return jsonb_build_object('membership', _membership);
+  end if;
+  return jsonb_build_object('membership', _membership, 'result',
+    public.einv_document_get_with_credentials(p_org_id, p_kind, p_document_id, p_service));
+end
+$$;
+
+create function public.einv_document_claim_sending_authorized(
+  p_user_id uuid, p_roles jsonb, p_org_id uuid, p_kind text, p_document_ids jsonb, p_reissue boolean,
+  p_actor_id uuid, p_lease_seconds integer, p_service text
+) returns jsonb
+language plpgsql security definer set search_path = '' as $$
+declare
+  _membership jsonb := einv_private.membership_of(p_org_id, p_user_id);
+begin
+  if not einv_private.role_listed(_membership, p_roles) then
+    return jsonb_build_object('membership', _membership);
+  end if;
+  return jsonb_build_object('membership', _membership, 'result',
+    public.einv_document_claim_sending(p_org_id, p_kind, p_document_ids, p_reissue, p_actor_id,
+                                       p_lease_seconds, p_service));
+end
+$$;
+
+revoke all on function public.einv_document_get_with_credentials(uuid, text, uuid, text),
+  public.einv_document_get_with_credentials_authorized(uuid, jsonb, uuid, text, uuid, text),
+  public.einv_document_claim_sending_authorized(uuid, jsonb, uuid, text, jsonb, boolean, uuid, integer, text)
+  from public, anon, authenticated, service_role;
+grant execute on function public.einv_document_get_with_credentials(uuid, text, uuid, text),
+  public.einv_document_get_with_credentials_authorized(uuid, jsonb, uuid, text, uuid, text),
+  public.einv_document_claim_sending_authorized(uuid, jsonb, uuid, text, jsonb, boolean, uuid, integer, text)
+  to service_role;
+
 revoke all on function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer),
   public.einv_document_record(uuid, text, uuid, integer, jsonb),
   public.einv_document_get(uuid, text, uuid),
@@ -429,5 +612,7 @@ revoke all on function einv_private.kind_table(text), einv_private.accepted_stat
   einv_private.log_event(uuid, text, uuid, text, uuid, jsonb),
   einv_private.with_outcome(text, einv_private.lifecycle, jsonb),
   einv_private.issuer_of(uuid), einv_private.invoice_payload(uuid, jsonb),
-  einv_private.document_payload(text, uuid, uuid, jsonb)
+  einv_private.document_payload(text, uuid, uuid, jsonb),
+  einv_private.kind_dispatch(text), einv_private.compile_document_kinds(),
+  einv_private.compile_document_kinds_trigger()
   from public;

@@ -74,7 +74,7 @@ create table public.credit_notes (
 );
 create index credit_notes_org_id_status_idx on public.credit_notes (org_id, status);
 create index credit_notes_invoice_id_idx on public.credit_notes (invoice_id);
-create index credit_notes_company_id_idx on public.credit_notes (company_id);
+-- `company_id` is served by unique (company_id, number), as on invoices (core_schema.sql).
 
 create table public.credit_note_lines (
   id uuid primary key default gen_random_uuid(),
@@ -154,31 +154,34 @@ create policy "members read their organization's credit note lines" on public.cr
 -- A note's content, its credited lines, the buyer and the billing reference (the invoice's number,
 -- date and CUFE), and `p_issuer` with the CUDE's secret, the software PIN, read live.
 create function einv_private.credit_note_payload(p_id uuid, p_issuer jsonb) returns jsonb
-language sql stable set search_path = '' as $$
-  select jsonb_build_object(
-           'id', n.id, 'org_id', n.org_id, 'company_id', n.company_id, 'invoice_id', n.invoice_id,
-           'number', n.number, 'issue_date', n.issue_date, 'issue_time', n.issue_time,
-           'concept_code', n.concept_code, 'reason', n.reason, 'currency', n.currency,
-           'subtotal', n.subtotal, 'tax_total', n.tax_total, 'total', n.total,
-           'buyer_id_type', i.buyer_id_type, 'buyer_id_number', i.buyer_id_number,
-           'buyer_check_digit', i.buyer_check_digit, 'buyer_name', i.buyer_name,
-           'buyer_email', i.buyer_email, 'buyer_address', i.buyer_address,
-           'buyer_city_code', i.buyer_city_code, 'buyer_phone', i.buyer_phone,
-           'billing_reference', jsonb_build_object(
-             'number', i.number, 'issue_date', i.issue_date, 'authority_code', i.authority_code),
-           'lines', coalesce((
-             select jsonb_agg(jsonb_build_object(
-                      'id', l.id, 'invoice_line_id', l.invoice_line_id, 'position', l.position,
-                      'code', l.code, 'description', l.description, 'unit_code', l.unit_code,
-                      'quantity', l.quantity, 'unit_price', l.unit_price,
-                      'line_extension', l.line_extension, 'tax_code', l.tax_code,
-                      'tax_rate', l.tax_rate, 'tax_amount', l.tax_amount) order by l.position)
-               from public.credit_note_lines l where l.credit_note_id = n.id), '[]'::jsonb),
-           'company', p_issuer || jsonb_build_object('software_pin',
-             (select c.software_pin from public.companies c where c.id = n.company_id)))
-    from public.credit_notes n
-    join public.invoices i on i.id = n.invoice_id
-   where n.id = p_id
+language plpgsql stable set search_path = '' as $$
+begin
+  return (
+    select jsonb_build_object(
+             'id', n.id, 'org_id', n.org_id, 'company_id', n.company_id, 'invoice_id', n.invoice_id,
+             'number', n.number, 'issue_date', n.issue_date, 'issue_time', n.issue_time,
+             'concept_code', n.concept_code, 'reason', n.reason, 'currency', n.currency,
+             'subtotal', n.subtotal, 'tax_total', n.tax_total, 'total', n.total,
+             'buyer_id_type', i.buyer_id_type, 'buyer_id_number', i.buyer_id_number,
+             'buyer_check_digit', i.buyer_check_digit, 'buyer_name', i.buyer_name,
+             'buyer_email', i.buyer_email, 'buyer_address', i.buyer_address,
+             'buyer_city_code', i.buyer_city_code, 'buyer_phone', i.buyer_phone,
+             'billing_reference', jsonb_build_object(
+               'number', i.number, 'issue_date', i.issue_date, 'authority_code', i.authority_code),
+             'lines', coalesce((
+               select jsonb_agg(jsonb_build_object(
+                        'id', l.id, 'invoice_line_id', l.invoice_line_id, 'position', l.position,
+                        'code', l.code, 'description', l.description, 'unit_code', l.unit_code,
+                        'quantity', l.quantity, 'unit_price', l.unit_price,
+                        'line_extension', l.line_extension, 'tax_code', l.tax_code,
+                        'tax_rate', l.tax_rate, 'tax_amount', l.tax_amount) order by l.position)
+                 from public.credit_note_lines l where l.credit_note_id = n.id), '[]'::jsonb),
+             'company', p_issuer || jsonb_build_object('software_pin',
+               (select c.software_pin from public.companies c where c.id = n.company_id)))
+      from public.credit_notes n
+      join public.invoices i on i.id = n.invoice_id
+     where n.id = p_id);
+end
 $$;
 revoke all on function einv_private.credit_note_payload(uuid, jsonb), einv_private.freeze_credit_note(),
   einv_private.credit_note_line_release_only()

@@ -1,7 +1,7 @@
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
 -- What a delivery sent. In Colombia the buyer is owed the AttachedDocument (the UBL container of the
--- invoice and the authority's ApplicationResponse) zipped with the PDF, not the PDF alone (issue 16):
--- each delivery now records the files it handed to the deliver provider — the ZIP, its size, and the
+-- invoice and the authority's ApplicationResponse) zipped with the PDF, not the PDF alone:
+-- each delivery records the files it handed to the deliver provider — the ZIP, its size, and the
 -- files inside it — so "what did the buyer get" is answered from the record, not from an inbox.
 --
 -- The AttachedDocument XML is kept in the private bucket beside the PDF

@@ -86,7 +86,7 @@ const DECLARED: Record<string, Grants> = {
   "function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer)": {
     service_role: "EXECUTE",
   },
-  // the claim with the company's credential in the same round trip (…_claim_with_credentials.sql)
+  // the claim with the company's credential in the same round trip (…_lifecycle.sql)
   "function public.einv_document_claim_sending(uuid, text, jsonb, boolean, uuid, integer, text)": {
     service_role: "EXECUTE",
   },
@@ -97,7 +97,7 @@ const DECLARED: Record<string, Grants> = {
   },
   "function public.einv_document_claim_sending_authorized(uuid, jsonb, uuid, text, jsonb, boolean, uuid, integer, text)":
     { service_role: "EXECUTE" },
-  // the stored PDF alone while the document's inputs are unchanged (…_representation_inputs.sql)
+  // the stored PDF alone while the document's inputs are unchanged (…_representation.sql)
   "function public.einv_document_representation_read(uuid, text, uuid, text, text)": {
     service_role: "EXECUTE",
   },
@@ -135,7 +135,7 @@ const DECLARED: Record<string, Grants> = {
   // may be called but my_org_ids, which the policies call.
   "function einv_private.accepted_status(text)": {},
   "function einv_private.caller_bypasses_rls()": {},
-  // the lifecycle's per-kind entry points, regenerated from the registry (…_cached_plans.sql)
+  // the lifecycle's per-kind entry points, regenerated from the registry (…_lifecycle.sql)
   "function einv_private.compile_document_kinds()": {},
   "function einv_private.compile_document_kinds_trigger()": {},
   "function einv_private.kind_dispatch(text)": {},

@@ -1,7 +1,7 @@
 /**
  * /representation answers a current PDF without reading the whole document: the service remembers
  * the fingerprint it computed and the document's *inputs* (which writes made each row the PDF is
- * drawn from, supabase/migrations/20261122001450_representation_inputs.sql), and while both hold
+ * drawn from, supabase/migrations/20261122000760_representation.sql), and while both hold
  * the database answers the stored PDF alone. Any write to one of those rows — even one that changes
  * nothing — and the document is read whole again; the PDF is rendered again only when what it shows
  * changed (representation-freshness.test.ts holds which changes those are).

@@ -13,7 +13,7 @@
  * Computing it means reading the whole document. So each process remembers, per document, the
  * fingerprint it computed and the database's name for the state it computed it from (the
  * document's *inputs*: which writes made each row the PDF is drawn from and which definitions
- * the functions that read them, see supabase/migrations/20261122001450_representation_inputs.sql).
+ * the functions that read them, see supabase/migrations/20261122000760_representation.sql).
  * While the inputs are unchanged and the stored PDF has that fingerprint, the database answers the
  * stored PDF alone; any write to one of those rows, a database deploy that replaces one of those
  * functions, or a PDF stored by another renderer, and the document is read and fingerprinted

@@ -1,10 +1,10 @@
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
--- A current PDF known without reading the whole document (issue 14).
+-- A current PDF known without reading the whole document.
 --
 -- /representation answers from the stored PDF when the fingerprint of what the PDF is drawn from
--- matches the stored one. To know it, it read the whole document (its JSON built here, parsed,
--- turned into the PDF model and hashed by the service) on every call: a third of the database's
--- work per call, and most of the service's.
+-- matches the stored one. Knowing that from the document itself means reading all of it (its JSON
+-- built here, parsed, turned into the PDF model and hashed by the service) on every call; the
+-- functions below let the service skip that while nothing the PDF is drawn from has changed.
 --
 -- `einv_private.document_inputs` names the state of everything a kind's PDF is drawn from:
 --   - every row, by the transaction that wrote it (`xmin`): the document's row (its fiscal state
@@ -51,7 +51,7 @@ declare
   _company uuid;
   _rows text;
 begin
-  -- What the kind's payload function reads (lifecycle.sql, cached_plans.sql), row for row.
+  -- What the kind's payload function reads (lifecycle.sql, credit_notes.sql), row for row.
   case p_kind
     when 'invoice' then
       select d.company_id,
