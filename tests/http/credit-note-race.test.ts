@@ -7,12 +7,12 @@
  * is 409 `invalid_state`, a new note that loses is 422 naming the line.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, DEFAULT_LINES, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
 import { moneyToCents } from "../../shared/providers/protocol.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, DEFAULT_LINES, type Tenant } from "../support/factories.ts";
 
 const ROUNDS = 20;
 

@@ -5,11 +5,9 @@
  * the one fiscal-document lifecycle.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
-import { computeCude } from "../../shared/fiscal/co/cufe.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import {
   createInvoice,
   createTenant,
@@ -17,7 +15,9 @@ import {
   type Invoice,
   type LineInput,
   type Tenant,
-} from "../support/factories.ts";
+} from "../../devkit/factories.ts";
+import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
+import { computeCude } from "../../shared/fiscal/co/cufe.ts";
 
 let db: TestDatabase;
 let t: TestApp;

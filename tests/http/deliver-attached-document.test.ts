@@ -13,6 +13,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
+import { decodeQr, RASTER_TOOLS, rasterise } from "../../devkit/pdf/support.ts";
 import {
   createSandboxDeliver,
   createSandboxDocsgen,
@@ -21,12 +26,7 @@ import {
   type SandboxDeliver,
   type SandboxProvider,
 } from "../../sandbox/index.ts";
-import { decodeQr, RASTER_TOOLS, rasterise } from "../pdf/support.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
 import { cents, readAttachedDocument, taxTotalCents, text } from "../support/attached-document.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
 
 const PROVIDERS = "https://sandbox.provider.test";
 const TOOLS: Record<string, string> = { unzip: "unzip", ...RASTER_TOOLS };

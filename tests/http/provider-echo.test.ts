@@ -5,6 +5,10 @@
  * events — all readable by a lector.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { SANDBOX_KEY, saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
 import {
   createSandboxDeliver,
   createSandboxDocsgen,
@@ -12,10 +16,6 @@ import {
   createSandboxRouter,
 } from "../../sandbox/index.ts";
 import type { FetchLike } from "../../shared/providers/tax-client.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { SANDBOX_KEY, saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Tenant } from "../support/factories.ts";
 
 const PROVIDERS = "https://sandbox.provider.test";
 let db: TestDatabase;

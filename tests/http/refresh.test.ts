@@ -1,10 +1,10 @@
 /** POST /refresh through the real app and database, with the sandbox provider at the edge. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
 
 let db: TestDatabase;
 let t: TestApp;

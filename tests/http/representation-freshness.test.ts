@@ -6,16 +6,16 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import {
   createSandboxDeliver,
   createSandboxDocsgen,
   createSandboxProvider,
   createSandboxRouter,
 } from "../../sandbox/index.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
 
 let db: TestDatabase;
 let t: TestApp;

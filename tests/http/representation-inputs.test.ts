@@ -7,6 +7,10 @@
  * changed (representation-freshness.test.ts holds which changes those are).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
 import {
   createSandboxDeliver,
   createSandboxDocsgen,
@@ -15,10 +19,6 @@ import {
 } from "../../sandbox/index.ts";
 import type { ApiFunctionName } from "../../shared/db/catalogue.ts";
 import type { Db, DbScope } from "../../shared/db/port.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Tenant } from "../support/factories.ts";
 
 let db: TestDatabase;
 let t: TestApp;

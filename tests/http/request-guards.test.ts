@@ -6,12 +6,12 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, TEST_API_KEY, TEST_URL, type TestApp } from "../../devkit/app.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createUser } from "../../devkit/factories.ts";
 import { createPipeline } from "../../functions/einvoicing/app.ts";
 import { createTokenVerifier } from "../../shared/auth/jwt.ts";
 import { timingSafeEqual } from "../../shared/http/middleware.ts";
-import { createTestApp, TEST_API_KEY, TEST_URL, type TestApp } from "../support/app.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createUser } from "../support/factories.ts";
 
 const LIMIT = 1024;
 const SECOND_KEY = "sb_publishable_second";

@@ -4,11 +4,11 @@
  * outcome, and exactly-once delivery under concurrent calls.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { SANDBOX_KEY, saveCredential } from "../../devkit/credentials.ts";
+import { asRole, createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { SANDBOX_KEY, saveCredential } from "../support/credentials.ts";
-import { asRole, createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
 
 let db: TestDatabase;
 let t: TestApp;

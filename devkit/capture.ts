@@ -1,6 +1,6 @@
 /**
  * Records what the service hands out or leaves behind, for the secret canary's final scan
- * (`tests/support/canary.ts`): one JSON-lines file per test file in the run's capture directory,
+ * (`devkit/canary.ts`): one JSON-lines file per test file in the run's capture directory,
  * which the global setup creates, names in `EINV_TEST_CAPTURE_DIR` and scans at the end. Without it
  * (a run outside vitest's global setup, such as `npm run bench`) nothing is recorded. Plain Node:
  * no vitest import, so the helpers that use it still load under Deno.
