@@ -1,10 +1,10 @@
 /** POST /refresh through the real app and database, with the sandbox provider at the edge. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../../devkit/app.ts";
-import { saveCredential } from "../../devkit/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import type { TestApp } from "../../devkit/app.ts";
+import type { TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
+import { openRouteSuite } from "../support/route-suite.ts";
 
 let db: TestDatabase;
 let t: TestApp;
@@ -13,12 +13,11 @@ let tenant: Tenant;
 let token: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   sandbox = createSandboxProvider();
-  t = await createTestApp(db, { env: { EINV_PROVIDER_TIMEOUT_MS: "300" }, providerFetch: sandbox.fetch });
-  tenant = await createTenant(db);
-  await saveCredential(t.deps, tenant);
-  token = await t.token(tenant.operador);
+  ({ db, t, tenant, token } = await openRouteSuite({
+    env: { EINV_PROVIDER_TIMEOUT_MS: "300" },
+    providerFetch: sandbox.fetch,
+  }));
 });
 afterAll(() => db?.close());
 beforeEach(() => sandbox.reset());

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../devkit/app.ts";
 import { saveCredential } from "../../devkit/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import type { TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import {
   createSandboxDeliver,
@@ -16,6 +16,7 @@ import {
   createSandboxRouter,
   type SandboxProvider,
 } from "../../sandbox/index.ts";
+import { openRouteSuite } from "../support/route-suite.ts";
 
 let db: TestDatabase;
 let t: TestApp;
@@ -24,12 +25,8 @@ let tenant: Tenant;
 let token: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   sandbox = createSandboxProvider();
-  t = await createTestApp(db, { providerFetch: sandbox.fetch });
-  tenant = await createTenant(db);
-  await saveCredential(t.deps, tenant);
-  token = await t.token(tenant.operador);
+  ({ db, t, tenant, token } = await openRouteSuite({ providerFetch: sandbox.fetch }));
 });
 afterAll(() => db?.close());
 beforeEach(() => sandbox.reset());
