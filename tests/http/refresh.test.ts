@@ -1,10 +1,10 @@
 /** POST /refresh through the real app and database, with the sandbox provider at the edge. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TestApp } from "../../devkit/app.ts";
-import { saveCredential } from "../../devkit/credentials.ts";
 import type { TestDatabase } from "../../devkit/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
+import { createInvoice, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
+import { kindsOf } from "../support/document-kinds.ts";
 import { openRouteSuite } from "../support/route-suite.ts";
 
 let db: TestDatabase;
@@ -30,95 +30,23 @@ const transmit = async (invoice: Invoice) =>
     .results[0];
 const fresh = () => createInvoice(db, tenant.org, tenant.company);
 
-/** What differs between the kinds the refresh suite runs over; the cases below are written once. */
-interface Kind {
-  name: string;
-  path: "/refresh" | "/credit-notes/refresh";
-  idField: "invoice_id" | "credit_note_id";
-  table: "invoices" | "credit_notes";
-  accepted: "transmitida" | "emitida";
-  /** What an idle document the provider never received tells the caller to do. */
-  reissueHint: RegExp;
-  /** Sends a new document of the tenant through the API; `fail` is what the sandbox does to its submit. */
-  send(fail?: "hang" | "error"): Promise<{ id: string; status: string }>;
-  /** A document of the tenant, sent or not. */
-  any(): Promise<string>;
-  /** A sent document of another organization. */
-  foreign(): Promise<string>;
-}
-
-/** The sandbox's answer to the next submit (about `reference`, when it is known before the call). */
-const failing = (fail: "hang" | "error", reference?: string) =>
+/** The sandbox's answer to the submit about to be made (about `reference`, when it is known). */
+const failing = (fail: "hang" | "error") => (reference?: string) =>
   sandbox.setKnobs({
     ...(fail === "hang" ? { hangMs: 2_000 } : {}),
     failNext: [reference ? { kind: fail, reference } : { kind: fail, on: "submit" }],
   });
+const suite = () => ({ db, t, tenant, token });
 
-const transmittedInvoiceOf = async (owner: Tenant, as: string) => {
-  const invoice = await createInvoice(db, owner.org, owner.company);
-  const sent = await t.post("/transmit", { org_id: owner.org.id, invoice_ids: [invoice.id] }, as);
-  expect((await sent.json()).results[0].status).toBe("transmitida");
-  return invoice;
-};
-const createNote = async (owner: Tenant, invoice: Invoice, as: string) =>
-  (
-    await t.post(
-      "/credit-notes",
-      { org_id: owner.org.id, invoice_id: invoice.id, concept_code: "2", reason: "Anulación" },
-      as,
-    )
-  ).json();
-
-const INVOICE: Kind = {
-  name: "invoice",
-  path: "/refresh",
-  idField: "invoice_id",
-  table: "invoices",
-  accepted: "transmitida",
-  reissueHint: /reissue: true/,
-  async send(fail) {
-    const invoice = await fresh();
-    if (fail) failing(fail, invoice.id);
-    return { id: invoice.id, status: (await transmit(invoice)).status };
-  },
-  any: async () => (await fresh()).id,
-  async foreign() {
-    const other = await createTenant(db);
-    return (await createInvoice(db, other.org, other.company, { status: "transmitida" })).id;
-  },
-};
-
-const CREDIT_NOTE: Kind = {
-  name: "credit note",
-  path: "/credit-notes/refresh",
-  idField: "credit_note_id",
-  table: "credit_notes",
-  accepted: "emitida",
-  reissueHint: /\/credit-notes\/reissue/,
-  async send(fail) {
-    const invoice = await transmittedInvoiceOf(tenant, token);
-    if (fail) failing(fail);
-    const body = await createNote(tenant, invoice, token);
-    return { id: body.credit_note_id, status: body.status };
-  },
-  any: async () => (await CREDIT_NOTE.send()).id,
-  async foreign() {
-    const other = await createTenant(db);
-    await saveCredential(t.deps, other);
-    const as = await t.token(other.operador);
-    return (await createNote(other, await transmittedInvoiceOf(other, as), as)).credit_note_id;
-  },
-};
-
-describe.each([INVOICE, CREDIT_NOTE])("POST $path, for a $name", (kind) => {
+describe.each(kindsOf("refresh"))("POST %s (%s)", (_route, _name, kind) => {
   const refreshOf = (id: string, as = token) =>
-    t.post(kind.path, { org_id: tenant.org.id, [kind.idField]: id }, as);
+    t.post(kind.routes.refresh, { org_id: tenant.org.id, [kind.idField]: id }, as);
   const stateOf = async (id: string) =>
     (await db.superuser<{ status: string }>(`select status from ${kind.table} where id = $1`, [id]))[0]
       ?.status;
 
   it("records an acceptance the transmission could not see (its answer timed out)", async () => {
-    const sent = await kind.send("hang");
+    const sent = await kind.send(suite(), failing("hang"));
     expect(sent.status).toBe("en_proceso");
     const response = await refreshOf(sent.id);
     expect(response.status).toBe(200);
@@ -126,29 +54,29 @@ describe.each([INVOICE, CREDIT_NOTE])("POST $path, for a $name", (kind) => {
     expect(body).toMatchObject({ [kind.idField]: sent.id, status: kind.accepted });
     expect(body.authority_code).toMatch(/^[0-9a-f]{96}$/);
     expect(Date.parse(body.checked_at)).not.toBeNaN();
-    const events = await db.superuser<{ kind: string; data: { from: string; to: string; changed: boolean } }>(
-      "select kind, data from events where document_id = $1 and kind = 'status_refreshed'",
-      [sent.id],
-    );
+    const events = await db.superuser<{
+      kind: string;
+      data: { from: string; to: string; changed: boolean };
+    }>("select kind, data from events where document_id = $1 and kind = 'status_refreshed'", [sent.id]);
     expect(events[0]?.data).toMatchObject({ from: "en_proceso", to: kind.accepted, changed: true });
     expect(sandbox.submissions.filter((s) => s.reference === sent.id)).toHaveLength(1);
   });
 
   it("marks an idle en_proceso document the provider never received as error, to be reissued", async () => {
-    const sent = await kind.send("error");
+    const sent = await kind.send(suite(), failing("error"));
     expect(sent.status).toBe("en_proceso");
     const body = await (await refreshOf(sent.id)).json();
-    expect(body).toMatchObject({ status: "error", message: expect.stringMatching(kind.reissueHint) });
+    expect(body).toMatchObject({ status: "error", message: expect.stringMatching(kind.howToResend) });
   });
 
   it("leaves an accepted document as it is when the authority agrees", async () => {
-    const sent = await kind.send();
+    const sent = await kind.send(suite());
     const body = await (await refreshOf(sent.id)).json();
     expect(body.status).toBe(kind.accepted);
   });
 
   it("answers 504 when the provider does not answer, and 502 when it fails; nothing changes", async () => {
-    const sent = await kind.send("hang");
+    const sent = await kind.send(suite(), failing("hang"));
     sandbox.setKnobs({ failNext: [{ kind: "hang", on: "query", reference: sent.id }] });
     const timedOut = await refreshOf(sent.id);
     expect(timedOut.status).toBe(504);
@@ -161,12 +89,12 @@ describe.each([INVOICE, CREDIT_NOTE])("POST $path, for a $name", (kind) => {
   });
 
   it("answers 404 for another organization's document and 403 to a lector", async () => {
-    expect((await refreshOf(await kind.foreign())).status).toBe(404);
-    expect((await refreshOf(await kind.any(), await t.token(tenant.lector))).status).toBe(403);
+    expect((await refreshOf(await kind.foreign(suite()))).status).toBe(404);
+    expect((await refreshOf(await kind.any(suite()), await t.token(tenant.lector))).status).toBe(403);
   });
 
   it(`answers 400 without a valid ${kind.idField}`, async () => {
-    const response = await t.post(kind.path, { org_id: tenant.org.id, [kind.idField]: "x" }, token);
+    const response = await t.post(kind.routes.refresh, { org_id: tenant.org.id, [kind.idField]: "x" }, token);
     expect(response.status).toBe(400);
     expect((await response.json()).error.details[0].field).toBe(kind.idField);
   });
