@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["tests/**/*.test.ts", "functions/**/*.test.ts", "shared/**/*.test.ts", "scripts/**/*.test.ts"],
+    include: ["tests/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/.data/**"],
     // starts the throwaway PostgreSQL cluster (or picks PGlite) once for the whole run
     globalSetup: ["tests/global-setup.ts"],

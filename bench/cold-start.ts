@@ -10,7 +10,7 @@
  * - And where the time goes: each module's import, in the order a cold instance loads them for a
  *   first /transmit, timed in fresh processes (./import-timing.ts).
  */
-import { freePort, spawnDeno } from "../tests/support/deno.ts";
+import { freePort, spawnDeno } from "../devkit/deno.ts";
 import { median } from "./stats.ts";
 
 interface FirstRequest {

@@ -4,15 +4,15 @@
  * test support expects (`TestDatabase`), so the tests' factories and app builder work on it.
  */
 import postgres from "postgres";
-import { applySchema } from "../scripts/db/schema.ts";
-import { connectPostgres, fromPGlite, type SqlClient } from "../shared/db/sql-client.ts";
-import type { TestDatabase } from "../tests/support/database.ts";
+import type { TestDatabase } from "../devkit/database.ts";
 import {
   findPostgresBinaries,
   type PostgresServer,
   startPostgresServer,
   TEMPLATE_DATABASE,
-} from "../tests/support/postgres-server.ts";
+} from "../devkit/postgres-server.ts";
+import { applySchema } from "../devkit/schema.ts";
+import { connectPostgres, fromPGlite, type SqlClient } from "../shared/db/sql-client.ts";
 
 export interface BenchDatabase {
   db: TestDatabase;
@@ -80,7 +80,7 @@ export async function cloneTemplate(server: PostgresServer, name: string): Promi
   return server.adminUrl.replace(/\/postgres$/, `/${name}`);
 }
 
-/** A bench database's `superuser()`, as the tests' (tests/support/database.ts): parameters as text. */
+/** A bench database's `superuser()`, as the tests' (devkit/database.ts): parameters as text. */
 export function superuserOf(client: SqlClient): TestDatabase["superuser"] {
   return (sql, params = []) =>
     client.transaction((s) =>

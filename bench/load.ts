@@ -22,10 +22,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
+import { freePort, spawnDeno } from "../devkit/deno.ts";
+import { findPostgresBinaries, startPostgresServer } from "../devkit/postgres-server.ts";
 import { createSandboxProvider } from "../sandbox/provider.ts";
 import { type RunningSandbox, startSandboxServer } from "../sandbox/server.ts";
-import { freePort, spawnDeno } from "../tests/support/deno.ts";
-import { findPostgresBinaries, startPostgresServer } from "../tests/support/postgres-server.ts";
 import { type Inspector, openInspector } from "./inspector.ts";
 import { type Figure, jsonPath, printFigures, writeFigures } from "./report.ts";
 

@@ -9,19 +9,19 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Hono } from "hono";
+import { PUBLIC_TEST_ADDRESS, TEST_API_KEY, TEST_CREDENTIALS_KEY } from "../devkit/app.ts";
+import { createLocalSigner } from "../devkit/auth.ts";
+import { saveCredential } from "../devkit/credentials.ts";
+import { createInvoice, createTenant } from "../devkit/factories.ts";
+import { createFilesystemStore } from "../devkit/filesystem-store.ts";
 import { createApp } from "../functions/einvoicing/app.ts";
 import { TransmitRequest } from "../functions/invoices/transmit.ts";
 import { createSandboxProvider } from "../sandbox/provider.ts";
-import { createLocalSigner } from "../scripts/local/auth.ts";
-import { createFilesystemStore } from "../scripts/local/filesystem-store.ts";
 import { buildDeps } from "../shared/compose.ts";
 import type { Db, DbScope } from "../shared/db/port.ts";
 import { createPostgresDb } from "../shared/db/postgres-transport.ts";
 import { createLogger } from "../shared/log.ts";
 import type { FetchLike } from "../shared/providers/tax-client.ts";
-import { PUBLIC_TEST_ADDRESS, TEST_API_KEY, TEST_CREDENTIALS_KEY } from "../tests/support/app.ts";
-import { saveCredential } from "../tests/support/credentials.ts";
-import { createInvoice, createTenant } from "../tests/support/factories.ts";
 import { openBenchDatabase } from "./database.ts";
 import { median } from "./stats.ts";
 
@@ -189,7 +189,7 @@ export async function measurePhases(options: { pglite?: boolean; url?: string } 
 }
 
 /** Self and total time per SQL function since the last call, per request; then resets the counters. */
-async function functionTimes(db: import("../tests/support/database.ts").TestDatabase, requests: number) {
+async function functionTimes(db: import("../devkit/database.ts").TestDatabase, requests: number) {
   if (db.engine !== "postgres") return;
   // an idle backend flushes its function counters within 10 s
   await new Promise((resolve) => setTimeout(resolve, 11_000));
@@ -216,14 +216,14 @@ async function functionTimes(db: import("../tests/support/database.ts").TestData
   }
 }
 
-async function hasStatements(db: import("../tests/support/database.ts").TestDatabase): Promise<boolean> {
+async function hasStatements(db: import("../devkit/database.ts").TestDatabase): Promise<boolean> {
   const [row] = await db.superuser<{ ok: boolean }>(
     "select exists (select 1 from pg_extension where extname = 'pg_stat_statements') as ok",
   );
   return row?.ok === true;
 }
 
-async function resetFunctionTimes(db: import("../tests/support/database.ts").TestDatabase) {
+async function resetFunctionTimes(db: import("../devkit/database.ts").TestDatabase) {
   if (db.engine !== "postgres") return;
   await new Promise((resolve) => setTimeout(resolve, 11_000));
   await db.superuser("select pg_stat_reset()");

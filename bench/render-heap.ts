@@ -79,7 +79,7 @@ export function readTrace(output: string, lines: number): RenderHeap {
 }
 
 async function child(): Promise<void> {
-  const { acceptedFiscal, manyLinesInvoice } = await import("../tests/pdf/fixtures.ts");
+  const { acceptedFiscal, manyLinesInvoice } = await import("../devkit/pdf/fixtures.ts");
   const { toInvoicePdfModel } = await import("../shared/pdf/model.ts");
   const lines = Number(process.env.RENDER_HEAP_LINES ?? 1000);
   const model = toInvoicePdfModel(manyLinesInvoice(lines), acceptedFiscal());

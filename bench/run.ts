@@ -20,19 +20,19 @@
  * handler making one SQL round trip to the same server, measured interleaved with it.
  */
 import { Hono } from "hono";
+import { createTestApp, TEST_API_KEY, TEST_CREDENTIALS_KEY, type TestApp } from "../devkit/app.ts";
+import { saveCredential } from "../devkit/credentials.ts";
+import { createInvoice, createTenant, type Tenant } from "../devkit/factories.ts";
 import { createReconcileApp } from "../functions/reconcile/app.ts";
 import { createSandboxProvider } from "../sandbox/provider.ts";
 import { RememberedFingerprints } from "../shared/core/documents/remembered-fingerprints.ts";
 import type { FetchLike } from "../shared/providers/tax-client.ts";
-import { measureRenderTiming, measureWorstCase } from "../tests/pdf/render-timing.ts";
-import { createTestApp, TEST_API_KEY, TEST_CREDENTIALS_KEY, type TestApp } from "../tests/support/app.ts";
-import { saveCredential } from "../tests/support/credentials.ts";
-import { createInvoice, createTenant, type Tenant } from "../tests/support/factories.ts";
 import { measureColdStart, measureFirstCall, measureImports } from "./cold-start.ts";
 import { openBenchDatabase } from "./database.ts";
 import { measureLoad } from "./load.ts";
 import { measurePhases } from "./phases.ts";
 import { measureRenderHeap } from "./render-heap.ts";
+import { measureRenderTiming, measureWorstCase } from "./render-timing.ts";
 import { type Figure, jsonPath, printFigures, writeFigures } from "./report.ts";
 import { measureScale } from "./scale.ts";
 import { median, pct } from "./stats.ts";

@@ -19,19 +19,19 @@
  *                            [--json[=path]]
  */
 import postgres from "postgres";
+import { PUBLIC_TEST_ADDRESS, TEST_API_KEY, TEST_CREDENTIALS_KEY } from "../devkit/app.ts";
+import { createLocalSigner } from "../devkit/auth.ts";
+import { saveCredential } from "../devkit/credentials.ts";
+import type { TestDatabase } from "../devkit/database.ts";
+import { createInvoice, createTenant, type Tenant } from "../devkit/factories.ts";
+import { createFilesystemStore } from "../devkit/filesystem-store.ts";
 import { createApp } from "../functions/einvoicing/app.ts";
 import { createReconcileApp } from "../functions/reconcile/app.ts";
 import { createSandboxProvider } from "../sandbox/provider.ts";
-import { createLocalSigner } from "../scripts/local/auth.ts";
-import { createFilesystemStore } from "../scripts/local/filesystem-store.ts";
 import { buildDeps } from "../shared/compose.ts";
 import { createPostgresDb } from "../shared/db/postgres-transport.ts";
 import { connectPostgres, type SqlClient } from "../shared/db/sql-client.ts";
 import type { FetchLike } from "../shared/providers/tax-client.ts";
-import { PUBLIC_TEST_ADDRESS, TEST_API_KEY, TEST_CREDENTIALS_KEY } from "../tests/support/app.ts";
-import { saveCredential } from "../tests/support/credentials.ts";
-import type { TestDatabase } from "../tests/support/database.ts";
-import { createInvoice, createTenant, type Tenant } from "../tests/support/factories.ts";
 import { cloneTemplate, openBenchDatabase, superuserOf } from "./database.ts";
 import { type Figure, jsonPath, printFigures, writeFigures } from "./report.ts";
 import { median } from "./stats.ts";

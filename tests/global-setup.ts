@@ -3,21 +3,21 @@
  * test file as `inject("database")`.
  *
  * - PostgreSQL 15 binaries installed: a throwaway cluster with a template database (one clone per
- *   test file, see `tests/support/database.ts`).
+ *   test file, see `devkit/database.ts`).
  * - Not installed: embedded PGlite, except on CI (`CI` set), which must test the real server.
  *
  * `EINV_TEST_DB=pglite` forces PGlite; `EINV_TEST_DB=postgres` makes missing binaries an error.
  *
  * It also gives the run a capture directory (`EINV_TEST_CAPTURE_DIR`, inherited by the test workers) where the shared test helpers
  * record responses, log lines, issued tokens and database rows; when the run ends, the secret canary
- * scan (tests/support/canary.ts) reads it all and fails the run if a canary secret leaked anywhere.
+ * scan (devkit/canary.ts) reads it all and fails the run if a canary secret leaked anywhere.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { scanCapture } from "./support/canary.ts";
-import { findPostgresBinaries, type PostgresServer, startPostgresServer } from "./support/postgres-server.ts";
+import { scanCapture } from "../devkit/canary.ts";
+import { findPostgresBinaries, type PostgresServer, startPostgresServer } from "../devkit/postgres-server.ts";
 
 export type DatabaseTarget = { kind: "postgres"; adminUrl: string; version: string } | { kind: "pglite" };
 

@@ -5,8 +5,9 @@
  * here and one migrated by `supabase migration up` agree — each in one transaction with its record;
  * then the demo seed, when asked for and the database holds no organization yet.
  */
+
+import { type SchemaFile, schemaFiles } from "../../devkit/schema.ts";
 import { type SqlClient, sqlLiteral } from "../../shared/db/sql-client.ts";
-import { type SchemaFile, schemaFiles } from "./schema.ts";
 
 export interface MigrationReport {
   applied: string[];

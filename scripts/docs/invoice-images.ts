@@ -6,16 +6,16 @@ import { mkdtempSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { toCreditNotePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
-import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 import {
   acceptedFiscal,
   DEMO_CUDE,
   demoCreditNote,
   demoInvoice,
   pendingFiscal,
-} from "../../tests/pdf/fixtures.ts";
-import { rasterise } from "../../tests/pdf/support.ts";
+} from "../../devkit/pdf/fixtures.ts";
+import { rasterise } from "../../devkit/pdf/support.ts";
+import { toCreditNotePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 
 const out = fileURLToPath(new URL("../../docs/images/", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "einv-docs-"));

@@ -3,8 +3,9 @@
  * a ready token per demo user, and the demo organizations, companies, invoices (with their line ids)
  * and credit notes.
  */
+
+import type { LocalSigner } from "../../devkit/auth.ts";
 import type { SqlClient } from "../../shared/db/sql-client.ts";
-import type { LocalSigner } from "./auth.ts";
 import { DEMO_SANDBOX_KEY } from "./demo-credentials.ts";
 
 /** The local deployment's publishable key. Not a secret: it only names the project. */

@@ -10,6 +10,8 @@
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
+import { createLocalSigner } from "../../devkit/auth.ts";
+import { createFilesystemStore } from "../../devkit/filesystem-store.ts";
 import { createApp, FUNCTION_NAME } from "../../functions/einvoicing/app.ts";
 import { createReconcileApp, RECONCILE_FUNCTION } from "../../functions/reconcile/app.ts";
 import {
@@ -22,10 +24,8 @@ import { buildDeps } from "../../shared/compose.ts";
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
 import { connectPostgres, fromPGlite, type SqlClient } from "../../shared/db/sql-client.ts";
 import { migrate } from "../db/migrate.ts";
-import { createLocalSigner } from "./auth.ts";
 import { ensureDemoCredentials } from "./demo-credentials.ts";
 import { createDocsHandler } from "./docs.ts";
-import { createFilesystemStore } from "./filesystem-store.ts";
 import { describeLocalRun, LOCAL_API_KEY, printCurl } from "./local-json.ts";
 import { createLocalRouter, FUNCTIONS_PREFIX } from "./router.ts";
 import { createStorageDownloadHandler } from "./storage-download.ts";

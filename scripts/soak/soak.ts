@@ -25,7 +25,7 @@
  * alone, not the in-process sandbox's ever-growing books.
  *
  * The database: `DATABASE_URL` (a database the server may migrate and seed, and the soak may add
- * invoices to), else a throwaway PostgreSQL 15 cluster (tests/support/postgres-server.ts), removed
+ * invoices to), else a throwaway PostgreSQL 15 cluster (devkit/postgres-server.ts), removed
  * afterwards. Options: SOAK_SECONDS (60), SOAK_CONCURRENCY (4), SOAK_V8_FLAGS. Run under Deno or Node
  * (tests/e2e/soak.test.ts runs it in the test suite).
  */
@@ -35,10 +35,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import postgres from "postgres";
+import { freePort, spawnDeno } from "../../devkit/deno.ts";
+import { findPostgresBinaries, startPostgresServer } from "../../devkit/postgres-server.ts";
 import { createSandboxProvider } from "../../sandbox/provider.ts";
 import { startSandboxServer } from "../../sandbox/server.ts";
-import { freePort, spawnDeno } from "../../tests/support/deno.ts";
-import { findPostgresBinaries, startPostgresServer } from "../../tests/support/postgres-server.ts";
 
 export interface SoakOptions {
   /** A database the local server may migrate and seed. */

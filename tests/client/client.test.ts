@@ -11,7 +11,7 @@ import {
   EinvoicingError,
   ROUTES,
 } from "../../client/index.ts";
-import { CONTRACT_ROUTES, expectAnswerInContract } from "../support/contract.ts";
+import { CONTRACT_ROUTES, expectAnswerInContract } from "../../devkit/contract.ts";
 import { useLocalServer } from "../support/local-server.ts";
 
 const target = inject("database");

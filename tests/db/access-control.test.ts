@@ -9,8 +9,13 @@
 import { randomUUID } from "node:crypto";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { nitCheckDigit } from "../../shared/fiscal/co/check-digit.ts";
-import { asRole, createTestDatabase, type Param, sqlState, type TestDatabase } from "../support/database.ts";
+import {
+  asRole,
+  createTestDatabase,
+  type Param,
+  sqlState,
+  type TestDatabase,
+} from "../../devkit/database.ts";
 import {
   type Claims,
   createEvent,
@@ -21,7 +26,8 @@ import {
   randomDigits,
   type Tenant,
   type User,
-} from "../support/factories.ts";
+} from "../../devkit/factories.ts";
+import { nitCheckDigit } from "../../shared/fiscal/co/check-digit.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {

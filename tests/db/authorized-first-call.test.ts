@@ -6,15 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Tenant, type User } from "../../devkit/factories.ts";
 import type { Caller, Db, DbScope } from "../../shared/db/port.ts";
 import { ApiError, NotFoundError } from "../../shared/errors.ts";
 import { authorizationGate, type Role } from "../../shared/http/authorize.ts";
 import { operation, orgScoped } from "../../shared/http/route.ts";
 import type { DocumentStore } from "../../shared/storage/port.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Tenant, type User } from "../support/factories.ts";
 
 const DOCUMENT_ROLES: Role[] = ["admin", "operador"];
 

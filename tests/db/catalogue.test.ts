@@ -5,8 +5,8 @@
  * block (`einv_private.lifecycle`) column for column, so the one lifecycle works on each.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { CATALOGUE } from "../../shared/db/catalogue.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {

@@ -5,9 +5,9 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
+import { createTenant, randomDigits, type Tenant } from "../../devkit/factories.ts";
 import { nitCheckDigit } from "../../shared/fiscal/co/check-digit.ts";
-import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../support/database.ts";
-import { createTenant, randomDigits, type Tenant } from "../support/factories.ts";
 
 let db: TestDatabase;
 let tenant: Tenant;

@@ -3,14 +3,14 @@
  * and the provider directory primed with them reads nothing more.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createCompany, createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider } from "../../sandbox/provider.ts";
 import type { DbScope } from "../../shared/db/port.ts";
 import type { CredentialRow } from "../../shared/db/rows.ts";
 import { createProviderDirectory } from "../../shared/providers/directory.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createCompany, createInvoice, createTenant, type Tenant } from "../support/factories.ts";
 
 let db: TestDatabase;
 let t: TestApp;

@@ -6,8 +6,8 @@
  */
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { connectionLost, connectPostgres } from "../../shared/db/sql-client.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {

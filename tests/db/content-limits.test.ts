@@ -6,8 +6,8 @@
  * app writes drafts: through PostgREST as an operador or admin.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 
 let db: TestDatabase;
 let tenant: Tenant;

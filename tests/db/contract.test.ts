@@ -4,6 +4,8 @@
  * the real SQL. Any difference in results, grants or error mapping fails here.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Tenant, type User } from "../../devkit/factories.ts";
 import type { Caller, Db } from "../../shared/db/port.ts";
 import { connectPostgres, type SqlClient } from "../../shared/db/sql-client.ts";
 import {
@@ -13,8 +15,6 @@ import {
   NotFoundError,
   toApiError,
 } from "../../shared/errors.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Tenant, type User } from "../support/factories.ts";
 import { createTransports, TRANSPORTS, type Transports } from "../support/transports.ts";
 
 let db: TestDatabase;

@@ -8,6 +8,9 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_API_KEY, TEST_URL } from "../../devkit/app.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createTenant, type Tenant } from "../../devkit/factories.ts";
 import { loadConfig } from "../../shared/config.ts";
 import { resealCredentials } from "../../shared/core/integrations/reseal.ts";
 import {
@@ -18,9 +21,6 @@ import {
 } from "../../shared/crypto/secret-box.ts";
 import type { DbScope } from "../../shared/db/port.ts";
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
-import { TEST_API_KEY, TEST_URL } from "../support/app.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createTenant, type Tenant } from "../support/factories.ts";
 
 const newKey = () => randomBytes(32).toString("base64");
 const OLD = newKey();

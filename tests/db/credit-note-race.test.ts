@@ -10,8 +10,8 @@
  * it, so the interleaving is forced rather than hoped for.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { blockedOn, type HeldTransaction, openTransaction, settle } from "../support/held-transaction.ts";
 
 const ON_PGLITE = inject("database").kind === "pglite";

@@ -3,10 +3,10 @@
  * a company's notes, both under concurrency; and who may see and write them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type LineInput, type Tenant } from "../../devkit/factories.ts";
 import type { Db } from "../../shared/db/port.ts";
 import { connectPostgres, type SqlClient } from "../../shared/db/sql-client.ts";
-import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type LineInput, type Tenant } from "../support/factories.ts";
 import { createTransports, TRANSPORTS, type Transports } from "../support/transports.ts";
 
 let db: TestDatabase;

@@ -4,10 +4,10 @@
  * reading or writing the table but through the two service functions.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
+import { createTenant, type Tenant } from "../../devkit/factories.ts";
 import type { Db } from "../../shared/db/port.ts";
 import { ForbiddenError } from "../../shared/errors.ts";
-import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../support/database.ts";
-import { createTenant, type Tenant } from "../support/factories.ts";
 import { createTransports, TRANSPORTS, type Transports } from "../support/transports.ts";
 
 const HASH_A = "a".repeat(64);

@@ -6,8 +6,8 @@
  * does, to functions this file adds to its own database.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createTenant, type Tenant } from "../support/factories.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createTenant, type Tenant } from "../../devkit/factories.ts";
 import { createTransports, type Transports } from "../support/transports.ts";
 
 let db: TestDatabase;

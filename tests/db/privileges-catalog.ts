@@ -4,7 +4,7 @@
  * object in the form `SELECT, INSERT(id, org_id), UPDATE(nit)`. A column privilege is listed only
  * where the role lacks it on the whole table. Used by tests/db/privileges.test.ts.
  */
-import type { TestDatabase } from "../support/database.ts";
+import type { TestDatabase } from "../../devkit/database.ts";
 
 export const API_ROLES = ["anon", "authenticated", "service_role"] as const;
 export type ApiRoleName = (typeof API_ROLES)[number];

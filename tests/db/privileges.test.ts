@@ -12,8 +12,8 @@
  *   service_role   reads, and changes state only through the database API.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../support/database.ts";
-import { createTenant } from "../support/factories.ts";
+import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
+import { createTenant } from "../../devkit/factories.ts";
 import {
   API_ROLES,
   actualGrants,

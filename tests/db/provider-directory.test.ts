@@ -4,15 +4,15 @@
  * unusable for each of the three services, unless local development allows private URLs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createTenant, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider } from "../../sandbox/provider.ts";
 import { BusinessRuleError } from "../../shared/errors.ts";
 import { createProviderDirectory } from "../../shared/providers/directory.ts";
 import type { ProviderService } from "../../shared/providers/errors.ts";
 import { makeDocument } from "../providers/fixtures.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createTenant, type Tenant } from "../support/factories.ts";
 
 let db: TestDatabase;
 let t: TestApp;

@@ -5,8 +5,8 @@
  * (`einv_private.reconcile_pick_sql`), EXPLAINed, not a copy.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createTenant } from "../support/factories.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createTenant } from "../../devkit/factories.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {

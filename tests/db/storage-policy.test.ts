@@ -4,8 +4,8 @@
  * adding a write policy fails the write tests.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../support/database.ts";
-import { createTenant, type Tenant } from "../support/factories.ts";
+import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
+import { createTenant, type Tenant } from "../../devkit/factories.ts";
 
 let db: TestDatabase;
 let a: Tenant;

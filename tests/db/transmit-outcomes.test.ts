@@ -6,15 +6,15 @@
  * observed: it takes a `sleep` for that purpose.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
 import { transmitDocuments } from "../../shared/core/documents/transmit.ts";
 import { invoiceKind } from "../../shared/core/invoices/kind.ts";
 import { createLogger } from "../../shared/log.ts";
 import { createProviderDirectory } from "../../shared/providers/directory.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
 
 let db: TestDatabase;
 let t: TestApp;

@@ -8,8 +8,8 @@
  * seen blocked on it (or has finished, which is the bug) before ending it.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import {
   blockedOn as blockedOnIn,
   type HeldTransaction,

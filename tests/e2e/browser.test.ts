@@ -9,8 +9,8 @@ import { createServer, type Server } from "node:http";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { CONTRACT_ROUTES } from "../support/contract.ts";
-import { freePort } from "../support/deno.ts";
+import { CONTRACT_ROUTES } from "../../devkit/contract.ts";
+import { freePort } from "../../devkit/deno.ts";
 import { useLocalServer } from "../support/local-server.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

@@ -3,15 +3,15 @@
  * transport on the test database and the sandbox provider served over HTTP, called with fetch.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { TEST_API_KEY, TEST_CREDENTIALS_KEY, TEST_URL } from "../../devkit/app.ts";
+import { createLocalSigner, type LocalSigner } from "../../devkit/auth.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { type DenoProcess, startDeno } from "../../devkit/deno.ts";
+import { createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider } from "../../sandbox/provider.ts";
 import { type RunningSandbox, startSandboxServer } from "../../sandbox/server.ts";
-import { createLocalSigner, type LocalSigner } from "../../scripts/local/auth.ts";
 import { createSecretBox, keyHint } from "../../shared/crypto/secret-box.ts";
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
-import { TEST_API_KEY, TEST_CREDENTIALS_KEY, TEST_URL } from "../support/app.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { type DenoProcess, startDeno } from "../support/deno.ts";
-import { createInvoice, createTenant, type Tenant } from "../support/factories.ts";
 
 // The entry connects with a PostgreSQL URL; on the PGlite fallback there is none to give it.
 const onPostgres = inject("database").kind === "postgres";

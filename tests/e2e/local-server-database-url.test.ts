@@ -9,8 +9,8 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { schemaFiles } from "../../devkit/schema.ts";
 import { migrate } from "../../scripts/db/migrate.ts";
-import { schemaFiles } from "../../scripts/db/schema.ts";
 import { connectPostgres, fromPGlite, type SqlClient } from "../../shared/db/sql-client.ts";
 import {
   createFreshDatabase,

@@ -59,7 +59,7 @@ export async function pinnedEgressUnderDeno(): Promise<Record<string, unknown>> 
       timeoutMs: 5_000,
       fetch,
     }).checkCredential();
-    // (not tests/support/app.ts's constants: that module brings vitest, which Deno does not run)
+    // (not devkit/app.ts's constants: that module brings vitest, which Deno does not run)
     const deps = await buildDeps({
       SUPABASE_URL: "http://supabase.test",
       SUPABASE_PUBLISHABLE_KEYS: "sb_publishable_test",

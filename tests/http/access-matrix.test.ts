@@ -7,6 +7,8 @@
  * submission log exactly as they were. Reconcile, with its own secret, has its own cases below.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_API_KEY } from "../../devkit/app.ts";
+import { asRole, sqlState } from "../../devkit/database.ts";
 import { createReconcileApp } from "../../functions/reconcile/app.ts";
 import {
   ACCESS_CASES,
@@ -17,8 +19,6 @@ import {
   READER_CASES,
   send,
 } from "../support/access-matrix.ts";
-import { TEST_API_KEY } from "../support/app.ts";
-import { asRole, sqlState } from "../support/database.ts";
 import { errorShapeProblem } from "../support/responses.ts";
 import {
   createRouteFixture,

@@ -7,12 +7,12 @@
  * is 409 `invalid_state`, a new note that loses is 422 naming the line.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TestApp } from "../../devkit/app.ts";
+import type { TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, DEFAULT_LINES, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
 import { moneyToCents } from "../../shared/providers/protocol.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, DEFAULT_LINES, type Tenant } from "../support/factories.ts";
+import { openRouteSuite } from "../support/route-suite.ts";
 
 const ROUNDS = 20;
 
@@ -23,12 +23,11 @@ let tenant: Tenant;
 let token: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase(); // its client is a pool of four connections
   sandbox = createSandboxProvider();
-  t = await createTestApp(db, { providerFetch: (input, init) => sandbox.fetch(new Request(input, init)) });
-  tenant = await createTenant(db);
-  await saveCredential(t.deps, tenant);
-  token = await t.token(tenant.operador);
+  // the database's client is a pool of four connections
+  ({ db, t, tenant, token } = await openRouteSuite({
+    providerFetch: (input, init) => sandbox.fetch(new Request(input, init)),
+  }));
 });
 afterAll(() => db?.close());
 

@@ -5,11 +5,9 @@
  * the one fiscal-document lifecycle.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
-import { computeCude } from "../../shared/fiscal/co/cufe.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import type { TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import type { TestDatabase } from "../../devkit/database.ts";
 import {
   createInvoice,
   createTenant,
@@ -17,7 +15,10 @@ import {
   type Invoice,
   type LineInput,
   type Tenant,
-} from "../support/factories.ts";
+} from "../../devkit/factories.ts";
+import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
+import { computeCude } from "../../shared/fiscal/co/cufe.ts";
+import { openRouteSuite } from "../support/route-suite.ts";
 
 let db: TestDatabase;
 let t: TestApp;
@@ -32,7 +33,6 @@ const submitted = (reference: string) =>
 const queried = (reference: string) => calls.filter((c) => c.method === "GET" && c.path.endsWith(reference));
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   sandbox = createSandboxProvider();
   const recording = async (input: string | URL | Request, init?: RequestInit) => {
     const request = new Request(input, init);
@@ -44,10 +44,10 @@ beforeAll(async () => {
     });
     return sandbox.fetch(request);
   };
-  t = await createTestApp(db, { env: { EINV_PROVIDER_TIMEOUT_MS: "300" }, providerFetch: recording });
-  tenant = await createTenant(db);
-  await saveCredential(t.deps, tenant);
-  token = await t.token(tenant.operador);
+  ({ db, t, tenant, token } = await openRouteSuite({
+    env: { EINV_PROVIDER_TIMEOUT_MS: "300" },
+    providerFetch: recording,
+  }));
 });
 afterAll(() => db?.close());
 beforeEach(() => {

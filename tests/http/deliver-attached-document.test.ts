@@ -13,22 +13,21 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import type { TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
+import { decodeQr, RASTER_TOOLS, rasterise } from "../../devkit/pdf/support.ts";
 import {
   createSandboxDeliver,
-  createSandboxDocsgen,
   createSandboxProvider,
-  createSandboxRouter,
   type SandboxDeliver,
   type SandboxProvider,
 } from "../../sandbox/index.ts";
-import { decodeQr, RASTER_TOOLS, rasterise } from "../pdf/support.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
 import { cents, readAttachedDocument, taxTotalCents, text } from "../support/attached-document.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+import { openRouteSuite, sandboxProviders } from "../support/route-suite.ts";
+import { PROVIDERS } from "../support/routes.ts";
 
-const PROVIDERS = "https://sandbox.provider.test";
 const TOOLS: Record<string, string> = { unzip: "unzip", ...RASTER_TOOLS };
 const missing = Object.keys(TOOLS).filter(
   (tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0,
@@ -48,17 +47,15 @@ let token: string;
 let dir: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   dir = mkdtempSync(join(tmpdir(), "einv-deliver-"));
   tax = createSandboxProvider();
   // the local server's outbox (`.data/outbox/` under npm start)
   mail = createSandboxDeliver({ outboxDir: join(dir, "outbox") });
-  const providers = createSandboxRouter({ adapterTax: tax, docsgen: createSandboxDocsgen(), deliver: mail });
-  t = await createTestApp(db, { env: { EINV_PROVIDER_TIMEOUT_MS: "1000" }, providerFetch: providers });
-  tenant = await createTenant(db);
-  await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/adapter-tax` });
-  await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/deliver`, service: "deliver" });
-  token = await t.token(tenant.operador);
+  ({ db, t, tenant, token } = await openRouteSuite({
+    env: { EINV_PROVIDER_TIMEOUT_MS: "1000" },
+    providerFetch: sandboxProviders({ adapterTax: tax, deliver: mail }),
+    credentials: "router",
+  }));
 });
 afterAll(async () => {
   await db?.close();

@@ -6,19 +6,14 @@
  */
 import { unzipSync } from "fflate";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  createSandboxDeliver,
-  createSandboxDocsgen,
-  createSandboxProvider,
-  createSandboxRouter,
-  type SandboxDeliver,
-} from "../../sandbox/index.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+import type { TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import type { TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
+import { createSandboxDeliver, type SandboxDeliver } from "../../sandbox/index.ts";
+import { openRouteSuite, sandboxProviders } from "../support/route-suite.ts";
+import { PROVIDERS } from "../support/routes.ts";
 
-const PROVIDERS = "https://sandbox.provider.test";
 let db: TestDatabase;
 let t: TestApp;
 let mail: SandboxDeliver;
@@ -26,18 +21,12 @@ let tenant: Tenant;
 let token: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   mail = createSandboxDeliver();
-  const providers = createSandboxRouter({
-    adapterTax: createSandboxProvider(),
-    docsgen: createSandboxDocsgen(),
-    deliver: mail,
-  });
-  t = await createTestApp(db, { env: { EINV_PROVIDER_TIMEOUT_MS: "1000" }, providerFetch: providers });
-  tenant = await createTenant(db);
-  await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/adapter-tax` });
-  await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/deliver`, service: "deliver" });
-  token = await t.token(tenant.operador);
+  ({ db, t, tenant, token } = await openRouteSuite({
+    env: { EINV_PROVIDER_TIMEOUT_MS: "1000" },
+    providerFetch: sandboxProviders({ deliver: mail }),
+    credentials: "router",
+  }));
 });
 afterAll(() => db?.close());
 beforeEach(() => mail.reset());

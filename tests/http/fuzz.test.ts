@@ -17,8 +17,8 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { TEST_API_KEY } from "../support/app.ts";
-import { expectAnswerInContract } from "../support/contract.ts";
+import { TEST_API_KEY } from "../../devkit/app.ts";
+import { expectAnswerInContract } from "../../devkit/contract.ts";
 import { type FuzzBody, type FuzzContext, fuzzBodies, wireBody } from "../support/fuzz-bodies.ts";
 import { errorShapeProblem } from "../support/responses.ts";
 import { createRouteFixture, EINVOICING_ROUTES, type RouteFixture } from "../support/routes.ts";

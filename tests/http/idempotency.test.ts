@@ -5,6 +5,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createTestApp, TEST_API_KEY, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { createApp, createPipeline } from "../../functions/einvoicing/app.ts";
 import {
   createSandboxDeliver,
@@ -16,10 +20,6 @@ import {
 import { ApiError } from "../../shared/errors.ts";
 import { MAX_BODY_DEPTH } from "../../shared/http/middleware.ts";
 import { DOCUMENT_ROLES, operation, orgScoped } from "../../shared/http/route.ts";
-import { createTestApp, TEST_API_KEY, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
 
 const PROVIDERS = "https://sandbox.provider.test";
 const REPLAYED = "idempotent-replayed";

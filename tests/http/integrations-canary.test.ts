@@ -6,6 +6,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, PUBLIC_TEST_ADDRESS, type TestApp } from "../../devkit/app.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
 import {
   createSandboxDeliver,
   createSandboxDocsgen,
@@ -14,9 +17,6 @@ import {
 } from "../../sandbox/index.ts";
 import type { FetchLike } from "../../shared/providers/transport.ts";
 import type { Resolver } from "../../shared/providers/url-policy.ts";
-import { createTestApp, PUBLIC_TEST_ADDRESS, type TestApp } from "../support/app.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Tenant } from "../support/factories.ts";
 
 const CANARY = `sk_sandbox_CANARY_${randomUUID().replaceAll("-", "")}`;
 /** A second canary the sandbox refuses (it does not start with sk_sandbox_). */

@@ -8,6 +8,9 @@
  */
 import { HttpResponse, http } from "msw";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestApp, PUBLIC_TEST_ADDRESS, type TestApp } from "../../devkit/app.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
 import {
   createSandboxDeliver,
   createSandboxDocsgen,
@@ -15,9 +18,6 @@ import {
   createSandboxRouter,
 } from "../../sandbox/index.ts";
 import { HostResolutionError, type Resolver } from "../../shared/providers/url-policy.ts";
-import { createTestApp, PUBLIC_TEST_ADDRESS, type TestApp } from "../support/app.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Tenant } from "../support/factories.ts";
 import { useNetworkEdge } from "../support/msw.ts";
 
 const KEY = "sk_sandbox_egress_key_1234";

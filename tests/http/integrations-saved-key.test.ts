@@ -9,11 +9,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider } from "../../sandbox/index.ts";
 import { type RunningSandbox, startSandboxServer } from "../../sandbox/server.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Tenant } from "../support/factories.ts";
 
 const KEY = "sk_sandbox_saved_key_1234";
 const OTHER_KEY = "sk_sandbox_given_key_9876";

@@ -4,6 +4,9 @@
  * key's id, whole), what is kept when not given, the bounds of every field, and the events.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createTenant, type Tenant } from "../../devkit/factories.ts";
 import { IntegrationSaveResponse } from "../../functions/integrations/save.ts";
 import { IntegrationTestResponse } from "../../functions/integrations/test.ts";
 import {
@@ -12,9 +15,6 @@ import {
   createSandboxProvider,
   createSandboxRouter,
 } from "../../sandbox/index.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createTenant, type Tenant } from "../support/factories.ts";
 
 const PROVIDERS = "https://sandbox.provider.test";
 const KEY = "sk_sandbox_admin_key_1234";

@@ -4,11 +4,11 @@
  * and the handler logs through the request's logger (its lines carry the request id).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider } from "../../sandbox/provider.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Tenant } from "../support/factories.ts";
 
 let db: TestDatabase;
 let t: TestApp;

@@ -5,9 +5,9 @@
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createTestApp, TEST_URL, type TestApp } from "../support/app.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createTenant, type Tenant } from "../support/factories.ts";
+import { createTestApp, TEST_URL, type TestApp } from "../../devkit/app.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createTenant, type Tenant } from "../../devkit/factories.ts";
 
 const ErrorBody = z.strictObject({
   error: z.strictObject({
@@ -82,9 +82,7 @@ describe("authentication", () => {
   });
 
   it("answers 401 for a token signed with another key, an HS256 token, and an unsigned one", async () => {
-    const other = await (await import("../../scripts/local/auth.ts")).createLocalSigner(
-      `${TEST_URL}/auth/v1`,
-    );
+    const other = await (await import("../../devkit/auth.ts")).createLocalSigner(`${TEST_URL}/auth/v1`);
     const forged = await other.sign(tenant.operador);
     const hs256 = await new SignJWT({ role: "authenticated" })
       .setProtectedHeader({ alg: "HS256" })

@@ -5,19 +5,13 @@
  * events — all readable by a lector.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createSandboxDeliver,
-  createSandboxDocsgen,
-  createSandboxProvider,
-  createSandboxRouter,
-} from "../../sandbox/index.ts";
+import type { TestApp } from "../../devkit/app.ts";
+import { SANDBOX_KEY } from "../../devkit/credentials.ts";
+import type { TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, type Tenant } from "../../devkit/factories.ts";
 import type { FetchLike } from "../../shared/providers/tax-client.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { SANDBOX_KEY, saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Tenant } from "../support/factories.ts";
+import { openRouteSuite, sandboxProviders } from "../support/route-suite.ts";
 
-const PROVIDERS = "https://sandbox.provider.test";
 let db: TestDatabase;
 let t: TestApp;
 let tenant: Tenant;
@@ -51,17 +45,10 @@ function echoingKey(inner: FetchLike): FetchLike {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  const providers = createSandboxRouter({
-    adapterTax: createSandboxProvider(),
-    docsgen: createSandboxDocsgen(),
-    deliver: createSandboxDeliver(),
-  });
-  t = await createTestApp(db, { providerFetch: echoingKey(providers) });
-  tenant = await createTenant(db);
-  await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/adapter-tax` });
-  await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/deliver`, service: "deliver" });
-  token = await t.token(tenant.operador);
+  ({ db, t, tenant, token } = await openRouteSuite({
+    providerFetch: echoingKey(sandboxProviders()),
+    credentials: "router",
+  }));
 });
 afterAll(() => db?.close());
 

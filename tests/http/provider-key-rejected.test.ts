@@ -5,6 +5,10 @@
  * document is left as it was.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
 import {
   createSandboxDeliver,
   createSandboxDocsgen,
@@ -12,10 +16,6 @@ import {
   createSandboxRouter,
 } from "../../sandbox/index.ts";
 import type { ProviderService } from "../../shared/providers/errors.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Tenant } from "../support/factories.ts";
 
 const PROVIDERS = "https://sandbox.provider.test";
 const SERVICES: ProviderService[] = ["adapter-tax", "docsgen", "deliver"];

@@ -4,13 +4,13 @@
  * what a run settles, what it leaves, and how overlapping runs and a time budget behave.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestApp, TEST_RECONCILE_SECRET, type TestApp } from "../../devkit/app.ts";
+import { captureResponses } from "../../devkit/capture.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { createReconcileApp } from "../../functions/reconcile/app.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
-import { createTestApp, TEST_RECONCILE_SECRET, type TestApp } from "../support/app.ts";
-import { captureResponses } from "../support/capture.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
 
 const SECRET = TEST_RECONCILE_SECRET;
 let db: TestDatabase;

@@ -1,10 +1,11 @@
 /** POST /refresh through the real app and database, with the sandbox provider at the edge. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { TestApp } from "../../devkit/app.ts";
+import type { TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+import { kindsOf } from "../support/document-kinds.ts";
+import { openRouteSuite } from "../support/route-suite.ts";
 
 let db: TestDatabase;
 let t: TestApp;
@@ -13,12 +14,11 @@ let tenant: Tenant;
 let token: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   sandbox = createSandboxProvider();
-  t = await createTestApp(db, { env: { EINV_PROVIDER_TIMEOUT_MS: "300" }, providerFetch: sandbox.fetch });
-  tenant = await createTenant(db);
-  await saveCredential(t.deps, tenant);
-  token = await t.token(tenant.operador);
+  ({ db, t, tenant, token } = await openRouteSuite({
+    env: { EINV_PROVIDER_TIMEOUT_MS: "300" },
+    providerFetch: sandbox.fetch,
+  }));
 });
 afterAll(() => db?.close());
 beforeEach(() => sandbox.reset());
@@ -29,29 +29,78 @@ const transmit = async (invoice: Invoice) =>
   (await (await t.post("/transmit", { org_id: tenant.org.id, invoice_ids: [invoice.id] }, token)).json())
     .results[0];
 const fresh = () => createInvoice(db, tenant.org, tenant.company);
-const statusOf = async (invoice: Invoice) =>
-  (await db.superuser<{ status: string }>("select status from invoices where id = $1", [invoice.id]))[0]
-    ?.status;
 
-describe("POST /refresh", () => {
+/** The sandbox's answer to the submit about to be made (about `reference`, when it is known). */
+const failing = (fail: "hang" | "error") => (reference?: string) =>
+  sandbox.setKnobs({
+    ...(fail === "hang" ? { hangMs: 2_000 } : {}),
+    failNext: [reference ? { kind: fail, reference } : { kind: fail, on: "submit" }],
+  });
+const suite = () => ({ db, t, tenant, token });
+
+describe.each(kindsOf("refresh"))("POST %s (%s)", (_route, _name, kind) => {
+  const refreshOf = (id: string, as = token) =>
+    t.post(kind.routes.refresh, { org_id: tenant.org.id, [kind.idField]: id }, as);
+  const stateOf = async (id: string) =>
+    (await db.superuser<{ status: string }>(`select status from ${kind.table} where id = $1`, [id]))[0]
+      ?.status;
+
   it("records an acceptance the transmission could not see (its answer timed out)", async () => {
-    const invoice = await fresh();
-    sandbox.setKnobs({ hangMs: 2_000, failNext: [{ kind: "hang", reference: invoice.id }] });
-    expect((await transmit(invoice)).status).toBe("en_proceso");
-    const response = await refresh(invoice);
+    const sent = await kind.send(suite(), failing("hang"));
+    expect(sent.status).toBe("en_proceso");
+    const response = await refreshOf(sent.id);
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(body).toMatchObject({ invoice_id: invoice.id, status: "transmitida" });
+    expect(body).toMatchObject({ [kind.idField]: sent.id, status: kind.accepted });
     expect(body.authority_code).toMatch(/^[0-9a-f]{96}$/);
     expect(Date.parse(body.checked_at)).not.toBeNaN();
-    const events = await db.superuser<{ kind: string; data: { from: string; to: string; changed: boolean } }>(
-      "select kind, data from events where document_id = $1 and kind = 'status_refreshed'",
-      [invoice.id],
-    );
-    expect(events[0]?.data).toMatchObject({ from: "en_proceso", to: "transmitida", changed: true });
-    expect(sandbox.submissions.filter((s) => s.reference === invoice.id)).toHaveLength(1);
+    const events = await db.superuser<{
+      kind: string;
+      data: { from: string; to: string; changed: boolean };
+    }>("select kind, data from events where document_id = $1 and kind = 'status_refreshed'", [sent.id]);
+    expect(events[0]?.data).toMatchObject({ from: "en_proceso", to: kind.accepted, changed: true });
+    expect(sandbox.submissions.filter((s) => s.reference === sent.id)).toHaveLength(1);
   });
 
+  it("marks an idle en_proceso document the provider never received as error, to be reissued", async () => {
+    const sent = await kind.send(suite(), failing("error"));
+    expect(sent.status).toBe("en_proceso");
+    const body = await (await refreshOf(sent.id)).json();
+    expect(body).toMatchObject({ status: "error", message: expect.stringMatching(kind.howToResend) });
+  });
+
+  it("leaves an accepted document as it is when the authority agrees", async () => {
+    const sent = await kind.send(suite());
+    const body = await (await refreshOf(sent.id)).json();
+    expect(body.status).toBe(kind.accepted);
+  });
+
+  it("answers 504 when the provider does not answer, and 502 when it fails; nothing changes", async () => {
+    const sent = await kind.send(suite(), failing("hang"));
+    sandbox.setKnobs({ failNext: [{ kind: "hang", on: "query", reference: sent.id }] });
+    const timedOut = await refreshOf(sent.id);
+    expect(timedOut.status).toBe(504);
+    expect((await timedOut.json()).error.code).toBe("provider_timeout");
+    sandbox.setKnobs({ failNext: [{ kind: "error", on: "query", reference: sent.id }] });
+    const failed = await refreshOf(sent.id);
+    expect(failed.status).toBe(502);
+    expect((await failed.json()).error.code).toBe("provider_error");
+    expect(await stateOf(sent.id)).toBe("en_proceso");
+  });
+
+  it("answers 404 for another organization's document and 403 to a lector", async () => {
+    expect((await refreshOf(await kind.foreign(suite()))).status).toBe(404);
+    expect((await refreshOf(await kind.any(suite()), await t.token(tenant.lector))).status).toBe(403);
+  });
+
+  it(`answers 400 without a valid ${kind.idField}`, async () => {
+    const response = await t.post(kind.routes.refresh, { org_id: tenant.org.id, [kind.idField]: "x" }, token);
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.details[0].field).toBe(kind.idField);
+  });
+});
+
+describe("POST /refresh, what only invoices have", () => {
   it("follows a document the authority was still processing", async () => {
     const invoice = await fresh();
     await db.superuser(
@@ -62,36 +111,6 @@ describe("POST /refresh", () => {
     expect((await (await refresh(invoice)).json()).status).toBe("transmitida");
   });
 
-  it("marks an idle en_proceso invoice the provider never received as error, to be reissued", async () => {
-    const invoice = await fresh();
-    sandbox.setKnobs({ failNext: [{ kind: "error", reference: invoice.id }] });
-    expect((await transmit(invoice)).status).toBe("en_proceso");
-    const body = await (await refresh(invoice)).json();
-    expect(body).toMatchObject({ status: "error", message: expect.stringMatching(/reissue: true/) });
-  });
-
-  it("leaves a transmitted invoice as it is when the authority agrees", async () => {
-    const invoice = await fresh();
-    await transmit(invoice);
-    const body = await (await refresh(invoice)).json();
-    expect(body.status).toBe("transmitida");
-  });
-
-  it("answers 504 when the provider does not answer, and 502 when it fails; nothing changes", async () => {
-    const invoice = await fresh();
-    sandbox.setKnobs({ hangMs: 2_000, failNext: [{ kind: "hang", reference: invoice.id }] });
-    await transmit(invoice);
-    sandbox.setKnobs({ failNext: [{ kind: "hang", on: "query", reference: invoice.id }] });
-    const timedOut = await refresh(invoice);
-    expect(timedOut.status).toBe(504);
-    expect((await timedOut.json()).error.code).toBe("provider_timeout");
-    sandbox.setKnobs({ failNext: [{ kind: "error", on: "query", reference: invoice.id }] });
-    const failed = await refresh(invoice);
-    expect(failed.status).toBe(502);
-    expect((await failed.json()).error.code).toBe("provider_error");
-    expect(await statusOf(invoice)).toBe("en_proceso");
-  });
-
   it("answers 409 for an invoice that was never sent", async () => {
     const response = await refresh(await fresh());
     expect(response.status).toBe(409);
@@ -99,18 +118,5 @@ describe("POST /refresh", () => {
       code: "invalid_state",
       message: expect.stringMatching(/never sent/),
     });
-  });
-
-  it("answers 404 for another organization's invoice and 403 to a lector", async () => {
-    const other = await createTenant(db);
-    const foreign = await createInvoice(db, other.org, other.company, { status: "transmitida" });
-    expect((await refresh(foreign)).status).toBe(404);
-    expect((await refresh(await fresh(), await t.token(tenant.lector))).status).toBe(403);
-  });
-
-  it("answers 400 without a valid invoice_id", async () => {
-    const response = await t.post("/refresh", { org_id: tenant.org.id, invoice_id: "x" }, token);
-    expect(response.status).toBe(400);
-    expect((await response.json()).error.details[0].field).toBe("invoice_id");
   });
 });

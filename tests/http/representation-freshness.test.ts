@@ -6,16 +6,17 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import {
   createSandboxDeliver,
   createSandboxDocsgen,
   createSandboxProvider,
   createSandboxRouter,
 } from "../../sandbox/index.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+import { type DocumentKind, INVOICE, kindsOf } from "../support/document-kinds.ts";
 
 let db: TestDatabase;
 let t: TestApp;
@@ -46,8 +47,17 @@ async function setup(): Promise<{ tenant: Tenant; token: string }> {
   return { tenant, token: await t.token(tenant.operador) };
 }
 
-async function represent(tenant: Tenant, token: string, invoice: Invoice): Promise<Representation> {
-  const response = await t.post("/representation", { org_id: tenant.org.id, invoice_id: invoice.id }, token);
+async function represent(
+  tenant: Tenant,
+  token: string,
+  invoice: Pick<Invoice, "id">,
+  kind: DocumentKind = INVOICE,
+): Promise<Representation> {
+  const response = await t.post(
+    kind.routes.representation,
+    { org_id: tenant.org.id, [kind.idField]: invoice.id },
+    token,
+  );
   expect(response.status).toBe(200);
   return response.json();
 }
@@ -104,39 +114,6 @@ describe("a stored PDF", () => {
     expect(after.path).not.toBe(before.path);
   });
 
-  it("is still served when only the DIAN technical key changed: the PDF does not show it", async () => {
-    const { tenant, token } = await setup();
-    const invoice = await createInvoice(db, tenant.org, tenant.company);
-    const before = await represent(tenant, token, invoice);
-    await db.superuser(
-      "update companies set technical_key = 'ffffffffffffffffffffffffffffffffffffffff' where id = $1",
-      [tenant.company.id],
-    );
-    expect(await represent(tenant, token, invoice)).toEqual({ ...before, cached: true });
-  });
-
-  it("is not served once the company renders through a docsgen provider, nor after it stops", async () => {
-    const { tenant, token } = await setup();
-    const invoice = await createInvoice(db, tenant.org, tenant.company);
-    const builtin = await represent(tenant, token, invoice);
-    await saveCredential(t.deps, tenant, { url: "https://providers.test/docsgen", service: "docsgen" });
-    const docsgen = await represent(tenant, token, invoice);
-    expect(docsgen.cached).toBe(false);
-    expect(docsgen.path).not.toBe(builtin.path);
-    const [record] = await db.superuser("select renderer from representations where document_id = $1", [
-      invoice.id,
-    ]);
-    expect(record).toEqual({ renderer: "docsgen" });
-    expect(await represent(tenant, token, invoice)).toEqual({ ...docsgen, cached: true });
-
-    await db.superuser("delete from einv_private.credentials where company_id = $1 and service = 'docsgen'", [
-      tenant.company.id,
-    ]);
-    const again = await represent(tenant, token, invoice);
-    expect(again.cached).toBe(false);
-    expect(again.path).toBe(builtin.path); // the same content as the first render, so the same name
-  });
-
   it("is not served once the invoice is accepted, and the new one carries the validation", async () => {
     const { tenant, token } = await setup();
     const invoice = await createInvoice(db, tenant.org, tenant.company);
@@ -147,5 +124,40 @@ describe("a stored PDF", () => {
     const accepted = await represent(tenant, token, invoice);
     expect(accepted).toMatchObject({ cached: false, stamped: true });
     expect(await represent(tenant, token, invoice)).toEqual({ ...accepted, cached: true });
+  });
+});
+
+describe.each(kindsOf("representation"))("a stored PDF, by POST %s (%s)", (_route, _name, kind) => {
+  it("is still served when only the DIAN technical key changed: the PDF does not show it", async () => {
+    const { tenant, token } = await setup();
+    const invoice = { id: await kind.any({ db, t, tenant, token }) };
+    const before = await represent(tenant, token, invoice, kind);
+    await db.superuser(
+      "update companies set technical_key = 'ffffffffffffffffffffffffffffffffffffffff' where id = $1",
+      [tenant.company.id],
+    );
+    expect(await represent(tenant, token, invoice, kind)).toEqual({ ...before, cached: true });
+  });
+
+  it("is not served once the company renders through a docsgen provider, nor after it stops", async () => {
+    const { tenant, token } = await setup();
+    const invoice = { id: await kind.any({ db, t, tenant, token }) };
+    const builtin = await represent(tenant, token, invoice, kind);
+    await saveCredential(t.deps, tenant, { url: "https://providers.test/docsgen", service: "docsgen" });
+    const docsgen = await represent(tenant, token, invoice, kind);
+    expect(docsgen.cached).toBe(false);
+    expect(docsgen.path).not.toBe(builtin.path);
+    const [record] = await db.superuser("select renderer from representations where document_id = $1", [
+      invoice.id,
+    ]);
+    expect(record).toEqual({ renderer: "docsgen" });
+    expect(await represent(tenant, token, invoice, kind)).toEqual({ ...docsgen, cached: true });
+
+    await db.superuser("delete from einv_private.credentials where company_id = $1 and service = 'docsgen'", [
+      tenant.company.id,
+    ]);
+    const again = await represent(tenant, token, invoice, kind);
+    expect(again.cached).toBe(false);
+    expect(again.path).toBe(builtin.path); // the same content as the first render, so the same name
   });
 });

@@ -7,18 +7,13 @@
  * changed (representation-freshness.test.ts holds which changes those are).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createSandboxDeliver,
-  createSandboxDocsgen,
-  createSandboxProvider,
-  createSandboxRouter,
-} from "../../sandbox/index.ts";
+import type { TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import type { TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
 import type { ApiFunctionName } from "../../shared/db/catalogue.ts";
 import type { Db, DbScope } from "../../shared/db/port.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Tenant } from "../support/factories.ts";
+import { openRouteSuite, sandboxProviders } from "../support/route-suite.ts";
 
 let db: TestDatabase;
 let t: TestApp;
@@ -28,17 +23,7 @@ let token: string;
 const reads: ("stored" | "whole")[] = [];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  t = await createTestApp(db, {
-    providerFetch: createSandboxRouter({
-      adapterTax: createSandboxProvider(),
-      docsgen: createSandboxDocsgen(),
-      deliver: createSandboxDeliver(),
-    }),
-  });
-  tenant = await createTenant(db);
-  await saveCredential(t.deps, tenant);
-  token = await t.token(tenant.operador);
+  ({ db, t, tenant, token } = await openRouteSuite({ providerFetch: sandboxProviders() }));
   const real: Db = t.deps.db;
   const observed = (scope: DbScope): DbScope => ({
     call: async (fn, args) => {

@@ -5,6 +5,10 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
+import type { TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import {
   createSandboxDeliver,
   createSandboxDocsgen,
@@ -12,10 +16,8 @@ import {
   createSandboxRouter,
   type SandboxProvider,
 } from "../../sandbox/index.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+import { type DocumentKind, INVOICE, kindsOf } from "../support/document-kinds.ts";
+import { openRouteSuite } from "../support/route-suite.ts";
 
 let db: TestDatabase;
 let t: TestApp;
@@ -24,12 +26,8 @@ let tenant: Tenant;
 let token: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   sandbox = createSandboxProvider();
-  t = await createTestApp(db, { providerFetch: sandbox.fetch });
-  tenant = await createTenant(db);
-  await saveCredential(t.deps, tenant);
-  token = await t.token(tenant.operador);
+  ({ db, t, tenant, token } = await openRouteSuite({ providerFetch: sandbox.fetch }));
 });
 afterAll(() => db?.close());
 beforeEach(() => sandbox.reset());
@@ -45,19 +43,21 @@ interface Representation {
 async function represent(
   invoice: Pick<Invoice, "id">,
   extra: Record<string, unknown> = {},
+  kind: DocumentKind = INVOICE,
 ): Promise<Representation> {
   const response = await t.post(
-    "/representation",
-    { org_id: tenant.org.id, invoice_id: invoice.id, ...extra },
+    kind.routes.representation,
+    { org_id: tenant.org.id, [kind.idField]: invoice.id, ...extra },
     token,
   );
   expect(response.status).toBe(200);
   return response.json();
 }
+const suite = () => ({ db, t, tenant, token });
 
 const pdfAt = (path: string) => readFileSync(t.documents.file(path));
 
-describe("POST /representation", () => {
+describe("POST /representation, what only invoices have", () => {
   it("renders an unsent invoice, unstamped, into the org's folder of the bucket", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company);
     const rep = await represent(invoice);
@@ -68,18 +68,6 @@ describe("POST /representation", () => {
     expect(pdfAt(rep.path).subarray(0, 5).toString()).toBe("%PDF-");
     const [object] = await db.superuser("select bucket_id from storage.objects where name = $1", [rep.path]);
     expect(object).toEqual({ bucket_id: "service-documentos" });
-  });
-
-  it("answers from the stored file while it is current, and renders again on regenerate", async () => {
-    const invoice = await createInvoice(db, tenant.org, tenant.company);
-    const first = await represent(invoice);
-    const bytes = pdfAt(first.path);
-    const second = await represent(invoice);
-    expect(second).toEqual({ ...first, cached: true });
-    const forced = await represent(invoice, { regenerate: true });
-    expect(forced.cached).toBe(false);
-    expect(Date.parse(forced.generated_at)).toBeGreaterThanOrEqual(Date.parse(first.generated_at));
-    expect(pdfAt(forced.path)).toEqual(bytes); // identical inputs, identical bytes
   });
 
   it("stamps the PDF once the invoice is accepted, and re-renders because the status changed", async () => {
@@ -97,52 +85,6 @@ describe("POST /representation", () => {
       [invoice.id],
     );
     expect(record).toEqual({ stamped: true, renderer: "builtin" });
-  });
-
-  it("keeps showing the issuer as it was sent, even after the company is renamed", async () => {
-    const invoice = await createInvoice(db, tenant.org, tenant.company);
-    await t.post("/transmit", { org_id: tenant.org.id, invoice_ids: [invoice.id] }, token);
-    const sent = await represent(invoice);
-    await db.superuser("update companies set legal_name = 'Nombre Nuevo S.A.S.' where id = $1", [
-      tenant.company.id,
-    ]);
-    try {
-      expect(await represent(invoice)).toEqual({ ...sent, cached: true });
-      expect(await represent(invoice, { regenerate: true })).toMatchObject({ path: sent.path });
-    } finally {
-      await db.superuser("update companies set legal_name = $2 where id = $1", [
-        tenant.company.id,
-        `Empresa ${tenant.company.nit} S.A.S.`,
-      ]);
-    }
-  });
-
-  it("answers 404 for another organization's invoice and 403 to a lector", async () => {
-    const other = await createTenant(db);
-    const foreign = await createInvoice(db, other.org, other.company);
-    const response = await t.post(
-      "/representation",
-      { org_id: tenant.org.id, invoice_id: foreign.id },
-      token,
-    );
-    expect(response.status).toBe(404);
-    const lector = await t.post(
-      "/representation",
-      { org_id: tenant.org.id, invoice_id: foreign.id },
-      await t.token(tenant.lector),
-    );
-    expect(lector.status).toBe(403);
-  });
-
-  it("accepts ids in upper case and files the PDF under the org's lower-case folder", async () => {
-    const invoice = await createInvoice(db, tenant.org, tenant.company);
-    const response = await t.post(
-      "/representation",
-      { org_id: tenant.org.id.toUpperCase(), invoice_id: invoice.id.toUpperCase() },
-      token,
-    );
-    expect(response.status).toBe(200);
-    expect((await response.json()).path.startsWith(`${tenant.org.id}/invoices/${invoice.id}/`)).toBe(true);
   });
 
   it("answers 422, renders nothing and stores nothing for an invoice past the render budget", async () => {
@@ -168,11 +110,65 @@ describe("POST /representation", () => {
     ]);
     expect(stored).toEqual([]);
   });
+});
+
+describe.each(kindsOf("representation"))("POST %s (%s)", (route, _name, kind) => {
+  it("answers from the stored file while it is current, and renders again on regenerate", async () => {
+    const document = { id: await kind.any(suite()) };
+    const first = await represent(document, {}, kind);
+    const bytes = pdfAt(first.path);
+    const second = await represent(document, {}, kind);
+    expect(second).toEqual({ ...first, cached: true });
+    const forced = await represent(document, { regenerate: true }, kind);
+    expect(forced.cached).toBe(false);
+    expect(Date.parse(forced.generated_at)).toBeGreaterThanOrEqual(Date.parse(first.generated_at));
+    expect(pdfAt(forced.path)).toEqual(bytes); // identical inputs, identical bytes
+  });
+
+  it("keeps showing the issuer as it was sent, even after the company is renamed", async () => {
+    const sent = { id: (await kind.send(suite())).id };
+    const shown = await represent(sent, {}, kind);
+    await db.superuser("update companies set legal_name = 'Nombre Nuevo S.A.S.' where id = $1", [
+      tenant.company.id,
+    ]);
+    try {
+      expect(await represent(sent, {}, kind)).toEqual({ ...shown, cached: true });
+      expect(await represent(sent, { regenerate: true }, kind)).toMatchObject({ path: shown.path });
+    } finally {
+      await db.superuser("update companies set legal_name = $2 where id = $1", [
+        tenant.company.id,
+        `Empresa ${tenant.company.nit} S.A.S.`,
+      ]);
+    }
+  });
+
+  it("answers 404 for another organization's document and 403 to a lector", async () => {
+    const foreign = await kind.foreign(suite());
+    const response = await t.post(route, { org_id: tenant.org.id, [kind.idField]: foreign }, token);
+    expect(response.status).toBe(404);
+    const lector = await t.post(
+      route,
+      { org_id: tenant.org.id, [kind.idField]: foreign },
+      await t.token(tenant.lector),
+    );
+    expect(lector.status).toBe(403);
+  });
+
+  it("accepts ids in upper case and files the PDF under the org's lower-case folder", async () => {
+    const id = await kind.any(suite());
+    const response = await t.post(
+      route,
+      { org_id: tenant.org.id.toUpperCase(), [kind.idField]: id.toUpperCase() },
+      token,
+    );
+    expect(response.status).toBe(200);
+    expect((await response.json()).path.startsWith(`${tenant.org.id}/${kind.folder}/${id}/`)).toBe(true);
+  });
 
   it("answers 400 for a regenerate that is not a boolean", async () => {
     const response = await t.post(
-      "/representation",
-      { org_id: tenant.org.id, invoice_id: crypto.randomUUID(), regenerate: "yes" },
+      route,
+      { org_id: tenant.org.id, [kind.idField]: crypto.randomUUID(), regenerate: "yes" },
       token,
     );
     expect((await response.json()).error.details[0].field).toBe("regenerate");

@@ -6,12 +6,13 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, TEST_API_KEY, TEST_URL, type TestApp } from "../../devkit/app.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createUser } from "../../devkit/factories.ts";
 import { createPipeline } from "../../functions/einvoicing/app.ts";
 import { createTokenVerifier } from "../../shared/auth/jwt.ts";
 import { timingSafeEqual } from "../../shared/http/middleware.ts";
-import { createTestApp, TEST_API_KEY, TEST_URL, type TestApp } from "../support/app.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createUser } from "../support/factories.ts";
+import { streamed } from "../support/streamed.ts";
 
 const LIMIT = 1024;
 const SECOND_KEY = "sb_publishable_second";
@@ -87,23 +88,6 @@ function jsonOfSize(size: number, fill = "x"): string {
   });
   expect(new TextEncoder().encode(text).length).toBe(size);
   return text;
-}
-
-/** A body streamed in the given pieces, without a Content-Length; `cancelled` says whether the reader gave up. */
-function streamed(pieces: Uint8Array[]): { body: ReadableStream<Uint8Array>; cancelled: () => boolean } {
-  let cancelled = false;
-  const queue = [...pieces];
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const next = queue.shift();
-      if (next) controller.enqueue(next);
-      else controller.close();
-    },
-    cancel() {
-      cancelled = true;
-    },
-  });
-  return { body, cancelled: () => cancelled };
 }
 
 describe("apikey", () => {

@@ -4,11 +4,11 @@
  */
 import { createClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, TEST_API_KEY, TEST_URL, type TestApp } from "../../devkit/app.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createTenant, type Tenant, type User } from "../../devkit/factories.ts";
 import { createStorageDownloadHandler } from "../../scripts/local/storage-download.ts";
 import { DOCUMENTS_BUCKET, documentPath } from "../../shared/storage/port.ts";
-import { createTestApp, TEST_API_KEY, TEST_URL, type TestApp } from "../support/app.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createTenant, type Tenant, type User } from "../support/factories.ts";
 
 let db: TestDatabase;
 let t: TestApp;

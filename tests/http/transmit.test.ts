@@ -4,11 +4,12 @@
  * outcome, and exactly-once delivery under concurrent calls.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { TestApp } from "../../devkit/app.ts";
+import { SANDBOX_KEY, saveCredential } from "../../devkit/credentials.ts";
+import { asRole, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { SANDBOX_KEY, saveCredential } from "../support/credentials.ts";
-import { asRole, createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+import { openRouteSuite } from "../support/route-suite.ts";
 
 let db: TestDatabase;
 let t: TestApp;
@@ -17,15 +18,11 @@ let tenant: Tenant;
 let token: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   sandbox = createSandboxProvider();
-  t = await createTestApp(db, {
+  ({ db, t, tenant, token } = await openRouteSuite({
     env: { EINV_PROVIDER_TIMEOUT_MS: "300", EINV_TRANSMIT_CONCURRENCY: "8" },
     providerFetch: sandbox.fetch,
-  });
-  tenant = await createTenant(db);
-  await saveCredential(t.deps, tenant);
-  token = await t.token(tenant.operador);
+  }));
 });
 afterAll(() => db?.close());
 beforeEach(() => sandbox.reset());

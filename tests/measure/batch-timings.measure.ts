@@ -8,10 +8,10 @@
  *   npm run measure:batches
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { MAX_INVOICES_PER_CALL } from "../../functions/invoices/transmit.ts";
 import type { DbScope } from "../../shared/db/port.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
 import { createTransports } from "../support/transports.ts";
 
 const RECONCILE_BATCH_MAX = 500;

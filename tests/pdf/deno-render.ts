@@ -3,9 +3,6 @@
  * stamped and unstamped, and of a provider PDF stamped.
  */
 import { createHash } from "node:crypto";
-import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
-import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
-import { stampPdf } from "../../shared/pdf/stamp.ts";
 import {
   acceptedFiscal,
   DEMO_STAMP,
@@ -13,7 +10,10 @@ import {
   demoInvoice,
   pendingFiscal,
   providerPdf,
-} from "./fixtures.ts";
+} from "../../devkit/pdf/fixtures.ts";
+import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
+import { stampPdf } from "../../shared/pdf/stamp.ts";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { INVOICE_TEMPLATE_VERSION, toInvoicePdfModel } from "../../shared/pdf/model.ts";
 import {
   acceptedFiscal,
   DEMO_CUFE,
@@ -9,7 +8,8 @@ import {
   line,
   pendingFiscal,
   withLines,
-} from "./fixtures.ts";
+} from "../../devkit/pdf/fixtures.ts";
+import { INVOICE_TEMPLATE_VERSION, toInvoicePdfModel } from "../../shared/pdf/model.ts";
 
 describe("toInvoicePdfModel", () => {
   it("formats the issuer, the buyer and the invoice data the Colombian way", () => {

@@ -11,10 +11,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { computeCude } from "../../shared/fiscal/co/cufe.ts";
-import { toCreditNotePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
-import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
-import { stampPdf } from "../../shared/pdf/stamp.ts";
 import {
   acceptedFiscal,
   DEMO_CUDE,
@@ -27,8 +23,12 @@ import {
   manyLinesInvoice,
   pendingFiscal,
   providerPdf,
-} from "./fixtures.ts";
-import { decodeQr, missingTools, RASTER_TOOLS, rasterise } from "./support.ts";
+} from "../../devkit/pdf/fixtures.ts";
+import { decodeQr, missingTools, RASTER_TOOLS, rasterise } from "../../devkit/pdf/support.ts";
+import { computeCude } from "../../shared/fiscal/co/cufe.ts";
+import { toCreditNotePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
+import { stampPdf } from "../../shared/pdf/stamp.ts";
 
 const missing = missingTools();
 const packages = missing.map((tool) => RASTER_TOOLS[tool as keyof typeof RASTER_TOOLS]).join(" ");

@@ -5,14 +5,21 @@
  */
 import { PDFDocument } from "pdf-lib";
 import { describe, expect, it } from "vitest";
+import {
+  acceptedFiscal,
+  demoInvoice,
+  line,
+  manyLinesInvoice,
+  pendingFiscal,
+  withLines,
+} from "../../devkit/pdf/fixtures.ts";
+import { loadPdf, pageOperators, pageTexts } from "../../devkit/pdf/support.ts";
+import { LIMITS, worstCaseInvoice } from "../../devkit/pdf/worst-case.ts";
 import { BusinessRuleError, toApiError } from "../../shared/errors.ts";
 import { MAX_PAGES, RenderBudgetError } from "../../shared/pdf/flow.ts";
 import { wrapText } from "../../shared/pdf/kit.ts";
 import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
 import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
-import { acceptedFiscal, demoInvoice, line, manyLinesInvoice, pendingFiscal, withLines } from "./fixtures.ts";
-import { loadPdf, pageOperators, pageTexts } from "./support.ts";
-import { LIMITS, worstCaseInvoice } from "./worst-case.ts";
 
 /** One point per character, except "i" (half): a measure whose cost is counted, with a ceiling. */
 function countingMeasure(ceiling: number) {

@@ -1,8 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
-import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 import {
   acceptedFiscal,
   DEMO_CUFE,
@@ -11,8 +9,10 @@ import {
   manyLinesInvoice,
   pendingFiscal,
   withLines,
-} from "./fixtures.ts";
-import { documentTexts, formXObjects, loadPdf, pageOperators } from "./support.ts";
+} from "../../devkit/pdf/fixtures.ts";
+import { documentTexts, formXObjects, loadPdf, pageOperators } from "../../devkit/pdf/support.ts";
+import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 
 const stampedModel = () => toInvoicePdfModel(demoInvoice(), acceptedFiscal());
 const pendingModel = () => toInvoicePdfModel(demoInvoice(), pendingFiscal());

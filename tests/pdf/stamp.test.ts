@@ -1,9 +1,5 @@
 import { PDFDocument } from "pdf-lib";
 import { describe, expect, it } from "vitest";
-import { MAX_PAGES, RenderBudgetError } from "../../shared/pdf/flow.ts";
-import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
-import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
-import { stampPdf } from "../../shared/pdf/stamp.ts";
 import {
   DEMO_CUFE,
   DEMO_STAMP,
@@ -12,8 +8,12 @@ import {
   manyLinesInvoice,
   pendingFiscal,
   providerPdf,
-} from "./fixtures.ts";
-import { documentTexts, loadPdf, pageOperators } from "./support.ts";
+} from "../../devkit/pdf/fixtures.ts";
+import { documentTexts, loadPdf, pageOperators } from "../../devkit/pdf/support.ts";
+import { MAX_PAGES, RenderBudgetError } from "../../shared/pdf/flow.ts";
+import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
+import { stampPdf } from "../../shared/pdf/stamp.ts";
 
 const FIXED = new Date(DEMO_VALIDATED_AT);
 

@@ -5,13 +5,13 @@
 import { deflateSync } from "node:zlib";
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
+import { providerPdf } from "../../devkit/pdf/fixtures.ts";
 import { MAX_INFLATED_BYTES, MAX_OBJECTS, pdfCostProblem } from "../../shared/pdf/cost.ts";
 import type { RenderRequest } from "../../shared/providers/docsgen.ts";
 import { pdfProblem } from "../../shared/providers/docsgen.ts";
 import { createDocsgenClient } from "../../shared/providers/docsgen-client.ts";
 import { ProviderMalformedError, ProviderTimeoutError } from "../../shared/providers/errors.ts";
 import { ProviderRequestError } from "../../shared/providers/transport.ts";
-import { providerPdf } from "../pdf/fixtures.ts";
 import { useNetworkEdge } from "../support/msw.ts";
 import { accepted, failure, fakePdf, makeDocument, makeRenderRequest } from "./fixtures.ts";
 

@@ -12,11 +12,11 @@ import { createServer as createNetServer, connect as netConnect, type Server, ty
 import { Duplex } from "node:stream";
 import { connect as tlsConnect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PUBLIC_TEST_ADDRESS } from "../../devkit/app.ts";
 import { reach } from "../../shared/providers/egress.ts";
 import { type Connect, type Connection, createPinnedFetch } from "../../shared/providers/pinned-fetch.ts";
 import { createProviderTransport } from "../../shared/providers/transport.ts";
 import { UnsafeProviderUrlError } from "../../shared/providers/url-policy.ts";
-import { PUBLIC_TEST_ADDRESS } from "../support/app.ts";
 import { PROVIDER_TLS_CERT, PROVIDER_TLS_KEY, PROVIDER_TLS_NAME } from "../support/provider-tls.ts";
 
 /** Node's sockets as a Connect port; `dialled` records each target, `reroute` maps addresses to loopback. */

@@ -17,6 +17,7 @@ import {
   ProviderRequestError,
 } from "../../shared/providers/transport.ts";
 import { useNetworkEdge } from "../support/msw.ts";
+import { streamed } from "../support/streamed.ts";
 import { failure, makeDocument, makeMessage } from "./fixtures.ts";
 
 const BASE = "https://tax.example.test/v1";
@@ -43,23 +44,6 @@ function answerOfSize(reference: string, size: number): Uint8Array<ArrayBuffer> 
   const bytes = new Uint8Array(size).fill(0x20);
   bytes.set(json);
   return bytes;
-}
-
-/** A body in the given pieces; `cancelled` says whether the reader gave up on it. */
-function streamed(pieces: Uint8Array[]): { body: ReadableStream<Uint8Array>; cancelled: () => boolean } {
-  let cancelled = false;
-  const queue = [...pieces];
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const next = queue.shift();
-      if (next) controller.enqueue(next);
-      else controller.close();
-    },
-    cancel() {
-      cancelled = true;
-    },
-  });
-  return { body, cancelled: () => cancelled };
 }
 
 /** `bytes` cut into pieces of `size` bytes. */

@@ -6,11 +6,11 @@
  * after) and not a request to any provider (the sandbox edge and its submission log).
  */
 import { type JWK, SignJWT } from "jose";
-import { createLocalSigner } from "../../scripts/local/auth.ts";
-import { TEST_API_KEY, TEST_URL } from "./app.ts";
-import { expectAnswerInContract } from "./contract.ts";
-import type { TestDatabase } from "./database.ts";
-import type { MemberRole, Tenant, User } from "./factories.ts";
+import { TEST_API_KEY, TEST_URL } from "../../devkit/app.ts";
+import { createLocalSigner } from "../../devkit/auth.ts";
+import { expectAnswerInContract } from "../../devkit/contract.ts";
+import type { TestDatabase } from "../../devkit/database.ts";
+import type { MemberRole, Tenant, User } from "../../devkit/factories.ts";
 import { type Expected, RECONCILE_SECRET, type RouteFixture, type RouteSpec } from "./routes.ts";
 
 /** How a case calls: with which token (none when undefined) and headers, on whose document. */

@@ -5,7 +5,7 @@
  * hoping a scheduler produces it.
  */
 import postgres from "postgres";
-import type { ApiRole, Param, TestDatabase } from "./database.ts";
+import type { ApiRole, Param, TestDatabase } from "../../devkit/database.ts";
 
 /** A transaction on its own connection, kept open until `end` (see `sql.begin`). */
 export interface HeldTransaction {

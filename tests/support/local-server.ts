@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll } from "vitest";
+import { type DenoProcess, startDeno } from "../../devkit/deno.ts";
 import type { LocalRun } from "../../scripts/local/local-json.ts";
-import { type DenoProcess, startDeno } from "./deno.ts";
 
 export interface FreshDatabase {
   url: string;

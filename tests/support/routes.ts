@@ -10,6 +10,16 @@
  * credentials, and the sandbox providers at the network edge (every request reaching it recorded).
  */
 import type { z } from "zod";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { SANDBOX_KEY, saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import {
+  createInvoice,
+  createTenant,
+  type Invoice,
+  type MemberRole,
+  type Tenant,
+} from "../../devkit/factories.ts";
 import { CreditNoteRequest, CreditNoteResponse } from "../../functions/credit-notes/create.ts";
 import {
   RefreshRequest as CreditNoteRefreshRequest,
@@ -35,10 +45,6 @@ import {
   type SandboxProvider,
 } from "../../sandbox/index.ts";
 import type { ErrorCode } from "../../shared/errors.ts";
-import { createTestApp, type TestApp } from "./app.ts";
-import { SANDBOX_KEY, saveCredential } from "./credentials.ts";
-import { createTestDatabase, type TestDatabase } from "./database.ts";
-import { createInvoice, createTenant, type Invoice, type MemberRole, type Tenant } from "./factories.ts";
 
 export const PROVIDERS = "https://sandbox.provider.test";
 export const RECONCILE_SECRET = "reconcile-secret-for-the-route-table-0123456789";

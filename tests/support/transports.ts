@@ -3,13 +3,13 @@
  * `supabase` (supabase-js against the PostgREST stand-in, ./postgrest.ts), with the signer that
  * makes the users' tokens both accept. Suites that check the database API run on each.
  */
-import { createLocalSigner } from "../../scripts/local/auth.ts";
+import { createLocalSigner } from "../../devkit/auth.ts";
+import type { User } from "../../devkit/factories.ts";
 import { createTokenVerifier } from "../../shared/auth/jwt.ts";
 import type { Caller, Db } from "../../shared/db/port.ts";
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
 import type { SqlClient } from "../../shared/db/sql-client.ts";
 import { createSupabaseDb } from "../../shared/db/supabase-transport.ts";
-import type { User } from "./factories.ts";
 import { createPostgrestFetch, type PostgrestOptions } from "./postgrest.ts";
 
 export const TRANSPORTS = ["postgres", "supabase"] as const;

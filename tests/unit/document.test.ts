@@ -1,8 +1,8 @@
 /** Pre-send checks: what makes an invoice unsendable, said precisely, and the request it becomes. */
 import { describe, expect, it } from "vitest";
+import { demoInvoice, line, withLines } from "../../devkit/pdf/fixtures.ts";
 import { prepareInvoice } from "../../shared/core/invoices/document.ts";
 import type { InvoiceDocumentRow } from "../../shared/db/rows.ts";
-import { demoInvoice, line, withLines } from "../pdf/fixtures.ts";
 
 const problems = (doc: InvoiceDocumentRow) => {
   const prepared = prepareInvoice(doc, "uat");

@@ -5,6 +5,7 @@
  * development setting), and the composition root's choice of egress per runtime.
  */
 import { describe, expect, it } from "vitest";
+import { TEST_API_KEY, TEST_CREDENTIALS_KEY, TEST_URL } from "../../devkit/app.ts";
 import { buildDeps } from "../../shared/compose.ts";
 import { denoNetwork } from "../../shared/providers/deno-network.ts";
 import { createDnsResolver, type Egress, noResolver, reach } from "../../shared/providers/egress.ts";
@@ -15,7 +16,6 @@ import {
   resolveProviderUrl,
   UnsafeProviderUrlError,
 } from "../../shared/providers/url-policy.ts";
-import { TEST_API_KEY, TEST_CREDENTIALS_KEY, TEST_URL } from "../support/app.ts";
 
 describe("isPublicAddress", () => {
   it.each([

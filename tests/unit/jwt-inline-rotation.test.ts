@@ -6,7 +6,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createLocalSigner, type LocalSigner } from "../../scripts/local/auth.ts";
+import { createLocalSigner, type LocalSigner } from "../../devkit/auth.ts";
 import {
   createTokenVerifier,
   InvalidTokenError,

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { Hono } from "hono";
 import { errors as joseErrors } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createLocalSigner, type LocalSigner } from "../../scripts/local/auth.ts";
+import { createLocalSigner, type LocalSigner } from "../../devkit/auth.ts";
 import { createTokenVerifier, InvalidTokenError, KeysUnavailableError } from "../../shared/auth/jwt.ts";
 import type { AppDeps, AppEnv } from "../../shared/http/context.ts";
 import { handleError } from "../../shared/http/errors.ts";

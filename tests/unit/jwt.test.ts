@@ -1,6 +1,6 @@
 import { SignJWT } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createLocalSigner } from "../../scripts/local/auth.ts";
+import { createLocalSigner } from "../../devkit/auth.ts";
 import { createTokenVerifier, InvalidTokenError } from "../../shared/auth/jwt.ts";
 
 const user = { id: "a0000000-0000-4000-8000-000000000001", email: "a@example.test" };

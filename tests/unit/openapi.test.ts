@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import openapiTS, { astToString, COMMENT_HEADER } from "openapi-typescript";
 import { describe, expect, it } from "vitest";
+import { CONTRACT_ROUTES, expectAnswerInContract } from "../../devkit/contract.ts";
 import { OPENAPI_FILE, openApiText } from "../../scripts/docs/openapi-document.ts";
-import { CONTRACT_ROUTES, expectAnswerInContract } from "../support/contract.ts";
 
 const committed = readFileSync(OPENAPI_FILE, "utf8");
 const document = JSON.parse(committed);

@@ -10,7 +10,7 @@
  */
 import { HttpResponse, http } from "msw";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createLocalSigner, type LocalSigner } from "../../scripts/local/auth.ts";
+import { createLocalSigner, type LocalSigner } from "../../devkit/auth.ts";
 import {
   createTokenVerifier,
   InvalidTokenError,

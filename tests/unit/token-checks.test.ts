@@ -4,7 +4,7 @@
  */
 import { exportJWK, generateKeyPair, importJWK, type JWTPayload, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { createLocalSigner, type LocalSigner } from "../../scripts/local/auth.ts";
+import { createLocalSigner, type LocalSigner } from "../../devkit/auth.ts";
 import { createTokenVerifier, InvalidTokenError } from "../../shared/auth/jwt.ts";
 
 const ISSUER = "https://ref.supabase.test/auth/v1";

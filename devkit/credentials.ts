@@ -1,12 +1,12 @@
 /** Saves provider credentials the way the service does: sealed, through the service-only function. */
-import { keyHint } from "../../shared/crypto/secret-box.ts";
-import type { AppDeps } from "../../shared/http/context.ts";
-import type { ProviderService } from "../../shared/providers/errors.ts";
+import { keyHint } from "../shared/crypto/secret-box.ts";
+import type { AppDeps } from "../shared/http/context.ts";
+import type { ProviderService } from "../shared/providers/errors.ts";
 import { CANARY_PROVIDER_KEY } from "./canary.ts";
 import type { Tenant } from "./factories.ts";
 
 export const SANDBOX_URL = "https://sandbox.provider.test";
-/** A canary (tests/support/canary.ts): the final scan fails if it appears outside its ciphertext. */
+/** A canary (devkit/canary.ts): the final scan fails if it appears outside its ciphertext. */
 export const SANDBOX_KEY = CANARY_PROVIDER_KEY;
 
 /** Saves the company's credential for `service` (default adapter-tax) in `environment` (default uat). */

@@ -25,7 +25,7 @@ export const CONTRACT_ROUTES = [
 ];
 
 const document = JSON.parse(
-  readFileSync(new URL("../../docs/openapi.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../docs/openapi.json", import.meta.url), "utf8"),
 ) as Json & { paths: Record<string, { post: { responses: Record<string, Json> } }> };
 
 // ajv-formats is CommonJS: its default export arrives wrapped under Node's ESM loader.

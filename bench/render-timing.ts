@@ -4,10 +4,10 @@
  * and the first render (JIT warm-up) are excluded by the warm-up runs.
  */
 import { cpuUsage } from "node:process";
-import { RenderBudgetError } from "../../shared/pdf/flow.ts";
-import { type DocumentPdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
-import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
-import { acceptedFiscal, manyLinesInvoice } from "./fixtures.ts";
+import { acceptedFiscal, manyLinesInvoice } from "../devkit/pdf/fixtures.ts";
+import { RenderBudgetError } from "../shared/pdf/flow.ts";
+import { type DocumentPdfModel, toInvoicePdfModel } from "../shared/pdf/model.ts";
+import { renderDocumentPdf } from "../shared/pdf/render-document.ts";
 
 export interface RenderTiming {
   lines: number;
@@ -85,7 +85,7 @@ export interface WorstCaseTiming {
 
 /** What the render budget bounds: the worst allowed input, and the largest ordinary one (warm). */
 export async function measureWorstCase(runs = 5): Promise<WorstCaseTiming> {
-  const { shortWordsInvoice, worstCaseInvoice } = await import("./worst-case.ts");
+  const { shortWordsInvoice, worstCaseInvoice } = await import("../devkit/pdf/worst-case.ts");
   const worstModels = [worstCaseInvoice(), shortWordsInvoice()].map((doc) =>
     toInvoicePdfModel(doc, acceptedFiscal()),
   );

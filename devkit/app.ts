@@ -4,26 +4,26 @@
  * (inline, as SUPABASE_JWKS, and served on loopback as the project's JWKS URL, which the verifier
  * fetches for a `kid` the inline set lacks).
  * Its responses, log lines and the tokens it signs are recorded for the secret canary's final scan
- * (tests/support/canary.ts).
+ * (devkit/canary.ts).
  */
 import { mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../../functions/einvoicing/app.ts";
-import { createLocalSigner, type LocalSigner, type TokenOptions } from "../../scripts/local/auth.ts";
-import { createFilesystemStore } from "../../scripts/local/filesystem-store.ts";
-import { buildDeps } from "../../shared/compose.ts";
-import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
-import type { AppDeps } from "../../shared/http/context.ts";
-import { createLogger } from "../../shared/log.ts";
-import type { FetchLike } from "../../shared/providers/tax-client.ts";
-import type { Resolver } from "../../shared/providers/url-policy.ts";
+import { createApp } from "../functions/einvoicing/app.ts";
+import { buildDeps } from "../shared/compose.ts";
+import { createPostgresDb } from "../shared/db/postgres-transport.ts";
+import type { AppDeps } from "../shared/http/context.ts";
+import { createLogger } from "../shared/log.ts";
+import type { FetchLike } from "../shared/providers/tax-client.ts";
+import type { Resolver } from "../shared/providers/url-policy.ts";
+import { createLocalSigner, type LocalSigner, type TokenOptions } from "./auth.ts";
 import { CANARY_CREDENTIALS_KEY, CANARY_RECONCILE_SECRET } from "./canary.ts";
 import { capture, captureResponses } from "./capture.ts";
 import { expectAnswerInContract } from "./contract.ts";
 import type { TestDatabase } from "./database.ts";
+import { createFilesystemStore } from "./filesystem-store.ts";
 
 export const TEST_URL = "http://supabase.test";
 export const TEST_API_KEY = "sb_publishable_test";
@@ -32,7 +32,7 @@ export const PUBLIC_TEST_ADDRESS = "93.184.215.14";
 /** The tests' DNS: every name is a public host (no test reaches the network by name). */
 export const publicDns: Resolver = async () => [PUBLIC_TEST_ADDRESS];
 
-/** Tests only: a canary (tests/support/canary.ts), so the final scan fails if it ever leaks. */
+/** Tests only: a canary (devkit/canary.ts), so the final scan fails if it ever leaks. */
 export const TEST_CREDENTIALS_KEY = CANARY_CREDENTIALS_KEY;
 /** The reconcile secret the tests configure: a canary too. */
 export const TEST_RECONCILE_SECRET = CANARY_RECONCILE_SECRET;

@@ -4,9 +4,9 @@
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, normalize } from "node:path";
-import type { SqlClient } from "../../shared/db/sql-client.ts";
-import { DatabaseError } from "../../shared/errors.ts";
-import { DOCUMENTS_BUCKET, type DocumentStore } from "../../shared/storage/port.ts";
+import type { SqlClient } from "../shared/db/sql-client.ts";
+import { DatabaseError } from "../shared/errors.ts";
+import { DOCUMENTS_BUCKET, type DocumentStore } from "../shared/storage/port.ts";
 
 export function createFilesystemStore(
   root: string,

@@ -9,10 +9,10 @@
 import { randomUUID } from "node:crypto";
 import postgres from "postgres";
 import { inject } from "vitest";
-import { applySchema } from "../../scripts/db/schema.ts";
-import { connectPostgres, fromPGlite, type SqlClient, type SqlParam } from "../../shared/db/sql-client.ts";
+import { connectPostgres, fromPGlite, type SqlClient, type SqlParam } from "../shared/db/sql-client.ts";
 import { capture, capturing } from "./capture.ts";
 import { TEMPLATE_DATABASE } from "./postgres-server.ts";
+import { applySchema } from "./schema.ts";
 
 /** Parameters as tests like to write them; sent as untyped text, so PostgreSQL infers each type. */
 export type Param = string | number | boolean | null;
@@ -31,7 +31,7 @@ export interface TestDatabase {
 }
 
 /**
- * Every row of every table, as text, into the secret canary's capture (tests/support/canary.ts):
+ * Every row of every table, as text, into the secret canary's capture (devkit/canary.ts):
  * events, stored messages, deliveries, idempotency answers, credentials (their ciphertext) and the rest.
  */
 async function captureRows(client: SqlClient): Promise<void> {

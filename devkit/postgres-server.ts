@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import postgres from "postgres";
-import { applySchema } from "../../scripts/db/schema.ts";
+import { applySchema } from "./schema.ts";
 
 const run = promisify(execFile);
 

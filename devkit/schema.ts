@@ -6,7 +6,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 
-const SUPABASE_DIR = fileURLToPath(new URL("../../supabase/", import.meta.url));
+const SUPABASE_DIR = fileURLToPath(new URL("../supabase/", import.meta.url));
 
 export interface SchemaFile {
   name: string;
