@@ -35,6 +35,7 @@ import { isUsable, type ProviderDirectory } from "../../providers/directory.ts";
 import { type DocumentStore, documentPath } from "../../storage/port.ts";
 import type { DocumentKindSpec, PdfFiscal } from "./kind.ts";
 import type { RememberedFingerprints } from "./remembered-fingerprints.ts";
+import { renderRequest } from "./render-request.ts";
 
 export interface RepresentationInput {
   org_id: string;
@@ -131,7 +132,8 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
   const model = kind.pdfModel(document, fiscal);
   const stamp = model.fiscal.stamped ? model.fiscal : null;
   const request = docsgen
-    ? kind.renderRequest(
+    ? renderRequest(
+        kind,
         document,
         fiscal,
         environment,
