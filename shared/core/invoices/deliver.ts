@@ -17,24 +17,24 @@
  * Both happen before anything is rendered or fetched.
  *
  * The steps, in order: check the state, begin the delivery, gather the PDF and the XML, compose the
- * message, send and record. Each step takes the document's kind where it reads the document.
+ * message, send and record. Each step takes the document's kind where it reads the document; how a
+ * delivery ends, and which failures are retried, is ../documents/delivery-outcome.ts.
  */
 import { hexDigest } from "../../crypto/digest.ts";
 import type { DeliveryLimits } from "../../db/catalogue.ts";
 import type { DbScope } from "../../db/port.ts";
 import type { DeliveryAttachmentRecord, DocumentKind, DocumentRecord, Environment } from "../../db/rows.ts";
-import { BusinessRuleError, DomainError, InvalidStateError, RateLimitedError } from "../../errors.ts";
+import { BusinessRuleError, InvalidStateError, RateLimitedError } from "../../errors.ts";
 import { buyerEmail } from "../../fiscal/co/delivery-email.ts";
-import {
-  type DeliveryChannel,
-  type DeliveryOutcome,
-  deliveryIdempotencyKey,
-} from "../../providers/deliver.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
-import { ProviderError } from "../../providers/errors.ts";
-import { ProviderRequestError } from "../../providers/transport.ts";
 import type { DocumentStore } from "../../storage/port.ts";
 import { ensureAttachedDocument } from "../documents/attached-document.ts";
+import {
+  beforeSending,
+  domainReason,
+  type OpenDelivery,
+  sendAndRecord,
+} from "../documents/delivery-outcome.ts";
 import { type BuyerPackage, packageForBuyer, stampedPdf } from "../documents/delivery-package.ts";
 import type { DocumentKindSpec } from "../documents/kind.ts";
 import { storable } from "../documents/outcome.ts";
@@ -74,14 +74,7 @@ export interface DeliverContext {
   idempotencyKey?: string;
 }
 
-/** A delivery begun: what its outcome is recorded under. */
-interface OpenDelivery {
-  orgId: string;
-  deliveryId: string;
-  /** The provider's reference and idempotency key. */
-  sendId: string;
-}
-
+/** E-mails one transmitted invoice to its buyer (or `to`) and answers the delivery as recorded. */
 export async function deliverInvoice({
   ctx,
   input,
@@ -265,97 +258,6 @@ async function packageListed(
     p_attachments: attachments,
   });
   return parcel;
-}
-
-/**
- * Sends the message and records the outcome. A provider failure is recorded as failed, to be
- * retried, and thrown: the caller still learns that the provider failed (502/504).
- */
-async function sendAndRecord(
-  ctx: DeliverContext,
-  delivery: OpenDelivery,
-  channel: DeliveryChannel,
-  message: Parameters<DeliveryChannel["send"]>[0],
-) {
-  let outcome: DeliveryOutcome | ProviderError;
-  try {
-    outcome = await channel.send(message, { idempotencyKey: deliveryIdempotencyKey(delivery.sendId) });
-  } catch (error) {
-    if (error instanceof ProviderError) {
-      outcome = error;
-    } else if (error instanceof ProviderRequestError) {
-      // Refused before sending (nothing reached the provider): the stored data breaks the protocol,
-      // e.g. a buyer address that is not one. The delivery is closed as failed, the caller told why.
-      const problems = error.details.map((d) => `${d.field}: ${d.message}`).join("; ");
-      const why = `The e-mail could not be sent: the message is not valid (${problems}).`;
-      await recordFailure(ctx, delivery, why);
-      throw new BusinessRuleError(why, { cause: error });
-    } else {
-      // Never leave the delivery `pendiente` behind an unexpected failure.
-      await recordFailure(ctx, delivery, "The e-mail could not be sent: internal error.").catch(() => {});
-      throw error;
-    }
-  }
-  const sent = !(outcome instanceof ProviderError) && outcome.status === "sent";
-  const recorded = await ctx.serviceDb.call("einv_delivery_record", {
-    p_org_id: delivery.orgId,
-    p_delivery_id: delivery.deliveryId,
-    p_status: sent ? "enviada" : "error",
-    p_message: storable(outcome.message),
-    p_provider_reference: outcome instanceof ProviderError ? null : outcome.provider_reference,
-  });
-  if (outcome instanceof ProviderError) {
-    await retryLater(ctx, delivery);
-    throw outcome;
-  }
-  return recorded;
-}
-
-// Retry bookkeeping.
-
-/**
- * A step before sending. When it fails the delivery is closed as failed, unsent, with `notSent`'s
- * words — and after a provider failure left for the reconcile job to retry — and the error goes on.
- */
-async function beforeSending<T>(
-  ctx: DeliverContext,
-  delivery: OpenDelivery,
-  step: Promise<T>,
-  notSent: (error: unknown) => string,
-): Promise<T> {
-  try {
-    return await step;
-  } catch (error) {
-    await recordFailure(ctx, delivery, notSent(error)).catch(() => {});
-    if (error instanceof ProviderError) await retryLater(ctx, delivery);
-    throw error;
-  }
-}
-
-/** A failure's reason, when it is one the caller may read. */
-function domainReason(error: unknown): string {
-  return error instanceof DomainError ? ` ${error.message}` : "";
-}
-
-async function recordFailure(ctx: DeliverContext, delivery: OpenDelivery, message: string) {
-  await ctx.serviceDb.call("einv_delivery_record", {
-    p_org_id: delivery.orgId,
-    p_delivery_id: delivery.deliveryId,
-    p_status: "error",
-    p_message: message,
-    p_provider_reference: null,
-  });
-}
-
-/** A provider failure (nothing says the buyer got it) is tried again later by the reconcile job. */
-async function retryLater(ctx: DeliverContext, delivery: OpenDelivery) {
-  await ctx.serviceDb
-    .call("einv_delivery_retry_later", {
-      p_org_id: delivery.orgId,
-      p_delivery_id: delivery.deliveryId,
-      p_send_id: delivery.sendId,
-    })
-    .catch(() => {});
 }
 
 /** A digest's first 128 bits as a UUID (version 8: custom), so it can be a provider's reference. */
