@@ -19,6 +19,41 @@ export interface Caller {
 /** A database session acting as one role: the caller (RLS applies) or the service. */
 export interface DbScope {
   call<F extends ApiFunctionName>(fn: F, args: ApiFunctions[F]["args"]): Promise<ApiFunctions[F]["result"]>;
+  /**
+   * Only on the service scope behind a request's membership gate (shared/http/authorize.ts); the
+   * way to it is `callAuthorized()` below.
+   */
+  callAuthorized?<F extends AuthorizedFunctionName>(
+    fn: F,
+    args: ApiFunctions[Wrapped<F>]["args"],
+  ): Promise<ApiFunctions[Wrapped<F>]["result"]>;
+}
+
+/** The `_authorized` functions: each makes the call its name ends before, only for a member. */
+export type AuthorizedFunctionName = Extract<ApiFunctionName, `${string}_authorized`>;
+
+/** The call an `_authorized` function makes. */
+export type Wrapped<F extends AuthorizedFunctionName> = F extends `${infer Call}_authorized`
+  ? Call & ApiFunctionName
+  : never;
+
+/**
+ * `fn`, an `_authorized` function, with the arguments of the call it wraps. Behind a request's gate
+ * whose membership check is still to be made, the gate makes `fn` with the caller's id and the
+ * route's roles — the check and the call in one round trip — and answers the call's result. Any
+ * other scope (the membership checked already, the reconcile job's) makes the wrapped call itself.
+ */
+export function callAuthorized<F extends AuthorizedFunctionName>(
+  scope: DbScope,
+  fn: F,
+  args: ApiFunctions[Wrapped<F>]["args"],
+): Promise<ApiFunctions[Wrapped<F>]["result"]> {
+  return scope.callAuthorized ? scope.callAuthorized(fn, args) : scope.call(wrapped(fn), args);
+}
+
+/** `einv_x_authorized` → `einv_x`. */
+export function wrapped<F extends AuthorizedFunctionName>(fn: F): Wrapped<F> {
+  return fn.slice(0, -"_authorized".length) as Wrapped<F>;
 }
 
 export interface Db {

@@ -4,26 +4,20 @@
  *
  * Most routes check it with a call of its own (`einv_caller_membership`, as the user) before their
  * handler runs. A route that declares `firstCallAuthorizes` saves that round trip: its handler gets
- * scopes behind a gate, and when the gate's first use is a service call that has an `_authorized`
- * variant (`WITH_MEMBERSHIP`), the call is made as that variant — the database looks up the
- * membership and makes the call only for an authorized caller, in one round trip. Any other first
- * use — another function, the user scope, the documents store — checks the membership on its own
- * first, and so does answering without having used anything. A handler behind the gate reaches the
- * database, the store and the providers only through its context.
+ * scopes behind a gate, and when the gate's first use is a call its handler makes through
+ * `callAuthorized()` (shared/db/port.ts), naming an `_authorized` function, the gate makes that
+ * function — the database looks up the membership and makes the wrapped call only for an
+ * authorized caller, in one round trip. Any other first use — another function, the user scope,
+ * the documents store — checks the membership on its own first, and so does answering without
+ * having used anything. A handler behind the gate reaches the database, the store and the
+ * providers only through its context.
  */
-import type { Caller, Db, DbScope } from "../db/port.ts";
+import { type Caller, type Db, type DbScope, wrapped } from "../db/port.ts";
 import type { MembershipRow } from "../db/rows.ts";
 import type { DocumentStore } from "../storage/port.ts";
 import { fail } from "./errors.ts";
 
 export type Role = "admin" | "operador" | "lector";
-
-/** The service calls that can carry the membership check, and the variant that does. */
-const WITH_MEMBERSHIP = {
-  einv_document_get_with_credentials: "einv_document_get_with_credentials_authorized",
-  einv_document_claim_sending: "einv_document_claim_sending_authorized",
-  einv_document_representation_read: "einv_document_representation_read_authorized",
-} as const;
 
 export interface Gate {
   /** The app's database behind the gate: `asUser` and `asService` give the gated scopes. */
@@ -57,29 +51,27 @@ export function authorizationGate(options: {
   const authorize = () =>
     (checked ??= userDb.call("einv_caller_membership", { p_org_id: orgId }).then(admit));
 
-  const gatedService: DbScope = {
-    call: async (fn, args) => {
-      if (checked === undefined && fn in WITH_MEMBERSHIP) {
-        const variant = WITH_MEMBERSHIP[fn as keyof typeof WITH_MEMBERSHIP];
-        const answer = serviceDb.call(variant, {
-          p_user_id: caller.claims.sub,
-          p_roles: roles,
-          ...(args as Record<string, unknown>),
-        } as never);
-        checked = answer.then(({ membership }) => admit(membership));
-        await checked;
-        return (await answer).result as never;
-      }
-      await authorize();
-      return serviceDb.call(fn, args);
-    },
-  };
   const behind = (scope: DbScope): DbScope => ({
     call: async (fn, args) => {
       await authorize();
       return scope.call(fn, args);
     },
   });
+  const gatedService: DbScope = {
+    ...behind(serviceDb),
+    // The first use carries the check; a later one is the wrapped call, the caller checked.
+    callAuthorized: async (fn, args) => {
+      if (checked !== undefined) return gatedService.call(wrapped(fn), args);
+      const answer = serviceDb.call(fn, {
+        p_user_id: caller.claims.sub,
+        p_roles: roles,
+        ...(args as Record<string, unknown>),
+      } as never);
+      checked = answer.then(({ membership }) => admit(membership));
+      await checked;
+      return (await answer).result as never;
+    },
+  };
   const gatedUser = behind(userDb);
   const gatedDocuments: DocumentStore = {
     put: async (...args) => {

@@ -93,9 +93,9 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
   /** The error codes the handler can answer, besides `PIPELINE_ERRORS`. */
   errors: readonly ErrorCode[];
   /**
-   * The membership check rides on the handler's first call when that call has an `_authorized`
-   * variant (./authorize.ts): one round trip less. Only for handlers that reach the database, the
-   * store and the providers through their context alone.
+   * The membership check rides on the handler's first call when the handler makes it with
+   * `callAuthorized()`, naming an `_authorized` function (./authorize.ts): one round trip less. Only
+   * for handlers that reach the database, the store and the providers through their context alone.
    */
   firstCallAuthorizes?: boolean;
   handle: (input: z.output<S>, ctx: OperationContext) => Promise<z.input<R>>;

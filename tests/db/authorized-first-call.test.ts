@@ -10,7 +10,7 @@ import { createTestApp, type TestApp } from "../../devkit/app.ts";
 import { saveCredential } from "../../devkit/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Tenant, type User } from "../../devkit/factories.ts";
-import type { Caller, Db, DbScope } from "../../shared/db/port.ts";
+import { type Caller, callAuthorized, type Db, type DbScope } from "../../shared/db/port.ts";
 import { ApiError, NotFoundError } from "../../shared/errors.ts";
 import { authorizationGate, type Role } from "../../shared/http/authorize.ts";
 import { operation, orgScoped } from "../../shared/http/route.ts";
@@ -170,7 +170,7 @@ describe("the gate of operation()", () => {
       roles: DOCUMENT_ROLES,
     });
   const readDocument = (scope: DbScope, id: string) =>
-    scope.call("einv_document_get_with_credentials", {
+    callAuthorized(scope, "einv_document_get_with_credentials_authorized", {
       p_org_id: tenant.org.id,
       p_kind: "invoice",
       p_document_id: id,

@@ -6,7 +6,6 @@
  */
 import type { DocumentKind, DocumentPayloads, Environment, FiscalRow } from "../../db/rows.ts";
 import type { DocumentPdfModel } from "../../pdf/model.ts";
-import type { RenderRequest } from "../../providers/docsgen.ts";
 import type { SubmitDocumentRequest } from "../../providers/protocol.ts";
 
 /** The provider's submit request, or every problem that keeps the document from being sent. */
@@ -43,17 +42,10 @@ export interface DocumentKindSpec<K extends DocumentKind = DocumentKind> {
   };
   /** Folder of its PDFs in the bucket: `<org_id>/<folder>/<document_id>/…`. */
   folder: "invoices" | "credit-notes";
-  /** Pre-send checks, then the provider's payload. */
+  /** Pre-send checks, then the provider's payload (a docsgen provider renders it, secrets removed: ./render-request.ts). */
   prepare(document: DocumentPayloads[K], environment: Environment): PreparedDocument;
   /** What the built-in renderer draws: title, code label (CUFE/CUDE), blocks. */
   pdfModel(document: DocumentPayloads[K], fiscal: PdfFiscal): DocumentPdfModel;
-  /** What a docsgen provider renders from (the same data the provider gets, without secrets). */
-  renderRequest(
-    document: DocumentPayloads[K],
-    fiscal: PdfFiscal,
-    environment: Environment,
-    stamp: { authority_code: string; qr_text: string; validated_at: string } | null,
-  ): RenderRequest;
   /** The PDF's file name, with the first characters of its fingerprint. */
   fileName(document: DocumentPayloads[K], fingerprint: string): string;
 }

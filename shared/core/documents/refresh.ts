@@ -3,7 +3,7 @@
  * records it. Nothing changes when the provider cannot answer (the typed provider error becomes a
  * 502/504), and a document a transmission holds right now is left to that transmission.
  */
-import type { DbScope } from "../../db/port.ts";
+import { callAuthorized, type DbScope } from "../../db/port.ts";
 import type { DocumentKind, FiscalStatus, RecordedOutcome } from "../../db/rows.ts";
 import { BusyError, InvalidStateError } from "../../errors.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
@@ -39,13 +39,18 @@ export async function refreshDocument<K extends DocumentKind>({
   kind: DocumentKindSpec<K>;
   input: RefreshInput;
 }): Promise<RefreshResult> {
-  // The document and the adapter-tax credential it is queried with, in one round trip.
-  const { record, credentials } = await ctx.serviceDb.call("einv_document_get_with_credentials", {
-    p_org_id: input.org_id,
-    p_kind: kind.kind,
-    p_document_id: input.document_id,
-    p_service: "adapter-tax",
-  });
+  // The document and the adapter-tax credential it is queried with, in one round trip; behind a
+  // request's gate, the caller's membership is checked in the same one.
+  const { record, credentials } = await callAuthorized(
+    ctx.serviceDb,
+    "einv_document_get_with_credentials_authorized",
+    {
+      p_org_id: input.org_id,
+      p_kind: kind.kind,
+      p_document_id: input.document_id,
+      p_service: "adapter-tax",
+    },
+  );
   const { status, environment, in_flight } = record.fiscal;
   const { noun } = kind.words;
   if (status === "descartada") {

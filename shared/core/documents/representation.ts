@@ -23,7 +23,7 @@
  */
 
 import { hexDigest } from "../../crypto/digest.ts";
-import type { DbScope } from "../../db/port.ts";
+import { callAuthorized, type DbScope } from "../../db/port.ts";
 import type {
   CredentialRow,
   DocumentKind,
@@ -35,6 +35,7 @@ import { isUsable, type ProviderDirectory } from "../../providers/directory.ts";
 import { type DocumentStore, documentPath } from "../../storage/port.ts";
 import type { DocumentKindSpec, PdfFiscal } from "./kind.ts";
 import type { RememberedFingerprints } from "./remembered-fingerprints.ts";
+import { renderRequest } from "./render-request.ts";
 
 export interface RepresentationInput {
   org_id: string;
@@ -83,7 +84,8 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
 }): Promise<{ result: RepresentationResult; bytes: Uint8Array | null }> {
   // The document and its company's docsgen credential, in one round trip — or, while what this
   // process remembers still holds, the stored PDF alone. A caller that has read the document
-  // already passes it, and the credential is read on its own.
+  // already passes it, and the credential is read on its own. Behind a request's gate, the
+  // caller's membership is checked in the same round trip.
   const remembered = ctx.deps?.pdfFingerprints;
   let inputs: string | null = null;
   let record: DocumentRecord<K>;
@@ -92,7 +94,7 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
     record = known;
   } else {
     const last = input.regenerate ? undefined : remembered?.get(kind.kind, input.org_id, input.document_id);
-    const answer = await ctx.serviceDb.call("einv_document_representation_read", {
+    const answer = await callAuthorized(ctx.serviceDb, "einv_document_representation_read_authorized", {
       p_org_id: input.org_id,
       p_kind: kind.kind,
       p_document_id: input.document_id,
@@ -130,7 +132,8 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
   const model = kind.pdfModel(document, fiscal);
   const stamp = model.fiscal.stamped ? model.fiscal : null;
   const request = docsgen
-    ? kind.renderRequest(
+    ? renderRequest(
+        kind,
         document,
         fiscal,
         environment,

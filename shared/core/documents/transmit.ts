@@ -8,7 +8,7 @@
  * provider never got it or definitely rejected it. One document's failure never touches another.
  */
 import pLimit, { type LimitFunction } from "p-limit";
-import type { DbScope } from "../../db/port.ts";
+import { callAuthorized, type DbScope } from "../../db/port.ts";
 import type { ClaimEntry, DocumentKind, FiscalStatus, RecordedOutcome } from "../../db/rows.ts";
 import { DomainError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
@@ -56,16 +56,21 @@ export async function transmitDocuments<K extends DocumentKind>({
   kind: DocumentKindSpec<K>;
   input: TransmitInput;
 }): Promise<TransmitResult[]> {
-  // The claim and the adapter-tax credentials of what it sends, in one round trip.
-  const { entries, credentials } = await ctx.serviceDb.call("einv_document_claim_sending", {
-    p_org_id: input.org_id,
-    p_kind: kind.kind,
-    p_document_ids: input.document_ids,
-    p_reissue: input.reissue,
-    p_actor_id: ctx.actorId,
-    p_lease_seconds: leaseSeconds(input.document_ids.length, ctx),
-    p_service: "adapter-tax",
-  });
+  // The claim and the adapter-tax credentials of what it sends, in one round trip; behind a
+  // request's gate, the caller's membership is checked in the same one.
+  const { entries, credentials } = await callAuthorized(
+    ctx.serviceDb,
+    "einv_document_claim_sending_authorized",
+    {
+      p_org_id: input.org_id,
+      p_kind: kind.kind,
+      p_document_ids: input.document_ids,
+      p_reissue: input.reissue,
+      p_actor_id: ctx.actorId,
+      p_lease_seconds: leaseSeconds(input.document_ids.length, ctx),
+      p_service: "adapter-tax",
+    },
+  );
   const claims = entries as ClaimEntry<K>[];
   ctx.providers.prime(
     "adapter-tax",

@@ -4,9 +4,7 @@
  * authority code is the CUFE (with the company's technical key).
  */
 import type { InvoiceDocumentRow } from "../../db/rows.ts";
-import { BusinessRuleError } from "../../errors.ts";
 import { toInvoicePdfModel } from "../../pdf/model.ts";
-import { renderStatusOf } from "../../providers/docsgen.ts";
 import type { DocumentKindSpec } from "../documents/kind.ts";
 import { prepareInvoice } from "./document.ts";
 
@@ -23,18 +21,5 @@ export const invoiceKind: DocumentKindSpec<"invoice"> & { accepted: "transmitida
   folder: "invoices",
   prepare: prepareInvoice,
   pdfModel: (document, fiscal) => toInvoicePdfModel(document, fiscal),
-  renderRequest(document, fiscal, environment, stamp) {
-    const prepared = prepareInvoice(document, environment);
-    if (!prepared.ok) {
-      throw new BusinessRuleError(`The invoice cannot be rendered: ${prepared.problems.join("; ")}.`);
-    }
-    const { kind: _kind, reference, issuer, ...data } = prepared.request;
-    const { technical_key: _secret, ...publicIssuer } = issuer;
-    return {
-      kind: "invoice",
-      reference,
-      document: { ...data, issuer: publicIssuer, status: renderStatusOf(fiscal.status), ...(stamp ?? {}) },
-    };
-  },
   fileName: (document: InvoiceDocumentRow, fingerprint) => `factura-${document.number}-${fingerprint}.pdf`,
 };
