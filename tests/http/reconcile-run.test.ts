@@ -5,19 +5,27 @@
  * slows down, and what it counts as settled.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
+import {
+  createSandboxDeliver,
+  createSandboxDocsgen,
+  createSandboxProvider,
+  createSandboxRouter,
+  type SandboxDeliver,
+  type SandboxProvider,
+} from "../../sandbox/index.ts";
 import { PENDING_MARKER } from "../../sandbox/rules.ts";
 import { type ReconcileOptions, reconcile } from "../../shared/core/reconcile/run.ts";
 import { providersFor } from "../../shared/http/route.ts";
 import { createLogger } from "../../shared/log.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
-import { saveCredential } from "../support/credentials.ts";
+import { SANDBOX_URL, saveCredential } from "../support/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
 
 let db: TestDatabase;
 let t: TestApp;
 let sandbox: SandboxProvider;
+let mail: SandboxDeliver;
 let tenant: Tenant;
 /** The run's clock, in milliseconds; far from 0, so a time measured from 0 shows. */
 let clock = 0;
@@ -31,6 +39,11 @@ let logs: string[] = [];
 beforeAll(async () => {
   db = await createTestDatabase();
   sandbox = createSandboxProvider();
+  mail = createSandboxDeliver();
+  const providers = createSandboxRouter(
+    { adapterTax: sandbox, docsgen: createSandboxDocsgen(), deliver: mail },
+    { adapterTaxAtRoot: true },
+  );
   t = await createTestApp(db, {
     providerFetch: async (input, init) => {
       const request = new Request(input, init);
@@ -40,17 +53,22 @@ beforeAll(async () => {
         await whileAsking(id);
       }
       clock += providerTakes;
-      return sandbox.fetch(request);
+      return providers(request);
     },
   });
   tenant = await createTenant(db);
   await saveCredential(t.deps, tenant);
+  await saveCredential(t.deps, tenant, { url: `${SANDBOX_URL}/deliver`, service: "deliver" });
 });
 afterAll(() => db?.close());
 beforeEach(async () => {
   // every run picks whatever is open in the database: nothing is left open by another test
   await db.superuser("update invoices set status = 'error', lease_until = null where status = 'en_proceso'");
+  await db.superuser(
+    "update deliveries set lease_until = now() + interval '1 day', next_retry_at = null where status = 'pendiente' or next_retry_at is not null",
+  );
   sandbox.reset();
+  mail.reset();
   clock = 1_000_000;
   providerTakes = 0;
   asked = [];
@@ -211,5 +229,54 @@ describe("what a run counts as settled", () => {
       [invoice.id],
     );
     expect(event?.kind).toBe("reconciled");
+  });
+});
+
+describe("deliveries", () => {
+  /** A delivery of `invoice`: left `pendiente` (its outcome never recorded), or failed and due for a retry. */
+  const delivery = async (invoice: Invoice, state: "open" | "due") =>
+    (
+      await db.superuser<{ id: string }>(
+        state === "open"
+          ? "insert into deliveries (org_id, invoice_id, recipient) values ($1, $2, 'c@test.example') returning id"
+          : `insert into deliveries (org_id, invoice_id, recipient, status, message, attempt, next_retry_at)
+             values ($1, $2, 'c@test.example', 'error', 'the provider failed', 1, now() - interval '1 second')
+             returning id`,
+        [invoice.orgId, invoice.id],
+      )
+    )[0]?.id ?? "";
+  const sent = () => createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
+  const statusOfDelivery = async (id: string) =>
+    (await db.superuser<{ status: string }>("select status from deliveries where id = $1", [id]))[0]?.status;
+
+  it("asks about open ones batch after batch, and logs how many it settled", async () => {
+    const ids = [await delivery(await sent(), "open"), await delivery(await sent(), "open")];
+    await run({ batchSize: 1 });
+    expect(mail.queries).toHaveLength(2);
+    for (const id of ids) expect(await statusOfDelivery(id)).toBe("error"); // never received: retried later
+    expect(logs.filter((l) => l.includes("reconcile settled open deliveries"))).toEqual([
+      expect.stringContaining('"count":2'),
+    ]);
+  });
+
+  it("leaves an open one it cannot ask about open, recording and logging why", async () => {
+    const unsent = await createInvoice(db, tenant.org, tenant.company);
+    const id = await delivery(unsent, "open");
+    const result = await run();
+    expect(await statusOfDelivery(id)).toBe("pendiente");
+    expect(await errorsOf(result.run_id)).toEqual([
+      { kind: "delivery", document_id: unsent.id, error: "internal error" },
+    ]);
+    expect(logs.filter((l) => l.includes("reconcile could not settle a delivery"))).toHaveLength(1);
+    expect(logs.filter((l) => l.includes("reconcile settled open deliveries"))).toEqual([]);
+  });
+
+  it("starts a due retry only when its three provider calls can end before the deadline", async () => {
+    await delivery(await sent(), "due");
+    await delivery(await sent(), "due");
+    const short = await run({ budgetMs: 2_999, providerTimeoutMs: 1_000 });
+    expect(short.deliveries_retried).toBe(0);
+    const enough = await run({ budgetMs: 3_000, providerTimeoutMs: 1_000, batchSize: 1 });
+    expect(enough.deliveries_retried).toBe(2);
   });
 });
