@@ -23,7 +23,7 @@ let pipeline: ReturnType<typeof createPipeline>;
 /** What the probe's handler does on its next runs, and how often it ran. */
 const probe = {
   runs: 0,
-  answer: (): unknown => ({ run: probe.runs, text: "ok" }),
+  answer: (): { run: number; text: string } => ({ run: probe.runs, text: "ok" }),
 };
 
 beforeAll(async () => {

@@ -132,10 +132,10 @@ describe("the lease on what a run picks", () => {
   it("outlives the run's budget and its last query's timeout, and ends soon after", async () => {
     const [invoice] = await openInvoices(1);
     let leaseSeconds = 0;
-    whileAsking = async () => {
+    whileAsking = async (id) => {
       const [row] = await db.superuser<{ s: number }>(
         "select extract(epoch from lease_until - now())::float8 as s from invoices where id = $1",
-        [invoice?.id],
+        [id],
       );
       leaseSeconds = row?.s ?? 0;
     };
