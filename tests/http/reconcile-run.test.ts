@@ -198,6 +198,16 @@ describe("a provider that answers 429", () => {
   });
 });
 
+describe("a provider that fails otherwise", () => {
+  it("is still asked about its next documents", async () => {
+    const invoices = await openInvoices(3);
+    sandbox.setKnobs({ failNext: [{ kind: "error", on: "query", reference: invoices[0]?.id }] });
+    const result = await run();
+    expect(asked).toEqual(invoices.map((i) => i.id));
+    expect(result).toMatchObject({ picked: 3, settled: 2 });
+  });
+});
+
 describe("what a run counts as settled", () => {
   it("not a document a transmission took over while the provider was asked: that one is left to it", async () => {
     const [invoice] = await openInvoices(1);
@@ -267,16 +277,47 @@ describe("deliveries", () => {
     expect(await errorsOf(result.run_id)).toEqual([
       { kind: "delivery", document_id: unsent.id, error: "internal error" },
     ]);
-    expect(logs.filter((l) => l.includes("reconcile could not settle a delivery"))).toHaveLength(1);
+    expect(logs.filter((l) => l.includes("reconcile could not settle a delivery"))).toEqual([
+      expect.stringMatching(new RegExp(`"delivery_id":"${id}".*without an environment`)),
+    ]);
     expect(logs.filter((l) => l.includes("reconcile settled open deliveries"))).toEqual([]);
   });
 
+  it("leaves an open one whose provider fails open, recording the provider's error without logging it as internal", async () => {
+    const invoice = await sent();
+    const id = await delivery(invoice, "open");
+    mail.setKnobs({ failNext: [{ kind: "error", on: "query" }] });
+    const result = await run();
+    expect(mail.queries).toHaveLength(0);
+    expect(await statusOfDelivery(id)).toBe("pendiente");
+    const [error] = (await errorsOf(result.run_id)) ?? [];
+    expect(error).toMatchObject({ kind: "delivery", document_id: invoice.id });
+    expect(error?.error).not.toBe("internal error");
+    expect(logs.filter((l) => l.includes("reconcile could not settle a delivery"))).toEqual([]);
+  });
+
+  it("asks about open ones only while an answer can come before the deadline", async () => {
+    const id = await delivery(await sent(), "open");
+    await run({ budgetMs: 999, providerTimeoutMs: 1_000 });
+    expect(await statusOfDelivery(id)).toBe("pendiente");
+    await run({ budgetMs: 1_000, providerTimeoutMs: 1_000 });
+    expect(await statusOfDelivery(id)).toBe("error");
+  });
+
   it("starts a due retry only when its three provider calls can end before the deadline", async () => {
-    await delivery(await sent(), "due");
-    await delivery(await sent(), "due");
+    const invoices = [await sent(), await sent()];
+    for (const invoice of invoices) await delivery(invoice, "due");
     const short = await run({ budgetMs: 2_999, providerTimeoutMs: 1_000 });
     expect(short.deliveries_retried).toBe(0);
     const enough = await run({ budgetMs: 3_000, providerTimeoutMs: 1_000, batchSize: 1 });
     expect(enough.deliveries_retried).toBe(2);
+    // these invoices never reached the provider, whose AttachedDocument the retry needs: each says so
+    expect(await errorsOf(enough.run_id)).toEqual(
+      invoices.map((invoice) => ({
+        kind: "delivery",
+        document_id: invoice.id,
+        error: expect.stringContaining("AttachedDocument"),
+      })),
+    );
   });
 });
