@@ -1,0 +1,323 @@
+/**
+ * One reconcile run (shared/core/reconcile/run.ts) against the real database, with the sandbox
+ * provider at the network edge and a clock the test moves: each provider request takes
+ * `providerTakes` milliseconds of it. What a run leases, when it stops asking, which provider it
+ * slows down, and what it counts as settled.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  createSandboxDeliver,
+  createSandboxDocsgen,
+  createSandboxProvider,
+  createSandboxRouter,
+  type SandboxDeliver,
+  type SandboxProvider,
+} from "../../sandbox/index.ts";
+import { PENDING_MARKER } from "../../sandbox/rules.ts";
+import { type ReconcileOptions, reconcile } from "../../shared/core/reconcile/run.ts";
+import { providersFor } from "../../shared/http/route.ts";
+import { createLogger } from "../../shared/log.ts";
+import { createTestApp, type TestApp } from "../support/app.ts";
+import { SANDBOX_URL, saveCredential } from "../support/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
+
+let db: TestDatabase;
+let t: TestApp;
+let sandbox: SandboxProvider;
+let mail: SandboxDeliver;
+let tenant: Tenant;
+/** The run's clock, in milliseconds; far from 0, so a time measured from 0 shows. */
+let clock = 0;
+let providerTakes = 0;
+/** Ids of the documents the provider was asked about, in order. */
+let asked: string[] = [];
+/** Runs while the provider is being asked about a document, before it answers. */
+let whileAsking: (id: string) => Promise<void> = async () => {};
+let logs: string[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  sandbox = createSandboxProvider();
+  mail = createSandboxDeliver();
+  const providers = createSandboxRouter(
+    { adapterTax: sandbox, docsgen: createSandboxDocsgen(), deliver: mail },
+    { adapterTaxAtRoot: true },
+  );
+  t = await createTestApp(db, {
+    providerFetch: async (input, init) => {
+      const request = new Request(input, init);
+      const id = new URL(request.url).pathname.split("/").pop() ?? "";
+      if (request.method === "GET") {
+        asked.push(id);
+        await whileAsking(id);
+      }
+      clock += providerTakes;
+      return providers(request);
+    },
+  });
+  tenant = await createTenant(db);
+  await saveCredential(t.deps, tenant);
+  await saveCredential(t.deps, tenant, { url: `${SANDBOX_URL}/deliver`, service: "deliver" });
+});
+afterAll(() => db?.close());
+beforeEach(async () => {
+  // every run picks whatever is open in the database: nothing is left open by another test
+  await db.superuser("update invoices set status = 'error', lease_until = null where status = 'en_proceso'");
+  await db.superuser(
+    "update deliveries set lease_until = now() + interval '1 day', next_retry_at = null where status = 'pendiente' or next_retry_at is not null",
+  );
+  sandbox.reset();
+  mail.reset();
+  clock = 1_000_000;
+  providerTakes = 0;
+  asked = [];
+  whileAsking = async () => {};
+  logs = [];
+});
+
+const OPTIONS: ReconcileOptions = {
+  budgetMs: 10_000,
+  batchSize: 10,
+  graceSeconds: 0,
+  concurrency: 1,
+  providerTimeoutMs: 1_000,
+};
+
+function run(options: Partial<ReconcileOptions> = {}) {
+  const serviceDb = t.deps.db.asService();
+  return reconcile({
+    ctx: {
+      serviceDb,
+      providers: providersFor(t.deps, serviceDb),
+      documents: t.deps.documents,
+      log: createLogger("debug", (line) => logs.push(line)),
+      now: () => clock,
+    },
+    options: { ...OPTIONS, ...options },
+  });
+}
+
+/** Open documents of `owner`, idle for an hour, the first the oldest: a run asks in this order. */
+async function openInvoices(count: number, owner: Tenant = tenant): Promise<Invoice[]> {
+  const invoices: Invoice[] = [];
+  for (let i = 0; i < count; i++) {
+    const invoice = await createInvoice(db, owner.org, owner.company, { status: "en_proceso" });
+    await db.superuser(
+      "update invoices set claimed_at = now() - interval '1 hour' + $2 * interval '1 second' where id = $1",
+      [invoice.id, created++],
+    );
+    invoices.push(invoice);
+  }
+  return invoices;
+}
+let created = 0;
+
+const rowOf = async (invoice: Invoice) =>
+  (
+    await db.superuser<{ status: string; lease_until: Date | null }>(
+      "select status, lease_until from invoices where id = $1",
+      [invoice.id],
+    )
+  )[0];
+const errorsOf = async (runId: string) =>
+  (
+    await db.superuser<{ errors: { kind: string; document_id: string; error: string }[] }>(
+      "select errors from einv_private.reconcile_runs where id = $1",
+      [runId],
+    )
+  )[0]?.errors;
+
+describe("the lease on what a run picks", () => {
+  it("outlives the run's budget and its last query's timeout, and ends soon after", async () => {
+    const [invoice] = await openInvoices(1);
+    let leaseSeconds = 0;
+    whileAsking = async (id) => {
+      const [row] = await db.superuser<{ s: number }>(
+        "select extract(epoch from lease_until - now())::float8 as s from invoices where id = $1",
+        [id],
+      );
+      leaseSeconds = row?.s ?? 0;
+    };
+    await run({ budgetMs: 600_000, providerTimeoutMs: 60_000 });
+    expect(asked).toEqual([invoice?.id]);
+    // budget 600 s + two timeouts of 60 s: another run could take it back only after all of that
+    expect(leaseSeconds).toBeGreaterThan(720);
+    expect(leaseSeconds).toBeLessThan(780);
+  });
+});
+
+describe("the deadline", () => {
+  it("asks about a picked document only if the answer can come in time, and gives the rest back untouched", async () => {
+    const invoices = await openInvoices(4);
+    // 10 s budget, 3 s timeout, each answer takes 3.5 s: asked at 0, 3.5 and 7 s (7 + 3 = the deadline)
+    providerTakes = 3_500;
+    const result = await run({ budgetMs: 10_000, providerTimeoutMs: 3_000 });
+    expect(asked).toEqual(invoices.slice(0, 3).map((i) => i.id));
+    expect(result).toMatchObject({ picked: 4, settled: 3, still_open: 1, took_ms: 10_500 });
+    expect(await rowOf(invoices[3] as Invoice)).toEqual({ status: "en_proceso", lease_until: null });
+    // the next run asks about it
+    providerTakes = 0;
+    const next = await run();
+    expect(next).toMatchObject({ picked: 1, settled: 1, still_open: 0, took_ms: 0 });
+  });
+
+  it("picks batch after batch while an answer can still come in time, and no batch after that", async () => {
+    const invoices = await openInvoices(5);
+    // batches of one, each answer takes 4 s of a 10 s budget, 2 s timeout: picked at 0, 4 and 8 s
+    providerTakes = 4_000;
+    const result = await run({ budgetMs: 10_000, providerTimeoutMs: 2_000, batchSize: 1 });
+    expect(asked).toEqual(invoices.slice(0, 3).map((i) => i.id));
+    expect(result).toMatchObject({ picked: 3, settled: 3, still_open: 2 });
+  });
+
+  it("picks the next batch when the last one was full, until one is short", async () => {
+    const invoices = await openInvoices(5);
+    const result = await run({ batchSize: 2 });
+    expect(asked).toEqual(invoices.map((i) => i.id));
+    expect(result).toMatchObject({ picked: 5, settled: 5, still_open: 0 });
+  });
+});
+
+describe("a provider that answers 429", () => {
+  it("is not asked again in the run, while other providers are", async () => {
+    const other = await createTenant(db);
+    await saveCredential(t.deps, other);
+    const limited = await openInvoices(3);
+    const [elsewhere] = await openInvoices(1, other);
+    sandbox.setKnobs({ failNext: [{ kind: "rate_limited", on: "query", reference: limited[0]?.id }] });
+    const result = await run();
+    expect(asked).toEqual([limited[0]?.id, elsewhere?.id]);
+    expect(result).toMatchObject({ picked: 4, settled: 1, still_open: 3 });
+    for (const invoice of limited) {
+      expect(await rowOf(invoice)).toEqual({ status: "en_proceso", lease_until: null });
+    }
+    expect(await errorsOf(result.run_id)).toEqual([
+      { kind: "invoice", document_id: limited[0]?.id, error: expect.stringMatching(/\S/) },
+    ]);
+  });
+});
+
+describe("a provider that fails otherwise", () => {
+  it("is still asked about its next documents", async () => {
+    const invoices = await openInvoices(3);
+    sandbox.setKnobs({ failNext: [{ kind: "error", on: "query", reference: invoices[0]?.id }] });
+    const result = await run();
+    expect(asked).toEqual(invoices.map((i) => i.id));
+    expect(result).toMatchObject({ picked: 3, settled: 2 });
+  });
+});
+
+describe("what a run counts as settled", () => {
+  it("not a document a transmission took over while the provider was asked: that one is left to it", async () => {
+    const [invoice] = await openInvoices(1);
+    whileAsking = async (id) => {
+      await db.superuser(
+        "update invoices set attempt_count = attempt_count + 1, lease_until = now() + interval '1 minute' where id = $1",
+        [id],
+      );
+    };
+    const result = await run();
+    expect(asked).toEqual([invoice?.id]);
+    expect(result).toMatchObject({ picked: 1, settled: 0 });
+    expect((await rowOf(invoice as Invoice))?.status).toBe("en_proceso");
+  });
+
+  it("not a document the authority is still deciding on, which is recorded and stays open", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company, {
+      lines: [{ description: `Servicio ${PENDING_MARKER}`, quantity: 1, unitPrice: 100, taxRate: 19 }],
+    });
+    sandbox.setKnobs({ pendingPolls: 5 });
+    const token = await t.token(tenant.operador);
+    const sent = await t.post("/transmit", { org_id: tenant.org.id, invoice_ids: [invoice.id] }, token);
+    expect((await sent.json()).results[0].status).toBe("en_proceso");
+    const result = await run();
+    expect(asked).toEqual([invoice.id]);
+    expect(result).toMatchObject({ picked: 1, settled: 0, still_open: 1 });
+    const [event] = await db.superuser<{ kind: string }>(
+      "select kind from events where document_id = $1 order by id desc limit 1",
+      [invoice.id],
+    );
+    expect(event?.kind).toBe("reconciled");
+  });
+});
+
+describe("deliveries", () => {
+  /** A delivery of `invoice`: left `pendiente` (its outcome never recorded), or failed and due for a retry. */
+  const delivery = async (invoice: Invoice, state: "open" | "due") =>
+    (
+      await db.superuser<{ id: string }>(
+        state === "open"
+          ? "insert into deliveries (org_id, invoice_id, recipient) values ($1, $2, 'c@test.example') returning id"
+          : `insert into deliveries (org_id, invoice_id, recipient, status, message, attempt, next_retry_at)
+             values ($1, $2, 'c@test.example', 'error', 'the provider failed', 1, now() - interval '1 second')
+             returning id`,
+        [invoice.orgId, invoice.id],
+      )
+    )[0]?.id ?? "";
+  const sent = () => createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
+  const statusOfDelivery = async (id: string) =>
+    (await db.superuser<{ status: string }>("select status from deliveries where id = $1", [id]))[0]?.status;
+
+  it("asks about open ones batch after batch, and logs how many it settled", async () => {
+    const ids = [await delivery(await sent(), "open"), await delivery(await sent(), "open")];
+    await run({ batchSize: 1 });
+    expect(mail.queries).toHaveLength(2);
+    for (const id of ids) expect(await statusOfDelivery(id)).toBe("error"); // never received: retried later
+    expect(logs.filter((l) => l.includes("reconcile settled open deliveries"))).toEqual([
+      expect.stringContaining('"count":2'),
+    ]);
+  });
+
+  it("leaves an open one it cannot ask about open, recording and logging why", async () => {
+    const unsent = await createInvoice(db, tenant.org, tenant.company);
+    const id = await delivery(unsent, "open");
+    const result = await run();
+    expect(await statusOfDelivery(id)).toBe("pendiente");
+    expect(await errorsOf(result.run_id)).toEqual([
+      { kind: "delivery", document_id: unsent.id, error: "internal error" },
+    ]);
+    expect(logs.filter((l) => l.includes("reconcile could not settle a delivery"))).toEqual([
+      expect.stringMatching(new RegExp(`"delivery_id":"${id}".*without an environment`)),
+    ]);
+    expect(logs.filter((l) => l.includes("reconcile settled open deliveries"))).toEqual([]);
+  });
+
+  it("leaves an open one whose provider fails open, recording the provider's error without logging it as internal", async () => {
+    const invoice = await sent();
+    const id = await delivery(invoice, "open");
+    mail.setKnobs({ failNext: [{ kind: "error", on: "query" }] });
+    const result = await run();
+    expect(mail.queries).toHaveLength(0);
+    expect(await statusOfDelivery(id)).toBe("pendiente");
+    const [error] = (await errorsOf(result.run_id)) ?? [];
+    expect(error).toMatchObject({ kind: "delivery", document_id: invoice.id });
+    expect(error?.error).not.toBe("internal error");
+    expect(logs.filter((l) => l.includes("reconcile could not settle a delivery"))).toEqual([]);
+  });
+
+  it("asks about open ones only while an answer can come before the deadline", async () => {
+    const id = await delivery(await sent(), "open");
+    await run({ budgetMs: 999, providerTimeoutMs: 1_000 });
+    expect(await statusOfDelivery(id)).toBe("pendiente");
+    await run({ budgetMs: 1_000, providerTimeoutMs: 1_000 });
+    expect(await statusOfDelivery(id)).toBe("error");
+  });
+
+  it("starts a due retry only when its three provider calls can end before the deadline", async () => {
+    const invoices = [await sent(), await sent()];
+    for (const invoice of invoices) await delivery(invoice, "due");
+    const short = await run({ budgetMs: 2_999, providerTimeoutMs: 1_000 });
+    expect(short.deliveries_retried).toBe(0);
+    const enough = await run({ budgetMs: 3_000, providerTimeoutMs: 1_000, batchSize: 1 });
+    expect(enough.deliveries_retried).toBe(2);
+    // these invoices never reached the provider, whose AttachedDocument the retry needs: each says so
+    expect(await errorsOf(enough.run_id)).toEqual(
+      invoices.map((invoice) => ({
+        kind: "delivery",
+        document_id: invoice.id,
+        error: expect.stringContaining("AttachedDocument"),
+      })),
+    );
+  });
+});
