@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createTestApp, TEST_API_KEY, type TestApp } from "../../devkit/app.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createTenant, type Tenant } from "../../devkit/factories.ts";
 import { createPipeline } from "../../functions/einvoicing/app.ts";
 import { ApiError, type ErrorCode } from "../../shared/errors.ts";
 import { DOCUMENT_ROLES, operation, orgScoped } from "../../shared/http/route.ts";
-import { createTestApp, TEST_API_KEY, type TestApp } from "../support/app.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createTenant, type Tenant } from "../support/factories.ts";
 
 const REPLAYED = "idempotent-replayed";
 

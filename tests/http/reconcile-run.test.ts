@@ -5,6 +5,10 @@
  * slows down, and what it counts as settled.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../devkit/app.ts";
+import { SANDBOX_URL, saveCredential } from "../../devkit/credentials.ts";
+import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import {
   createSandboxDeliver,
   createSandboxDocsgen,
@@ -17,10 +21,6 @@ import { PENDING_MARKER } from "../../sandbox/rules.ts";
 import { type ReconcileOptions, reconcile } from "../../shared/core/reconcile/run.ts";
 import { providersFor } from "../../shared/http/route.ts";
 import { createLogger } from "../../shared/log.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
-import { SANDBOX_URL, saveCredential } from "../support/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createInvoice, createTenant, type Invoice, type Tenant } from "../support/factories.ts";
 
 let db: TestDatabase;
 let t: TestApp;
