@@ -322,7 +322,10 @@ begin
       when _life.status = 'pendiente' then 'send'
       when p_reissue and _life.status in ('error', 'en_proceso')
            and (_life.lease_until is null or _life.lease_until < now())
-        then case when _life.submitted_attempt is not null then 'query' else 'send' end
+        -- query first while an attempt may be at the provider undecided; a document never submitted,
+        -- or whose every attempt the provider definitely refused, is sent afresh under a new key
+        then case when _life.submitted_attempt is distinct from coalesce(_life.refused_attempt, -1)
+                       and _life.submitted_attempt is not null then 'query' else 'send' end
     end;
 
     _found := array_append(_found, _doc.id);
@@ -348,8 +351,9 @@ begin
     _life.status := 'en_proceso';
     _life.attempt_count := _life.attempt_count + 1;
     -- a send records its intent before anything leaves: if this call dies before recording an
-    -- outcome, the next reissue queries the provider and reuses this attempt's key
-    _life.submitted_attempt := coalesce(_life.submitted_attempt, _life.attempt_count);
+    -- outcome, the next reissue queries the provider and reuses this attempt's key. An attempt in
+    -- doubt keeps its key; a fresh send (nothing in doubt) takes this attempt's.
+    _life.submitted_attempt := case when _action = 'send' then _life.attempt_count else _life.submitted_attempt end;
     _life.claimed_at := now();
     _life.lease_until := now() + make_interval(secs => p_lease_seconds);
     -- a document that may be at the provider keeps its environment and issuer; one never sent takes

@@ -396,21 +396,25 @@ describe("what is recorded", () => {
     expect(submitsOf(invoice)).toHaveLength(0);
   });
 
-  it("when a resend after a rejection has an unknown outcome: its own key as the one that may be at the provider", async () => {
+  it("when a resend after a rejection has an unknown outcome: its own key, resent under that key even when the provider still reports the earlier rejection", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company);
     await db.superuser("update invoices set buyer_name = 'RECHAZAR SA' where id = $1", [invoice.id]);
     expect((await one(invoice)).status).toBe("error");
     sandbox.setKnobs({ failNext: [{ kind: "error", reference: invoice.id }] });
     expect((await one(invoice, { reissue: true })).status).toBe("en_proceso");
     expect(await stored(invoice)).toMatchObject({ status: "en_proceso", submitted_attempt: 2 });
-    // the provider still reports the first rejection: the next resend is another new attempt
+    // the provider still reports the first rejection, which says nothing of attempt 2 (it may be
+    // on its way): the resend is under attempt 2's key, so the provider decides that one, once
     expect((await one(invoice, { reissue: true })).status).toBe("error");
     expect(keysOf(invoice)).toEqual([
       `doc-${invoice.id}-submit-1`,
       `doc-${invoice.id}-submit-2`,
-      `doc-${invoice.id}-submit-3`,
+      `doc-${invoice.id}-submit-2`,
     ]);
-    expect(await stored(invoice)).toMatchObject({ status: "error", submitted_attempt: 3 });
+    expect(await stored(invoice)).toMatchObject({ status: "error", submitted_attempt: 2 });
+    // now the provider answered that key itself: the next reissue is a fresh attempt, sent at once
+    expect((await one(invoice, { reissue: true })).status).toBe("error");
+    expect(keysOf(invoice).at(-1)).toBe(`doc-${invoice.id}-submit-4`);
   });
 });
 

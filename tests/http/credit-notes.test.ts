@@ -325,6 +325,22 @@ describe("an unknown outcome, a rejection, and their reissue", () => {
     expect((await note({ invoice_id: invoice.id, line_ids: [invoice.lineIds[0]] })).status).toBe(422);
   });
 
+  it("a stale rejection is not taken for the answer to a later attempt: the note stays in doubt, never replaced", async () => {
+    const invoice = await transmitted();
+    const line = invoice.lineIds[0];
+    const rejected = await (
+      await note({ invoice_id: invoice.id, line_ids: [line], reason: "RECHAZAR" })
+    ).json();
+    expect(rejected.status).toBe("error");
+    const body = { org_id: tenant.org.id, credit_note_id: rejected.credit_note_id };
+    // the resend (a new key) is not processed: a 503, its outcome unknown
+    sandbox.setKnobs({ failNext: [{ kind: "error", on: "submit" }] });
+    expect((await (await t.post("/credit-notes/reissue", body, token)).json()).status).toBe("en_proceso");
+    // the provider still reports the first attempt's rejection: that says nothing of the second
+    expect((await (await t.post("/credit-notes/refresh", body, token)).json()).status).toBe("error");
+    expect((await note({ invoice_id: invoice.id, line_ids: [line] })).status).toBe(422);
+  });
+
   it("is sent in its invoice's environment, whatever the company's active one is now", async () => {
     const invoice = await transmitted(); // in uat
     await db.superuser("update companies set active_environment = 'prd' where id = $1", [tenant.company.id]);

@@ -22,7 +22,7 @@ export function outcomeFromProvider(
     case "rejected": {
       const rules = (outcome.errors ?? []).map((e) => `${e.code}: ${e.message}`);
       const message = rules.length > 0 ? `${outcome.message} (${rules.join("; ")})` : outcome.message;
-      return { ...base, status: "error", message, definite: true, detail: { rules: outcome.errors ?? [] } };
+      return { ...base, status: "error", message, detail: { rules: outcome.errors ?? [] } };
     }
     case "pending":
       return { ...base, status: "en_proceso", message: outcome.message };

@@ -223,9 +223,12 @@ async function decide<K extends DocumentKind>(
       throw error;
     }
     if (known && known.status !== "rejected") return outcomeFromProvider(kind, known);
-    // Never received: resend under the key of the submit that may still arrive, so the provider
-    // deduplicates it. Definitely rejected: a new attempt, under a new key.
-    key = known ? entry.attempt : (entry.submitted_attempt ?? entry.attempt);
+    // Never received, or rejected: resend under the key of the submit in doubt. A query answers by
+    // reference, so "rejected" may be an earlier attempt's answer while this key is still on its
+    // way; under the same key the provider answers from its store what it decided for it, or
+    // decides it now, and the late copy is deduplicated. A new key is taken only once the provider
+    // has answered a submit of this one (the claim then sends afresh).
+    key = entry.submitted_attempt ?? entry.attempt;
   }
   const prepared = kind.prepare(entry.document, entry.environment);
   if (!prepared.ok) return notSent(kind, entry, prepared.problems.join("; "), { stage: "checks" });
@@ -245,9 +248,12 @@ async function submit(
   for (let retry = 0; ; retry++) {
     try {
       progress.submittedWith = key;
+      const answer = await adapter.submit(request, { attempt: key });
+      // the provider's answer to this very key: a rejection settles it (nothing under it can be accepted)
       return {
-        ...outcomeFromProvider(kind, await adapter.submit(request, { attempt: key })),
+        ...outcomeFromProvider(kind, answer),
         submitted_attempt: key,
+        ...(answer.status === "rejected" ? { definite: true } : {}),
       };
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
@@ -272,9 +278,10 @@ async function submit(
 
 /**
  * Nothing reached the provider in this attempt. A document that was never submitted takes its
- * kind's unsent status (an invoice: `pendiente`, editable again), with the reason, and nothing of it
- * is at the provider (`definite`); one submitted before stays `error`, and whether an earlier submit
- * may still arrive is left as the record says.
+ * kind's unsent status (an invoice: `pendiente`, editable again), with the reason; one submitted
+ * before stays `error`. A fresh send (the claim found nothing in doubt) refused before it left is
+ * `definite`: nothing of the document is at the provider. After a query, an earlier submit may
+ * still arrive, and the record keeps it in doubt.
  */
 function notSent(
   kind: DocumentKindSpec,
@@ -282,11 +289,11 @@ function notSent(
   why: string,
   detail: Record<string, unknown> = {},
 ): RecordedOutcome {
-  const neverSubmitted = entry.submitted_attempt === null;
   return {
-    status: neverSubmitted ? kind.unsent : "error",
+    status: entry.submitted_attempt === null ? kind.unsent : "error",
     message: `not sent: ${why}`,
-    ...(neverSubmitted ? { definite: true } : {}),
+    // a fresh send (nothing earlier in doubt) refused before it left: nothing of it is at the provider
+    ...(entry.action === "send" ? { definite: true } : {}),
     detail: { ...detail, outcome: "not_sent" },
   };
 }
