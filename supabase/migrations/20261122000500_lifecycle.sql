@@ -421,7 +421,11 @@ begin
   _life.submitted_attempt := case when _status = 'pendiente' then null
                                   else coalesce((p_outcome ->> 'submitted_attempt')::integer, _life.submitted_attempt) end;
   -- after a rejection (or a release) the next submit is a new request: it takes the company anew
-  if _status in ('pendiente', 'error') then _life.issuer_snapshot := null; end if;
+  -- (an error still in doubt keeps it: a resend under the same key must carry the same document)
+  if _status = 'pendiente' or (_status = 'error' and (_life.submitted_attempt is null
+                                                      or _life.submitted_attempt = _life.refused_attempt)) then
+    _life.issuer_snapshot := null;
+  end if;
   if _status = 'pendiente' then _life.environment := null; end if;
   _life.lease_until := null;
   perform einv_private.write_lifecycle(p_kind, p_document_id, _life);

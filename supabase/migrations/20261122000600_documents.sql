@@ -164,9 +164,12 @@ begin
   end if;
   -- leased for as long as the call that opened it may take (render, XML, send, each with its
   -- timeout): the reconcile job never asks the provider about a delivery still under way
+  if p_lease_seconds is null or p_lease_seconds < 1 then
+    raise exception 'a delivery needs a lease of at least 1 s, not %', p_lease_seconds using errcode = '22023';
+  end if;
   insert into public.deliveries (id, org_id, invoice_id, recipient, created_by, send_id, lease_until)
   values (_id, p_org_id, p_invoice_id, p_recipient, p_actor_id, coalesce(p_send_id, _id),
-          now() + make_interval(secs => greatest(p_lease_seconds, 1)));
+          now() + make_interval(secs => p_lease_seconds));
   return jsonb_build_object('delivery_id', _id);
 end
 $$;

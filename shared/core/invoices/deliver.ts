@@ -77,12 +77,17 @@ export interface DeliverContext {
 }
 
 /**
- * How long an open delivery is held by the call that opened it: its three provider calls (render,
- * XML, send), each within the provider timeout, and a margin. The reconcile job asks the provider
- * about an open delivery only once this lease has run out, never while the call may still send.
+ * How long an open delivery is held by the call that opened it: what may follow the opening, each
+ * step within the provider timeout (a name resolution and a call for the render, a second render
+ * when the stored PDF is stale, the AttachedDocument, the send: at most seven), and a minute for
+ * storage and the database. The reconcile job asks the provider about an open delivery only once
+ * this lease has run out, never while the call may still send it.
  */
 export function deliveryLeaseSeconds(providerTimeoutMs: number): number {
-  return Math.ceil((3 * providerTimeoutMs) / 1000) + 30;
+  if (!Number.isFinite(providerTimeoutMs) || providerTimeoutMs <= 0) {
+    throw new Error(`a provider timeout is needed to lease a delivery, not ${providerTimeoutMs}`);
+  }
+  return Math.ceil((7 * providerTimeoutMs) / 1000) + 60;
 }
 
 /** E-mails one transmitted invoice to its buyer (or `to`) and answers the delivery as recorded. */
