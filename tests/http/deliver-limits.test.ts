@@ -1,5 +1,5 @@
 /**
- * What keeps /deliver from being an open mail relay (issue 23, items 4 and 6), through the real app
+ * What keeps /deliver from being an open mail relay, and a repeat from mailing again, through the real app
  * and database with the sandbox deliver provider as the oracle of what was e-mailed:
  *
  * - hourly limits per document and per organization, counted in the `deliveries` table (so they

@@ -226,7 +226,7 @@ describe("a retry with the same key and body", () => {
     expect(mail.received).toHaveLength(0);
   });
 
-  it("replays /credit-notes: the same note, and no second one (issue 9's done-when)", async () => {
+  it("replays /credit-notes: the same note, and no second one", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company);
     const sent = await t.post("/transmit", { org_id: tenant.org.id, invoice_ids: [invoice.id] }, token);
     expect((await sent.json()).results[0].status).toBe("transmitida");
