@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Resolves each function the way `supabase functions deploy` does (CLI 3.1.0, Docker path): the
+# Resolves each function the way `supabase functions deploy` does (CLI 2.117.0, Docker path): the
 # edge-runtime bundler gets the entrypoint and `--import-map <the file supabase/config.toml names>`,
 # reads that file as the Deno *config*, runs with DENO_NO_PACKAGE_JSON=1 and sees only the files the
 # module graph needs (no package.json, no node_modules). So, in a throwaway folder with no package.json
