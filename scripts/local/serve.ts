@@ -36,6 +36,13 @@ const port = Number(env.PORT ?? 54321);
 const dataDir = env.EINV_DATA_DIR ?? ".data";
 const baseUrl = `http://${host}:${port}`;
 
+// Before anything else: a port in use would otherwise fail after the database setup, as a stack trace.
+const portProblem = checkAddress(host, port);
+if (portProblem) {
+  console.error(portProblem);
+  Deno.exit(1);
+}
+
 await mkdir(dataDir, { recursive: true });
 // The database shares this machine with the server, whose JavaScript runs on one core: a connection
 // for each of the other cores unless told otherwise (more only queue up in PostgreSQL and cost a
@@ -156,6 +163,28 @@ const timer =
         if (!response.ok || body.picked > 0) console.error(`reconcile: ${JSON.stringify(body)}`);
       }, interval)
     : undefined;
+
+/** Why the server could not listen on `hostname:port`, in words that say which variable to set. */
+function checkAddress(hostname: string, port: number): string | undefined {
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    return `PORT must be a port number from 1 to 65535, not ${env.PORT}`;
+  }
+  try {
+    Deno.listen({ hostname, port }).close();
+    return undefined;
+  } catch (error) {
+    if (error instanceof Deno.errors.AddrInUse) {
+      return `port ${port} on ${hostname} is already in use (another npm start?): stop it, or set PORT to a free port, e.g. PORT=${port + 1} npm start`;
+    }
+    if (error instanceof Deno.errors.AddrNotAvailable || error instanceof Deno.errors.NotFound) {
+      return `cannot listen on ${hostname}: HOST must be an address of this machine (the default is 127.0.0.1)`;
+    }
+    if (error instanceof Deno.errors.PermissionDenied) {
+      return `no permission to listen on port ${port}: set PORT to a port above 1023`;
+    }
+    throw error;
+  }
+}
 
 const shutdown = async () => {
   if (timer) clearInterval(timer);

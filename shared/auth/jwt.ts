@@ -107,9 +107,24 @@ export function createTokenVerifier(jwt: Config["jwt"], options: TokenVerifierOp
     } catch (error) {
       if (error instanceof InvalidTokenError || error instanceof KeysUnavailableError) throw error;
       if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError("token expired");
+      if (error instanceof joseErrors.JWTClaimValidationFailed)
+        throw new InvalidTokenError(claimProblem(error));
       if (error instanceof joseErrors.JOSEError) throw new InvalidTokenError(`invalid token: ${error.code}`);
       throw error;
     }
+  }
+
+  /** Which claim failed and why, in words a caller can act on (jose's code alone says neither). */
+  function claimProblem(error: joseErrors.JWTClaimValidationFailed): string {
+    if (error.claim === "iss") {
+      return (
+        `invalid token: it was not issued by this project (${checks.issuer ?? "?"}) but by another ` +
+        "project, or by this one at another address (locally: after PORT or HOST changed); sign in again"
+      );
+    }
+    if (error.claim === "aud") return `invalid token: its audience is not "${jwt.audience}"`;
+    if (error.reason === "missing") return `invalid token: it has no "${error.claim}" claim`;
+    return `invalid token: its "${error.claim}" claim is not valid (${error.reason})`;
   }
 }
 

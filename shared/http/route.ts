@@ -9,7 +9,7 @@
 import type { Handler } from "hono";
 import { z } from "zod";
 import type { Caller, DbScope } from "../db/port.ts";
-import type { ErrorCode, ErrorDetail } from "../errors.ts";
+import type { ErrorCode } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { createProviderDirectory, type ProviderDirectory } from "../providers/directory.ts";
 import type { DocumentStore } from "../storage/port.ts";
@@ -17,6 +17,7 @@ import { authorizationGate, type Role } from "./authorize.ts";
 import type { AppDeps, AppEnv } from "./context.ts";
 import { fail } from "./errors.ts";
 import { idempotencyKeyOf, idempotent } from "./idempotency.ts";
+import { toDetails, validate } from "./validation.ts";
 
 export type { Role } from "./authorize.ts";
 export const DOCUMENT_ROLES: readonly Role[] = ["admin", "operador"];
@@ -25,8 +26,11 @@ export const ADMIN_ONLY: readonly Role[] = ["admin"];
 /** A UUID in any letter case, handed on in lower case (the form the database prints and paths use). */
 export const uuid = z.guid({ error: "must be a UUID" }).transform((id) => id.toLowerCase());
 
-/** Every body carries the organization the call acts for. */
-export const orgScoped = z.object({ org_id: uuid });
+/**
+ * Every body carries the organization the call acts for. Strict: a field the route does not know is
+ * refused (400, naming it), and every route's request extends this, so none forgets it.
+ */
+export const orgScoped = z.strictObject({ org_id: uuid });
 
 /** What a handler receives besides the valid input: everything a core operation takes. */
 export interface OperationContext {
@@ -102,9 +106,12 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
 }): Operation {
   const { handle: _, firstCallAuthorizes: __, ...contract } = spec;
   const handler: Handler<AppEnv> = async (c) => {
-    const parsed = spec.input.safeParse(c.get("body"));
+    const body = c.get("body");
+    const parsed = validate(spec.input, body);
     if (!parsed.success) {
-      fail("validation_failed", "The request body is not valid.", { details: toDetails(parsed.error) });
+      fail("validation_failed", "The request body is not valid.", {
+        details: toDetails(parsed.error, body, spec.input),
+      });
     }
     const input = parsed.data;
     const idempotencyKey = idempotencyKeyOf(c);
@@ -152,13 +159,6 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
     return idempotent(c, scope, handle);
   };
   return Object.assign(handler, { contract });
-}
-
-function toDetails(error: z.ZodError): ErrorDetail[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.length > 0 ? issue.path.map(String).join(".") : "(body)",
-    message: issue.message,
-  }));
 }
 
 /** The provider clients of one request (or one reconcile run), built from the app's dependencies. */

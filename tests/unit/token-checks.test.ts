@@ -192,3 +192,37 @@ describe("the header", () => {
     expect((error as Error).message).toBe("malformed token");
   });
 });
+
+describe("a claim that fails", () => {
+  it("names the issuer when a token comes from another address of the same key (a changed PORT)", async () => {
+    const signer = await createLocalSigner(ISSUER);
+    const elsewhere = await createLocalSigner("http://127.0.0.1:54400/auth/v1", signer.privateJwk);
+    const token = await elsewhere.sign({ id: USER_ID, email: "a@example.test" });
+    const error = await refusal(verifierFor({ jwks: signer.jwks }).verify(token));
+    expect(error).toBeInstanceOf(InvalidTokenError);
+    expect((error as Error).message).toBe(
+      `invalid token: it was not issued by this project (${ISSUER}) but by another project, or by this ` +
+        "one at another address (locally: after PORT or HOST changed); sign in again",
+    );
+  });
+
+  it("names the audience and a missing claim", async () => {
+    const signer = await createLocalSigner(ISSUER);
+    const key = await importJWK(signer.privateJwk, "ES256");
+    const header = { alg: "ES256", kid: signer.jwks.keys[0]?.kid, typ: "JWT" };
+    const base = () => new SignJWT({ sub: USER_ID, role: "authenticated" }).setProtectedHeader(header);
+    const otherAudience = await base()
+      .setIssuer(ISSUER)
+      .setAudience("anon")
+      .setExpirationTime("1h")
+      .sign(key);
+    const noExpiry = await base().setIssuer(ISSUER).setAudience("authenticated").sign(key);
+    const verifier = verifierFor({ jwks: signer.jwks });
+    expect(((await refusal(verifier.verify(otherAudience))) as Error).message).toBe(
+      'invalid token: its audience is not "authenticated"',
+    );
+    expect(((await refusal(verifier.verify(noExpiry))) as Error).message).toBe(
+      'invalid token: it has no "exp" claim',
+    );
+  });
+});
