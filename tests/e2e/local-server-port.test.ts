@@ -27,7 +27,9 @@ afterAll(async () => {
 });
 
 /** Runs the local server to its exit; what it printed and its exit code. */
-async function start(port: number | string): Promise<{ code: number | null; output: string; dataDir: string }> {
+async function start(
+  port: number | string,
+): Promise<{ code: number | null; output: string; dataDir: string }> {
   const dataDir = join(parent, crypto.randomUUID());
   // a database nobody can reach: the server must stop before it tries
   const child = spawnDeno(
