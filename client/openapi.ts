@@ -222,7 +222,235 @@ export interface components {
             };
         };
     };
-    responses: never;
+    responses: {
+        /** @description The body is not JSON, or fails the schema (details name the field). Codes: `invalid_json`, `validation_failed`. */
+        "Error400-invalid_json-validation_failed": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "invalid_json" | "validation_failed";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+        /** @description No, invalid or expired token; wrong issuer, audience or algorithm; missing or wrong apikey. Codes: `unauthenticated`. */
+        "Error401-unauthenticated": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "unauthenticated";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+        /** @description Not a member of org_id, or the role may not call this route. Codes: `forbidden`. */
+        "Error403-forbidden": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "forbidden";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+        /** @description The document or company is not in this organization. Codes: `not_found`. */
+        "Error404-not_found": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+        /** @description Not allowed in the document's current state, or the Idempotency-Key was used with another body or is in flight. Codes: `idempotency_conflict`. */
+        "Error409-idempotency_conflict": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "idempotency_conflict";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+        /** @description Not allowed in the document's current state, or the Idempotency-Key was used with another body or is in flight. Codes: `idempotency_conflict`, `invalid_state`. */
+        "Error409-idempotency_conflict-invalid_state": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "idempotency_conflict" | "invalid_state";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is over the size limit. Codes: `payload_too_large`. */
+        "Error413-payload_too_large": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+        "Error415-unsupported_media_type": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+        /** @description A business rule refuses the request (the message says which). Codes: `business_rule`. */
+        "Error422-business_rule": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "business_rule";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+        /** @description A business rule refuses the request (the message says which). Codes: `business_rule`, `credential_rejected`. */
+        "Error422-business_rule-credential_rejected": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "business_rule" | "credential_rejected";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds. Codes: `rate_limited`. */
+        "Error429-rate_limited": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+        /** @description Unexpected error; the request id identifies it in the logs. Codes: `internal_error`. */
+        "Error500-internal_error": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+        /** @description The provider failed and nothing changed. Codes: `provider_error`. */
+        "Error502-provider_error": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "provider_error";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+        /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `database_unavailable`, `service_unavailable`. */
+        "Error503-database_unavailable-service_unavailable": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "database_unavailable" | "service_unavailable";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+        /** @description The provider did not answer in time and nothing changed. Codes: `provider_timeout`. */
+        "Error504-provider_timeout": {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "provider_timeout";
+                    };
+                } & components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: {
         /** @description Optional. The same key with the same body within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) without doing the work twice; with another body, 409. */
         IdempotencyKey: string;
@@ -252,11 +480,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "invoice_ids": [
+                 *         "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35",
+                 *         "9a4d1c2e-6f70-4b83-a5d9-1e2f3c4b5a60"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
                     org_id: string;
+                    /** @description The invoices to send: 1 to 50 distinct ids of this organization. */
                     invoice_ids: string[];
-                    /** @default false */
+                    /**
+                     * @description Also send again the invoices that ended in `error` (each with a new attempt).
+                     * @default false
+                     */
                     reissue?: boolean;
                 };
             };
@@ -270,137 +514,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "invoice_id": "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35",
+                     *           "status": "transmitida",
+                     *           "message": "La factura electrónica SETP990000001 ha sido autorizada."
+                     *         },
+                     *         {
+                     *           "invoice_id": "9a4d1c2e-6f70-4b83-a5d9-1e2f3c4b5a60",
+                     *           "status": "error",
+                     *           "message": "Rechazo FAJ43b: El nombre del adquiriente no coincide con el registrado en el RUT."
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
+                        /** @description One entry per requested invoice, in the order requested. */
                         results: {
+                            /** @description The invoice, as requested. */
                             invoice_id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `transmitida`: accepted by the authority; `error`: rejected or not sent (see message); `en_proceso`: sent, outcome not known yet (reconcile settles it); `pendiente`: not sent.
+                             * @enum {string}
+                             */
                             status: "pendiente" | "en_proceso" | "transmitida" | "error";
+                            /** @description What happened to this invoice, for a person to read. */
                             message: string;
                         }[];
                     };
                 };
             };
-            /** @description The body is not JSON, or fails the schema (details name the field). Codes: `invalid_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "invalid_json" | "validation_failed";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description No, invalid or expired token; wrong issuer, audience or algorithm; missing or wrong apikey. Codes: `unauthenticated`. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unauthenticated";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not a member of org_id, or the role may not call this route. Codes: `forbidden`. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed in the document's current state, or the Idempotency-Key was used with another body or is in flight. Codes: `idempotency_conflict`. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "idempotency_conflict";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is over the size limit. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error; the request id identifies it in the logs. Codes: `internal_error`. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "internal_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "service_unavailable" | "database_unavailable";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            409: components["responses"]["Error409-idempotency_conflict"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            500: components["responses"]["Error500-internal_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
         };
     };
     refresh: {
@@ -415,10 +568,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "invoice_id": "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35"
+                 *     }
+                 */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
                     org_id: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description An invoice of this organization that was sent.
+                     */
                     invoice_id: string;
                 };
             };
@@ -432,213 +597,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invoice_id": "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35",
+                     *       "status": "transmitida",
+                     *       "message": "Documento validado por la DIAN.",
+                     *       "authority_code": "a6c1f6a1ba1e2c5b55ac4a3e9a0d3fd6b87b0b3c40a7a0b44e22fbd5f8c7a6d1e95b2d5f4e8a9c0b1d2e3f4a5b6c7d8e9",
+                     *       "checked_at": "2026-11-25T14:03:27.512Z"
+                     *     }
+                     */
                     "application/json": {
+                        /** @description The invoice, as requested. */
                         invoice_id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The invoice's status after the query: `transmitida` accepted, `error` rejected or never received, `en_proceso` still undecided.
+                         * @enum {string}
+                         */
                         status: "en_proceso" | "transmitida" | "error";
+                        /** @description What the authority said, for a person to read. */
                         message: string;
+                        /** @description The CUFE (invoice) or CUDE (credit note) once accepted; null before. */
                         authority_code: string | null;
+                        /** @description When the authority was asked (ISO 8601). */
                         checked_at: string;
                     };
                 };
             };
-            /** @description The body is not JSON, or fails the schema (details name the field). Codes: `invalid_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "invalid_json" | "validation_failed";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description No, invalid or expired token; wrong issuer, audience or algorithm; missing or wrong apikey. Codes: `unauthenticated`. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unauthenticated";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not a member of org_id, or the role may not call this route. Codes: `forbidden`. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The document or company is not in this organization. Codes: `not_found`. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "not_found";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed in the document's current state, or the Idempotency-Key was used with another body or is in flight. Codes: `idempotency_conflict`, `invalid_state`. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "idempotency_conflict" | "invalid_state";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is over the size limit. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A business rule refuses the request (the message says which). Codes: `business_rule`, `credential_rejected`. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "business_rule" | "credential_rejected";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error; the request id identifies it in the logs. Codes: `internal_error`. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "internal_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The provider failed and nothing changed. Codes: `provider_error`. */
-            502: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "provider_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "service_unavailable" | "database_unavailable";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The provider did not answer in time and nothing changed. Codes: `provider_timeout`. */
-            504: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "provider_timeout";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict-invalid_state"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule-credential_rejected"];
+            429: components["responses"]["Error429-rate_limited"];
+            500: components["responses"]["Error500-internal_error"];
+            502: components["responses"]["Error502-provider_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
+            504: components["responses"]["Error504-provider_timeout"];
         };
     };
     representation: {
@@ -653,12 +650,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "invoice_id": "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35"
+                 *     }
+                 */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
                     org_id: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description An invoice of this organization.
+                     */
                     invoice_id: string;
-                    /** @default false */
+                    /**
+                     * @description Render the PDF again even when the kept one is current.
+                     * @default false
+                     */
                     regenerate?: boolean;
                 };
             };
@@ -672,212 +684,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "path": "11111111-1111-4111-8111-111111111111/invoices/5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35/factura-SETP990000001-7f1a2d58658b.pdf",
+                     *       "filename": "factura-SETP990000001-7f1a2d58658b.pdf",
+                     *       "stamped": true,
+                     *       "cached": false,
+                     *       "generated_at": "2026-11-25T14:03:27.512Z"
+                     *     }
+                     */
                     "application/json": {
+                        /** @description Where the PDF is in the private bucket `service-documentos`; download it with the user's session. */
                         path: string;
+                        /** @description A file name to offer the user. */
                         filename: string;
+                        /** @description Whether it carries the authority's stamp (CUFE/CUDE and QR): once the invoice is accepted. */
                         stamped: boolean;
+                        /** @description Whether the kept PDF was current and reused, not rendered now. */
                         cached: boolean;
+                        /** @description When the PDF was rendered (ISO 8601). */
                         generated_at: string;
                     };
                 };
             };
-            /** @description The body is not JSON, or fails the schema (details name the field). Codes: `invalid_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "invalid_json" | "validation_failed";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description No, invalid or expired token; wrong issuer, audience or algorithm; missing or wrong apikey. Codes: `unauthenticated`. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unauthenticated";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not a member of org_id, or the role may not call this route. Codes: `forbidden`. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The document or company is not in this organization. Codes: `not_found`. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "not_found";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed in the document's current state, or the Idempotency-Key was used with another body or is in flight. Codes: `idempotency_conflict`. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "idempotency_conflict";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is over the size limit. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A business rule refuses the request (the message says which). Codes: `business_rule`, `credential_rejected`. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "business_rule" | "credential_rejected";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error; the request id identifies it in the logs. Codes: `internal_error`. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "internal_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The provider failed and nothing changed. Codes: `provider_error`. */
-            502: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "provider_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "service_unavailable" | "database_unavailable";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The provider did not answer in time and nothing changed. Codes: `provider_timeout`. */
-            504: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "provider_timeout";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule-credential_rejected"];
+            429: components["responses"]["Error429-rate_limited"];
+            500: components["responses"]["Error500-internal_error"];
+            502: components["responses"]["Error502-provider_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
+            504: components["responses"]["Error504-provider_timeout"];
         };
     };
     deliver: {
@@ -892,12 +734,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "invoice_id": "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35"
+                 *     }
+                 */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
                     org_id: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description A `transmitida` invoice of this organization.
+                     */
                     invoice_id: string;
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description Where to send it; the buyer's e-mail when left out.
+                     */
                     to?: string;
                 };
             };
@@ -911,213 +768,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invoice_id": "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35",
+                     *       "delivery_id": "7c8d9e0f-1a2b-4c3d-9e4f-5a6b7c8d9e01",
+                     *       "to": "facturacion@cliente.com.co",
+                     *       "status": "enviada",
+                     *       "message": "Sent to facturacion@cliente.com.co."
+                     *     }
+                     */
                     "application/json": {
+                        /** @description The invoice, as requested. */
                         invoice_id: string;
+                        /** @description The delivery's record (the table `deliveries`). */
                         delivery_id: string;
+                        /** @description The address it was sent to. */
                         to: string;
-                        /** @enum {string} */
+                        /**
+                         * @description `enviada`: the provider took the e-mail; `error`: it refused or failed (retried by reconcile unless the address bounced); `pendiente`: a delivery to this address is under way, not sent twice.
+                         * @enum {string}
+                         */
                         status: "enviada" | "error" | "pendiente";
+                        /** @description What happened, for a person to read. */
                         message: string;
                     };
                 };
             };
-            /** @description The body is not JSON, or fails the schema (details name the field). Codes: `invalid_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "invalid_json" | "validation_failed";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description No, invalid or expired token; wrong issuer, audience or algorithm; missing or wrong apikey. Codes: `unauthenticated`. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unauthenticated";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not a member of org_id, or the role may not call this route. Codes: `forbidden`. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The document or company is not in this organization. Codes: `not_found`. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "not_found";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed in the document's current state, or the Idempotency-Key was used with another body or is in flight. Codes: `idempotency_conflict`, `invalid_state`. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "idempotency_conflict" | "invalid_state";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is over the size limit. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A business rule refuses the request (the message says which). Codes: `business_rule`, `credential_rejected`. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "business_rule" | "credential_rejected";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error; the request id identifies it in the logs. Codes: `internal_error`. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "internal_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The provider failed and nothing changed. Codes: `provider_error`. */
-            502: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "provider_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "service_unavailable" | "database_unavailable";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The provider did not answer in time and nothing changed. Codes: `provider_timeout`. */
-            504: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "provider_timeout";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict-invalid_state"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule-credential_rejected"];
+            429: components["responses"]["Error429-rate_limited"];
+            500: components["responses"]["Error500-internal_error"];
+            502: components["responses"]["Error502-provider_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
+            504: components["responses"]["Error504-provider_timeout"];
         };
     };
     creditNotes: {
@@ -1132,15 +821,36 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "invoice_id": "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35",
+                 *       "concept_code": "1",
+                 *       "reason": "Devolución de 2 unidades en mal estado",
+                 *       "line_ids": [
+                 *         "e2c4a6b8-0d1f-4a3c-8e5b-7d9f1b3d5f70"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
                     org_id: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The `transmitida` invoice the note corrects.
+                     */
                     invoice_id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description DIAN's correction concept (Anexo Técnico 1.9): `1` partial return of goods, `2` annulment of the invoice (credits everything still uncredited), `3` rebate or discount, `4` price adjustment, `5` prompt-payment discount, `6` volume discount.
+                     * @enum {string}
+                     */
                     concept_code: "1" | "2" | "3" | "4" | "5" | "6";
                     /** @description Why the invoice is credited; 1 to 500 characters once trimmed. */
                     reason: string;
+                    /** @description Lines of the invoice to credit in full; left out, every line still uncredited. */
                     line_ids?: string[];
                 };
             };
@@ -1154,165 +864,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "credit_note_id": "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910",
+                     *       "status": "emitida",
+                     *       "message": "La nota crédito electrónica NC4 ha sido autorizada."
+                     *     }
+                     */
                     "application/json": {
+                        /** @description The note (the table `credit_notes`). */
                         credit_note_id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description `emitida`: accepted by the authority; `error`: rejected or not sent (reissue it); `en_proceso`: sent, outcome not known yet (reconcile settles it).
+                         * @enum {string}
+                         */
                         status: "en_proceso" | "emitida" | "error";
+                        /** @description What happened, for a person to read. */
                         message: string;
                     };
                 };
             };
-            /** @description The body is not JSON, or fails the schema (details name the field). Codes: `invalid_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "invalid_json" | "validation_failed";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description No, invalid or expired token; wrong issuer, audience or algorithm; missing or wrong apikey. Codes: `unauthenticated`. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unauthenticated";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not a member of org_id, or the role may not call this route. Codes: `forbidden`. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The document or company is not in this organization. Codes: `not_found`. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "not_found";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed in the document's current state, or the Idempotency-Key was used with another body or is in flight. Codes: `idempotency_conflict`, `invalid_state`. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "idempotency_conflict" | "invalid_state";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is over the size limit. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A business rule refuses the request (the message says which). Codes: `business_rule`. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "business_rule";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error; the request id identifies it in the logs. Codes: `internal_error`. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "internal_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "service_unavailable" | "database_unavailable";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict-invalid_state"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule"];
+            500: components["responses"]["Error500-internal_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
         };
     };
     creditNotesReissue: {
@@ -1327,10 +908,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "credit_note_id": "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910"
+                 *     }
+                 */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
                     org_id: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description A credit note of this organization in `error` (or left `en_proceso`).
+                     */
                     credit_note_id: string;
                 };
             };
@@ -1344,150 +937,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "credit_note_id": "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910",
+                     *       "status": "emitida",
+                     *       "message": "La nota crédito electrónica NC2 ha sido autorizada."
+                     *     }
+                     */
                     "application/json": {
+                        /** @description The note (the table `credit_notes`). */
                         credit_note_id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description `emitida`: accepted by the authority; `error`: rejected or not sent (reissue it); `en_proceso`: sent, outcome not known yet (reconcile settles it).
+                         * @enum {string}
+                         */
                         status: "en_proceso" | "emitida" | "error";
+                        /** @description What happened, for a person to read. */
                         message: string;
                     };
                 };
             };
-            /** @description The body is not JSON, or fails the schema (details name the field). Codes: `invalid_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "invalid_json" | "validation_failed";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description No, invalid or expired token; wrong issuer, audience or algorithm; missing or wrong apikey. Codes: `unauthenticated`. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unauthenticated";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not a member of org_id, or the role may not call this route. Codes: `forbidden`. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The document or company is not in this organization. Codes: `not_found`. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "not_found";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed in the document's current state, or the Idempotency-Key was used with another body or is in flight. Codes: `idempotency_conflict`, `invalid_state`. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "idempotency_conflict" | "invalid_state";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is over the size limit. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error; the request id identifies it in the logs. Codes: `internal_error`. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "internal_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "service_unavailable" | "database_unavailable";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict-invalid_state"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            500: components["responses"]["Error500-internal_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
         };
     };
     creditNotesRepresentation: {
@@ -1502,12 +980,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "credit_note_id": "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910"
+                 *     }
+                 */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
                     org_id: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description A credit note of this organization.
+                     */
                     credit_note_id: string;
-                    /** @default false */
+                    /**
+                     * @description Render the PDF again even when the kept one is current.
+                     * @default false
+                     */
                     regenerate?: boolean;
                 };
             };
@@ -1521,212 +1014,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "path": "11111111-1111-4111-8111-111111111111/credit-notes/0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910/nota-credito-NC4-2b9c0d1e7f3a.pdf",
+                     *       "filename": "nota-credito-NC4-2b9c0d1e7f3a.pdf",
+                     *       "stamped": true,
+                     *       "cached": false,
+                     *       "generated_at": "2026-11-25T14:03:27.512Z"
+                     *     }
+                     */
                     "application/json": {
+                        /** @description Where the PDF is in the private bucket `service-documentos`; download it with the user's session. */
                         path: string;
+                        /** @description A file name to offer the user. */
                         filename: string;
+                        /** @description Whether it carries the authority's stamp (CUFE/CUDE and QR): once the credit note is accepted. */
                         stamped: boolean;
+                        /** @description Whether the kept PDF was current and reused, not rendered now. */
                         cached: boolean;
+                        /** @description When the PDF was rendered (ISO 8601). */
                         generated_at: string;
                     };
                 };
             };
-            /** @description The body is not JSON, or fails the schema (details name the field). Codes: `invalid_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "invalid_json" | "validation_failed";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description No, invalid or expired token; wrong issuer, audience or algorithm; missing or wrong apikey. Codes: `unauthenticated`. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unauthenticated";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not a member of org_id, or the role may not call this route. Codes: `forbidden`. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The document or company is not in this organization. Codes: `not_found`. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "not_found";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed in the document's current state, or the Idempotency-Key was used with another body or is in flight. Codes: `idempotency_conflict`. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "idempotency_conflict";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is over the size limit. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A business rule refuses the request (the message says which). Codes: `business_rule`, `credential_rejected`. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "business_rule" | "credential_rejected";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error; the request id identifies it in the logs. Codes: `internal_error`. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "internal_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The provider failed and nothing changed. Codes: `provider_error`. */
-            502: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "provider_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "service_unavailable" | "database_unavailable";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The provider did not answer in time and nothing changed. Codes: `provider_timeout`. */
-            504: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "provider_timeout";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule-credential_rejected"];
+            429: components["responses"]["Error429-rate_limited"];
+            500: components["responses"]["Error500-internal_error"];
+            502: components["responses"]["Error502-provider_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
+            504: components["responses"]["Error504-provider_timeout"];
         };
     };
     creditNotesRefresh: {
@@ -1741,10 +1064,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "credit_note_id": "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910"
+                 *     }
+                 */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
                     org_id: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description A credit note of this organization that was sent.
+                     */
                     credit_note_id: string;
                 };
             };
@@ -1758,213 +1093,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "credit_note_id": "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910",
+                     *       "status": "emitida",
+                     *       "message": "Documento validado por la DIAN.",
+                     *       "authority_code": "a6c1f6a1ba1e2c5b55ac4a3e9a0d3fd6b87b0b3c40a7a0b44e22fbd5f8c7a6d1e95b2d5f4e8a9c0b1d2e3f4a5b6c7d8e9",
+                     *       "checked_at": "2026-11-25T14:03:27.512Z"
+                     *     }
+                     */
                     "application/json": {
+                        /** @description The credit note, as requested. */
                         credit_note_id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The credit note's status after the query: `emitida` accepted, `error` rejected or never received, `en_proceso` still undecided.
+                         * @enum {string}
+                         */
                         status: "en_proceso" | "emitida" | "error";
+                        /** @description What the authority said, for a person to read. */
                         message: string;
+                        /** @description The CUFE (invoice) or CUDE (credit note) once accepted; null before. */
                         authority_code: string | null;
+                        /** @description When the authority was asked (ISO 8601). */
                         checked_at: string;
                     };
                 };
             };
-            /** @description The body is not JSON, or fails the schema (details name the field). Codes: `invalid_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "invalid_json" | "validation_failed";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description No, invalid or expired token; wrong issuer, audience or algorithm; missing or wrong apikey. Codes: `unauthenticated`. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unauthenticated";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not a member of org_id, or the role may not call this route. Codes: `forbidden`. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The document or company is not in this organization. Codes: `not_found`. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "not_found";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed in the document's current state, or the Idempotency-Key was used with another body or is in flight. Codes: `idempotency_conflict`, `invalid_state`. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "idempotency_conflict" | "invalid_state";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is over the size limit. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A business rule refuses the request (the message says which). Codes: `business_rule`, `credential_rejected`. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "business_rule" | "credential_rejected";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error; the request id identifies it in the logs. Codes: `internal_error`. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "internal_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The provider failed and nothing changed. Codes: `provider_error`. */
-            502: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "provider_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "service_unavailable" | "database_unavailable";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The provider did not answer in time and nothing changed. Codes: `provider_timeout`. */
-            504: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "provider_timeout";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict-invalid_state"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule-credential_rejected"];
+            429: components["responses"]["Error429-rate_limited"];
+            500: components["responses"]["Error500-internal_error"];
+            502: components["responses"]["Error502-provider_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
+            504: components["responses"]["Error504-provider_timeout"];
         };
     };
     integrationsTest: {
@@ -1979,16 +1146,38 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "company_id": "c1111111-1111-4111-8111-111111111111",
+                 *       "service": "deliver",
+                 *       "environment": "prd"
+                 *     }
+                 */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
                     org_id: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description A company of this organization.
+                     */
                     company_id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description Which provider: `adapter-tax` transmits to the tax authority, `docsgen` renders the PDF, `deliver` sends e-mail.
+                     * @enum {string}
+                     */
                     service: "adapter-tax" | "docsgen" | "deliver";
-                    /** @enum {string} */
+                    /**
+                     * @description `uat` (the authority's test set) or `prd` (production).
+                     * @enum {string}
+                     */
                     environment: "uat" | "prd";
+                    /** @description The provider's API key to check (never echoed back); left out, the saved key is used, at the saved url. */
                     api_key?: string;
+                    /** @description The provider's https address; left out, the saved one. Refused when it resolves to a private address. */
                     url?: string;
                 };
             };
@@ -2002,169 +1191,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "company_id": "c1111111-1111-4111-8111-111111111111",
+                     *       "service": "deliver",
+                     *       "environment": "prd",
+                     *       "message": "The provider refused the API key (401).",
+                     *       "checked_at": "2026-11-25T14:03:27.512Z"
+                     *     }
+                     */
                     "application/json": {
+                        /** @description Whether the provider accepted the key. */
                         ok: boolean;
+                        /** @description The company, as requested. */
                         company_id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The provider, as requested.
+                         * @enum {string}
+                         */
                         service: "adapter-tax" | "docsgen" | "deliver";
-                        /** @enum {string} */
+                        /**
+                         * @description The environment, as requested.
+                         * @enum {string}
+                         */
                         environment: "uat" | "prd";
+                        /** @description The provider's verdict, for a person to read. */
                         message: string;
+                        /** @description When it was checked (ISO 8601). */
                         checked_at: string;
                     };
                 };
             };
-            /** @description The body is not JSON, or fails the schema (details name the field). Codes: `invalid_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "invalid_json" | "validation_failed";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description No, invalid or expired token; wrong issuer, audience or algorithm; missing or wrong apikey. Codes: `unauthenticated`. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unauthenticated";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not a member of org_id, or the role may not call this route. Codes: `forbidden`. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The document or company is not in this organization. Codes: `not_found`. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "not_found";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed in the document's current state, or the Idempotency-Key was used with another body or is in flight. Codes: `idempotency_conflict`. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "idempotency_conflict";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is over the size limit. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A business rule refuses the request (the message says which). Codes: `business_rule`. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "business_rule";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error; the request id identifies it in the logs. Codes: `internal_error`. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "internal_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "service_unavailable" | "database_unavailable";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule"];
+            500: components["responses"]["Error500-internal_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
         };
     };
     integrationsSave: {
@@ -2179,17 +1247,42 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "company_id": "c1111111-1111-4111-8111-111111111111",
+                 *       "service": "adapter-tax",
+                 *       "environment": "uat",
+                 *       "api_key": "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+                 *       "url": "https://api.proveedor.com.co/v1"
+                 *     }
+                 */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
                     org_id: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description A company of this organization.
+                     */
                     company_id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description Which provider: `adapter-tax` transmits to the tax authority, `docsgen` renders the PDF, `deliver` sends e-mail.
+                     * @enum {string}
+                     */
                     service: "adapter-tax" | "docsgen" | "deliver";
-                    /** @enum {string} */
+                    /**
+                     * @description `uat` (the authority's test set) or `prd` (production).
+                     * @enum {string}
+                     */
                     environment: "uat" | "prd";
+                    /** @description The provider's API key to check (never echoed back); left out, the saved key is used, at the saved url. */
                     api_key?: string;
+                    /** @description The provider's https address; left out, the saved one. Refused when it resolves to a private address. */
                     url?: string;
+                    /** @description Provider-specific settings: a JSON object of at most 8 KiB and 8 levels. */
                     settings?: {
                         [key: string]: unknown;
                     };
@@ -2205,218 +1298,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "company_id": "c1111111-1111-4111-8111-111111111111",
+                     *       "service": "adapter-tax",
+                     *       "environment": "uat",
+                     *       "url": "https://api.proveedor.com.co/v1",
+                     *       "settings": {},
+                     *       "api_key_hint": "7dc",
+                     *       "verified_at": "2026-11-25T14:03:27.512Z"
+                     *     }
+                     */
                     "application/json": {
+                        /** @description The company, as requested. */
                         company_id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The provider, as requested.
+                         * @enum {string}
+                         */
                         service: "adapter-tax" | "docsgen" | "deliver";
-                        /** @enum {string} */
+                        /**
+                         * @description The environment, as requested.
+                         * @enum {string}
+                         */
                         environment: "uat" | "prd";
+                        /** @description The saved url, normalised. */
                         url: string;
+                        /** @description The saved settings. */
                         settings: {
                             [key: string]: unknown;
                         };
+                        /** @description The saved key's last four characters, never more. */
                         api_key_hint: string;
+                        /** @description When the provider accepted the key (ISO 8601). */
                         verified_at: string;
                     };
                 };
             };
-            /** @description The body is not JSON, or fails the schema (details name the field). Codes: `invalid_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "invalid_json" | "validation_failed";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description No, invalid or expired token; wrong issuer, audience or algorithm; missing or wrong apikey. Codes: `unauthenticated`. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unauthenticated";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not a member of org_id, or the role may not call this route. Codes: `forbidden`. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "forbidden";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The document or company is not in this organization. Codes: `not_found`. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "not_found";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed in the document's current state, or the Idempotency-Key was used with another body or is in flight. Codes: `idempotency_conflict`. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "idempotency_conflict";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is over the size limit. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "payload_too_large";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "unsupported_media_type";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A business rule refuses the request (the message says which). Codes: `business_rule`, `credential_rejected`. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "business_rule" | "credential_rejected";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "rate_limited";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error; the request id identifies it in the logs. Codes: `internal_error`. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "internal_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The provider failed and nothing changed. Codes: `provider_error`. */
-            502: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "provider_error";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "service_unavailable" | "database_unavailable";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The provider did not answer in time and nothing changed. Codes: `provider_timeout`. */
-            504: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "provider_timeout";
-                        };
-                    } & components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule-credential_rejected"];
+            429: components["responses"]["Error429-rate_limited"];
+            500: components["responses"]["Error500-internal_error"];
+            502: components["responses"]["Error502-provider_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
+            504: components["responses"]["Error504-provider_timeout"];
         };
     };
 }

@@ -52,8 +52,9 @@ function inline(value: unknown): unknown {
 function validatorFor(path: string, status: number): ValidateFunction | string {
   const operation = document.paths[path]?.post;
   // An unknown route answers 404 in the one error shape.
+  // a route's error statuses are shared components (`#/components/responses/…`)
   const response = operation
-    ? operation.responses[String(status)]
+    ? (inline(operation.responses[String(status)]) as Json | undefined)
     : status === 404
       ? { content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } }
       : undefined;

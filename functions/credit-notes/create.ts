@@ -5,14 +5,22 @@
  */
 import { z } from "zod";
 import { createCreditNote } from "../../shared/core/credit-notes/create.ts";
+import { EXAMPLE } from "../../shared/http/examples.ts";
 import { DOCUMENT_ROLES, operation, orgScoped, transmitting, uuid } from "../../shared/http/route.ts";
 
 export const CreditNoteRequest = orgScoped.extend({
-  invoice_id: uuid,
+  invoice_id: uuid.meta({ description: "The `transmitida` invoice the note corrects." }),
   /** DIAN correction concept (Anexo 1.9), as a string. */
-  concept_code: z.enum(["1", "2", "3", "4", "5", "6"], {
-    error: 'must be a DIAN correction concept: "1" to "6", as a string',
-  }),
+  concept_code: z
+    .enum(["1", "2", "3", "4", "5", "6"], {
+      error: 'must be a DIAN correction concept: "1" to "6", as a string',
+    })
+    .meta({
+      description:
+        "DIAN's correction concept (Anexo Técnico 1.9): `1` partial return of goods, `2` annulment of " +
+        "the invoice (credits everything still uncredited), `3` rebate or discount, `4` price " +
+        "adjustment, `5` prompt-payment discount, `6` volume discount.",
+    }),
   reason: z
     .string()
     .trim()
@@ -24,15 +32,22 @@ export const CreditNoteRequest = orgScoped.extend({
     .min(1, "list at least one line, or leave line_ids out to credit every line still uncredited")
     .max(1000)
     .refine((ids) => new Set(ids).size === ids.length, "line ids must be distinct")
-    .meta({ uniqueItems: true })
+    .meta({
+      uniqueItems: true,
+      description: "Lines of the invoice to credit in full; left out, every line still uncredited.",
+    })
     .optional(),
 });
 export type CreditNoteRequest = z.input<typeof CreditNoteRequest>;
 
 export const CreditNoteResponse = z.object({
-  credit_note_id: z.string(),
-  status: z.enum(["en_proceso", "emitida", "error"]),
-  message: z.string(),
+  credit_note_id: z.string().meta({ description: "The note (the table `credit_notes`)." }),
+  status: z.enum(["en_proceso", "emitida", "error"]).meta({
+    description:
+      "`emitida`: accepted by the authority; `error`: rejected or not sent (reissue it); `en_proceso`: " +
+      "sent, outcome not known yet (reconcile settles it).",
+  }),
+  message: z.string().meta({ description: "What happened, for a person to read." }),
 });
 export type CreditNoteResponse = z.infer<typeof CreditNoteResponse>;
 
@@ -42,5 +57,19 @@ export const create = operation({
   output: CreditNoteResponse,
   roles: DOCUMENT_ROLES,
   errors: ["not_found", "invalid_state", "business_rule"],
+  example: {
+    request: {
+      org_id: EXAMPLE.org_id,
+      invoice_id: EXAMPLE.invoice_id,
+      concept_code: "1",
+      reason: "Devolución de 2 unidades en mal estado",
+      line_ids: [EXAMPLE.line_id],
+    },
+    response: {
+      credit_note_id: EXAMPLE.credit_note_id,
+      status: "emitida",
+      message: "La nota crédito electrónica NC4 ha sido autorizada.",
+    },
+  },
   handle: (input, ctx) => createCreditNote({ input, ctx: transmitting(ctx) }),
 });

@@ -2,8 +2,17 @@
 import type { z } from "zod";
 import { creditNoteKind } from "../../shared/core/credit-notes/kind.ts";
 import { refreshRoute } from "../../shared/http/document-routes.ts";
+import { EXAMPLE } from "../../shared/http/examples.ts";
 
-const route = refreshRoute({ kind: creditNoteKind, idField: "credit_note_id", noun: "credit note" });
+const route = refreshRoute({
+  kind: creditNoteKind,
+  idField: "credit_note_id",
+  noun: "credit note",
+  example: {
+    id: EXAMPLE.credit_note_id,
+    path: `${EXAMPLE.org_id}/credit-notes/${EXAMPLE.credit_note_id}/nota-credito-NC4-2b9c0d1e7f3a.pdf`,
+  },
+});
 
 export const RefreshRequest = route.request;
 export type RefreshRequest = z.input<typeof RefreshRequest>;

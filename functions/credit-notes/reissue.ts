@@ -1,10 +1,15 @@
 /** POST /credit-notes/reissue — sends again a credit note that ended in `error` (409 otherwise). */
 import type { z } from "zod";
 import { reissueCreditNote } from "../../shared/core/credit-notes/reissue.ts";
+import { EXAMPLE } from "../../shared/http/examples.ts";
 import { DOCUMENT_ROLES, operation, orgScoped, transmitting, uuid } from "../../shared/http/route.ts";
 import { CreditNoteResponse } from "./create.ts";
 
-export const ReissueRequest = orgScoped.extend({ credit_note_id: uuid });
+export const ReissueRequest = orgScoped.extend({
+  credit_note_id: uuid.meta({
+    description: "A credit note of this organization in `error` (or left `en_proceso`).",
+  }),
+});
 export type ReissueRequest = z.input<typeof ReissueRequest>;
 
 export const reissue = operation({
@@ -13,5 +18,13 @@ export const reissue = operation({
   output: CreditNoteResponse,
   roles: DOCUMENT_ROLES,
   errors: ["not_found", "invalid_state"],
+  example: {
+    request: { org_id: EXAMPLE.org_id, credit_note_id: EXAMPLE.credit_note_id },
+    response: {
+      credit_note_id: EXAMPLE.credit_note_id,
+      status: "emitida",
+      message: "La nota crédito electrónica NC2 ha sido autorizada.",
+    },
+  },
   handle: (input, ctx) => reissueCreditNote({ input, ctx: transmitting(ctx) }),
 });

@@ -51,10 +51,20 @@ export const Settings = z.record(z.string().max(200), z.unknown()).superRefine((
 
 /** Names one credential of a company of the org. */
 export const CredentialFields = orgScoped.extend({
-  company_id: uuid,
-  service: ProviderServiceName,
-  environment: Environment,
+  company_id: uuid.meta({ description: "A company of this organization." }),
+  service: ProviderServiceName.meta({
+    description:
+      "Which provider: `adapter-tax` transmits to the tax authority, `docsgen` renders the PDF, " +
+      "`deliver` sends e-mail.",
+  }),
+  environment: Environment.meta({ description: "`uat` (the authority's test set) or `prd` (production)." }),
 });
+
+/** The two routes' optional fields, described once. */
+export const KEY_DESCRIPTION =
+  "The provider's API key to check (never echoed back); left out, the saved key is used, at the saved url.";
+export const URL_DESCRIPTION =
+  "The provider's https address; left out, the saved one. Refused when it resolves to a private address.";
 
 /** The longest object key anywhere in `value` (walked without recursion). */
 function longestKey(value: unknown): number {

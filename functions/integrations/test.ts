@@ -7,23 +7,32 @@
 import { z } from "zod";
 import { integrationContext } from "../../shared/core/integrations/context.ts";
 import { testCredential } from "../../shared/core/integrations/test.ts";
+import { EXAMPLE } from "../../shared/http/examples.ts";
 import { ADMIN_ONLY, operation } from "../../shared/http/route.ts";
 import { Environment } from "../../shared/providers/protocol.ts";
-import { ApiKey, CredentialFields, ProviderServiceName, ProviderUrl, refusingUrls } from "./fields.ts";
+import {
+  ApiKey,
+  CredentialFields,
+  KEY_DESCRIPTION,
+  ProviderServiceName,
+  ProviderUrl,
+  refusingUrls,
+  URL_DESCRIPTION,
+} from "./fields.ts";
 
 export const IntegrationTestRequest = CredentialFields.extend({
-  api_key: ApiKey.optional(),
-  url: ProviderUrl.optional(),
+  api_key: ApiKey.optional().meta({ description: KEY_DESCRIPTION }),
+  url: ProviderUrl.optional().meta({ description: URL_DESCRIPTION }),
 });
 export type IntegrationTestRequest = z.input<typeof IntegrationTestRequest>;
 
 export const IntegrationTestResponse = z.object({
-  ok: z.boolean(),
-  company_id: z.string(),
-  service: ProviderServiceName,
-  environment: Environment,
-  message: z.string(),
-  checked_at: z.string(),
+  ok: z.boolean().meta({ description: "Whether the provider accepted the key." }),
+  company_id: z.string().meta({ description: "The company, as requested." }),
+  service: ProviderServiceName.meta({ description: "The provider, as requested." }),
+  environment: Environment.meta({ description: "The environment, as requested." }),
+  message: z.string().meta({ description: "The provider's verdict, for a person to read." }),
+  checked_at: z.string().meta({ description: "When it was checked (ISO 8601)." }),
 });
 export type IntegrationTestResponse = z.infer<typeof IntegrationTestResponse>;
 
@@ -33,5 +42,21 @@ export const integrationTest = operation({
   output: IntegrationTestResponse,
   roles: ADMIN_ONLY,
   errors: ["not_found", "business_rule"],
+  example: {
+    request: {
+      org_id: EXAMPLE.org_id,
+      company_id: EXAMPLE.company_id,
+      service: "deliver",
+      environment: "prd",
+    },
+    response: {
+      ok: false,
+      company_id: EXAMPLE.company_id,
+      service: "deliver",
+      environment: "prd",
+      message: "The provider refused the API key (401).",
+      checked_at: EXAMPLE.at,
+    },
+  },
   handle: (input, ctx) => refusingUrls(() => testCredential({ input, ctx: integrationContext(ctx) })),
 });

@@ -2,8 +2,17 @@
 import type { z } from "zod";
 import { invoiceKind } from "../../shared/core/invoices/kind.ts";
 import { refreshRoute } from "../../shared/http/document-routes.ts";
+import { EXAMPLE } from "../../shared/http/examples.ts";
 
-const route = refreshRoute({ kind: invoiceKind, idField: "invoice_id", noun: "invoice" });
+const route = refreshRoute({
+  kind: invoiceKind,
+  idField: "invoice_id",
+  noun: "invoice",
+  example: {
+    id: EXAMPLE.invoice_id,
+    path: `${EXAMPLE.org_id}/invoices/${EXAMPLE.invoice_id}/factura-SETP990000001-7f1a2d58658b.pdf`,
+  },
+});
 
 export const RefreshRequest = route.request;
 export type RefreshRequest = z.input<typeof RefreshRequest>;

@@ -6,8 +6,17 @@
 import type { z } from "zod";
 import { invoiceKind } from "../../shared/core/invoices/kind.ts";
 import { representationRoute } from "../../shared/http/document-routes.ts";
+import { EXAMPLE } from "../../shared/http/examples.ts";
 
-const route = representationRoute({ kind: invoiceKind, idField: "invoice_id", noun: "invoice" });
+const route = representationRoute({
+  kind: invoiceKind,
+  idField: "invoice_id",
+  noun: "invoice",
+  example: {
+    id: EXAMPLE.invoice_id,
+    path: `${EXAMPLE.org_id}/invoices/${EXAMPLE.invoice_id}/factura-SETP990000001-7f1a2d58658b.pdf`,
+  },
+});
 
 export const RepresentationRequest = route.request;
 export type RepresentationRequest = z.input<typeof RepresentationRequest>;

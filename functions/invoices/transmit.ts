@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { transmitDocuments } from "../../shared/core/documents/transmit.ts";
 import { invoiceKind } from "../../shared/core/invoices/kind.ts";
+import { EXAMPLE } from "../../shared/http/examples.ts";
 import { DOCUMENT_ROLES, operation, orgScoped, transmitting, uuid } from "../../shared/http/route.ts";
 
 export const MAX_INVOICES_PER_CALL = 50;
@@ -15,19 +16,31 @@ export const TransmitRequest = orgScoped.extend({
     .min(1, "send at least one invoice id")
     .max(MAX_INVOICES_PER_CALL, `at most ${MAX_INVOICES_PER_CALL} invoices per call`)
     .refine((ids) => new Set(ids).size === ids.length, "invoice ids must be distinct")
-    .meta({ uniqueItems: true }),
-  reissue: z.boolean().default(false),
+    .meta({
+      uniqueItems: true,
+      description: "The invoices to send: 1 to 50 distinct ids of this organization.",
+    }),
+  reissue: z
+    .boolean()
+    .default(false)
+    .meta({ description: "Also send again the invoices that ended in `error` (each with a new attempt)." }),
 });
 export type TransmitRequest = z.input<typeof TransmitRequest>;
 
 export const TransmitResponse = z.object({
-  results: z.array(
-    z.object({
-      invoice_id: z.string(),
-      status: z.enum(["pendiente", "en_proceso", "transmitida", "error"]),
-      message: z.string(),
-    }),
-  ),
+  results: z
+    .array(
+      z.object({
+        invoice_id: z.string().meta({ description: "The invoice, as requested." }),
+        status: z.enum(["pendiente", "en_proceso", "transmitida", "error"]).meta({
+          description:
+            "`transmitida`: accepted by the authority; `error`: rejected or not sent (see message); " +
+            "`en_proceso`: sent, outcome not known yet (reconcile settles it); `pendiente`: not sent.",
+        }),
+        message: z.string().meta({ description: "What happened to this invoice, for a person to read." }),
+      }),
+    )
+    .meta({ description: "One entry per requested invoice, in the order requested." }),
 });
 export type TransmitResponse = z.infer<typeof TransmitResponse>;
 
@@ -37,6 +50,23 @@ export const transmit = operation({
   output: TransmitResponse,
   roles: DOCUMENT_ROLES,
   errors: [],
+  example: {
+    request: { org_id: EXAMPLE.org_id, invoice_ids: [EXAMPLE.invoice_id, EXAMPLE.second_invoice_id] },
+    response: {
+      results: [
+        {
+          invoice_id: EXAMPLE.invoice_id,
+          status: "transmitida",
+          message: "La factura electrónica SETP990000001 ha sido autorizada.",
+        },
+        {
+          invoice_id: EXAMPLE.second_invoice_id,
+          status: "error",
+          message: "Rechazo FAJ43b: El nombre del adquiriente no coincide con el registrado en el RUT.",
+        },
+      ],
+    },
+  },
   firstCallAuthorizes: true, // the claim checks the membership
   handle: async ({ org_id, invoice_ids, reissue }, ctx) => {
     const results = await transmitDocuments({

@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { DocumentKindSpec } from "../core/documents/kind.ts";
 import { refreshDocument } from "../core/documents/refresh.ts";
 import { documentRepresentation } from "../core/documents/representation.ts";
+import { EXAMPLE } from "./examples.ts";
 import { DOCUMENT_ROLES, operation, orgScoped, PROVIDER_ERRORS, uuid } from "./route.ts";
 
 interface DocumentRoute<F extends string, A extends "transmitida" | "emitida"> {
@@ -17,26 +18,42 @@ interface DocumentRoute<F extends string, A extends "transmitida" | "emitida"> {
   idField: F;
   /** "invoice", "credit note": for the reference's summaries. */
   noun: string;
+  /** For the reference's examples: a document's id and where its PDF is kept. */
+  example: { id: string; path: string };
 }
 
 /** A request body naming one document by `F`; the schema is built at run time with that key. */
 type Body<F extends string, Extra = unknown> = { org_id: string } & Record<F, string> & Extra;
 
 const withArticle = (noun: string) => `${/^[aeiou]/.test(noun) ? "an" : "a"} ${noun}`;
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** POST …/refresh: `{ org_id, <id> }` → `{ <id>, status, message, authority_code, checked_at }`. */
 export function refreshRoute<F extends string, A extends "transmitida" | "emitida">({
   kind,
   idField,
   noun,
+  example,
 }: DocumentRoute<F, A>) {
-  const request = orgScoped.extend({ [idField]: uuid }) as unknown as z.ZodType<Body<F>, Body<F>>;
+  const request = orgScoped.extend({
+    [idField]: uuid.meta({
+      description: `${capitalised(withArticle(noun))} of this organization that was sent.`,
+    }),
+  }) as unknown as z.ZodType<Body<F>, Body<F>>;
   const response = z.object({
-    ...({ [idField]: z.string() } as Record<F, z.ZodString>),
-    status: z.enum(["en_proceso", kind.accepted, "error"]),
-    message: z.string(),
-    authority_code: z.string().nullable(),
-    checked_at: z.string(),
+    ...({ [idField]: z.string().meta({ description: `The ${noun}, as requested.` }) } as Record<
+      F,
+      z.ZodString
+    >),
+    status: z.enum(["en_proceso", kind.accepted, "error"]).meta({
+      description: `The ${noun}'s status after the query: \`${kind.accepted}\` accepted, \`error\` rejected or never received, \`en_proceso\` still undecided.`,
+    }),
+    message: z.string().meta({ description: "What the authority said, for a person to read." }),
+    authority_code: z
+      .string()
+      .nullable()
+      .meta({ description: "The CUFE (invoice) or CUDE (credit note) once accepted; null before." }),
+    checked_at: z.string().meta({ description: "When the authority was asked (ISO 8601)." }),
   });
   return {
     request,
@@ -48,6 +65,16 @@ export function refreshRoute<F extends string, A extends "transmitida" | "emitid
       roles: DOCUMENT_ROLES,
       firstCallAuthorizes: true, // reading the document checks the membership
       errors: ["not_found", "invalid_state", "business_rule", ...PROVIDER_ERRORS],
+      example: {
+        request: { org_id: EXAMPLE.org_id, [idField]: example.id } as Body<F>,
+        response: {
+          [idField]: example.id,
+          status: kind.accepted,
+          message: "Documento validado por la DIAN.",
+          authority_code: EXAMPLE.cufe,
+          checked_at: EXAMPLE.at,
+        } as z.input<typeof response>,
+      },
       handle: async (input, ctx) => {
         const { org_id, [idField]: id } = input;
         const { document_id, ...rest } = await refreshDocument({
@@ -66,18 +93,31 @@ export function representationRoute<F extends string, A extends "transmitida" | 
   kind,
   idField,
   noun,
+  example,
 }: DocumentRoute<F, A>) {
   type Request = Body<F, { regenerate: boolean }>;
   const request = orgScoped.extend({
-    [idField]: uuid,
-    regenerate: z.boolean().default(false),
+    [idField]: uuid.meta({ description: `${capitalised(withArticle(noun))} of this organization.` }),
+    regenerate: z
+      .boolean()
+      .default(false)
+      .meta({ description: "Render the PDF again even when the kept one is current." }),
   }) as unknown as z.ZodType<Request, Body<F, { regenerate?: boolean }>>;
   const response = z.object({
-    path: z.string(),
-    filename: z.string(),
-    stamped: z.boolean(),
-    cached: z.boolean(),
-    generated_at: z.string(),
+    path: z.string().meta({
+      description:
+        "Where the PDF is in the private bucket `service-documentos`; download it with the user's session.",
+    }),
+    filename: z.string().meta({ description: "A file name to offer the user." }),
+    stamped: z
+      .boolean()
+      .meta({
+        description: `Whether it carries the authority's stamp (CUFE/CUDE and QR): once the ${noun} is accepted.`,
+      }),
+    cached: z
+      .boolean()
+      .meta({ description: "Whether the kept PDF was current and reused, not rendered now." }),
+    generated_at: z.string().meta({ description: "When the PDF was rendered (ISO 8601)." }),
   });
   return {
     request,
@@ -89,6 +129,16 @@ export function representationRoute<F extends string, A extends "transmitida" | 
       roles: DOCUMENT_ROLES,
       firstCallAuthorizes: true, // reading the document checks the membership
       errors: ["not_found", "business_rule", ...PROVIDER_ERRORS],
+      example: {
+        request: { org_id: EXAMPLE.org_id, [idField]: example.id } as Body<F, { regenerate?: boolean }>,
+        response: {
+          path: example.path,
+          filename: example.path.slice(example.path.lastIndexOf("/") + 1),
+          stamped: true,
+          cached: false,
+          generated_at: EXAMPLE.at,
+        },
+      },
       handle: (input, ctx) => {
         const {
           org_id,

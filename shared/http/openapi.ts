@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "../errors.ts";
+import { ERROR_EXAMPLES } from "./error-examples.ts";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "./idempotency.ts";
 import { type Operation, type OperationContract, PIPELINE_ERRORS } from "./route.ts";
 
@@ -38,10 +39,11 @@ const STATUS_TEXT: Record<number, string> = {
 
 export function buildOpenApi(source: ContractSource): Json {
   const paths: Json = {};
+  const errorResponses: Json = {};
   for (const group of source.groups) {
     for (const [route, handler] of Object.entries(group.operations)) {
       const path = `${group.prefix}${route === "/" ? "" : route}`;
-      paths[path] = { post: operationObject(path, group.name, handler.contract) };
+      paths[path] = { post: operationObject(path, group.name, handler.contract, errorResponses) };
     }
   }
   return {
@@ -113,12 +115,15 @@ export function buildOpenApi(source: ContractSource): Json {
           schema: { type: "string", enum: ["true"] },
         },
       },
+      responses: Object.fromEntries(Object.entries(errorResponses).sort(([a], [b]) => a.localeCompare(b))),
       schemas: { Error: ERROR_BODY },
     },
   };
 }
 
-function operationObject(path: string, tag: string, contract: OperationContract): Json {
+function operationObject(path: string, tag: string, contract: OperationContract, shared: Json): Json {
+  if (!contract.example) throw new Error(`${path} declares no example request and answer`);
+  const { example } = contract;
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set([...PIPELINE_ERRORS, ...contract.errors])) {
     const status = ERROR_STATUS[code];
@@ -131,29 +136,20 @@ function operationObject(path: string, tag: string, contract: OperationContract)
         "x-request-id": { $ref: "#/components/headers/RequestId" },
         [IDEMPOTENT_REPLAYED_HEADER]: { $ref: "#/components/headers/IdempotentReplayed" },
       },
-      content: { "application/json": { schema: schemaOf(contract.output, "output") } },
+      content: {
+        "application/json": {
+          schema: schemaOf(contract.output, "output"),
+          example: checkedExample(path, "answer", contract.output, example.response),
+        },
+      },
     },
   };
   for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
-    const codes = byStatus.get(status) ?? [];
-    responses[status] = {
-      description: `${STATUS_TEXT[status] ?? ""} Codes: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
-      headers: {
-        "x-request-id": { $ref: "#/components/headers/RequestId" },
-        ...(status === 429 || status === 503
-          ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } }
-          : {}),
-      },
-      content: {
-        "application/json": {
-          schema: {
-            allOf: [{ $ref: "#/components/schemas/Error" }],
-            type: "object",
-            properties: { error: { type: "object", properties: { code: { type: "string", enum: codes } } } },
-          },
-        },
-      },
-    };
+    const codes = (byStatus.get(status) ?? []).sort();
+    // one component per status and set of codes, shared by every route that answers exactly those
+    const name = `Error${status}-${codes.join("-")}`;
+    shared[name] ??= errorResponse(status, codes);
+    responses[status] = { $ref: `#/components/responses/${name}` };
   }
   return {
     operationId: operationIdOf(path),
@@ -163,10 +159,57 @@ function operationObject(path: string, tag: string, contract: OperationContract)
     parameters: [{ $ref: "#/components/parameters/IdempotencyKey" }],
     requestBody: {
       required: true,
-      content: { "application/json": { schema: schemaOf(contract.input, "input") } },
+      content: {
+        "application/json": {
+          schema: schemaOf(contract.input, "input"),
+          example: checkedExample(path, "request", contract.input, example.request),
+        },
+      },
     },
     responses,
   };
+}
+
+/** An error status carrying `codes`: the shared Error body with `code` narrowed, and one example per code. */
+function errorResponse(status: number, codes: readonly ErrorCode[]): Json {
+  return {
+    description: `${STATUS_TEXT[status] ?? ""} Codes: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
+    headers: {
+      "x-request-id": { $ref: "#/components/headers/RequestId" },
+      ...(status === 429 || status === 503
+        ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } }
+        : {}),
+    },
+    content: {
+      "application/json": {
+        schema: {
+          allOf: [{ $ref: "#/components/schemas/Error" }],
+          type: "object",
+          properties: { error: { type: "object", properties: { code: { type: "string", enum: codes } } } },
+        },
+        examples: Object.fromEntries(
+          codes.map((code) => {
+            const { summary, message, details } = ERROR_EXAMPLES[code];
+            const error = { code, message, ...(details ? { details } : {}), request_id: EXAMPLE_REQUEST_ID };
+            return [code, { summary, value: { error } }];
+          }),
+        ),
+      },
+    },
+  };
+}
+
+const EXAMPLE_REQUEST_ID = "3f0c2a9e-5b7d-4e41-9a63-0d2b8c6f1e47";
+
+/** A route's example, refused at build time unless its schema accepts it (a stale example fails the build). */
+function checkedExample(path: string, what: string, schema: z.ZodType, example: unknown): unknown {
+  const parsed = schema.safeParse(example);
+  if (!parsed.success) {
+    throw new Error(
+      `the ${what} example of ${path} does not pass its schema: ${z.prettifyError(parsed.error)}`,
+    );
+  }
+  return example;
 }
 
 /** `{ error: { code, message, details?, request_id } }`: each status narrows `code` to its own. */

@@ -30,7 +30,11 @@ export const uuid = z.guid({ error: "must be a UUID" }).transform((id) => id.toL
  * Every body carries the organization the call acts for. Strict: a field the route does not know is
  * refused (400, naming it), and every route's request extends this, so none forgets it.
  */
-export const orgScoped = z.strictObject({ org_id: uuid });
+export const orgScoped = z.strictObject({
+  org_id: uuid.meta({
+    description: "The organization the call acts for; the caller must be a member of it.",
+  }),
+});
 
 /** What a handler receives besides the valid input: everything a core operation takes. */
 export interface OperationContext {
@@ -61,6 +65,8 @@ export interface OperationContract {
   output: z.ZodType;
   roles: readonly Role[];
   errors: readonly ErrorCode[];
+  /** A realistic request and its 200 answer, for the reference (each must pass its schema). */
+  example?: { request: unknown; response: unknown };
 }
 
 /** A route's handler, carrying its contract. */
@@ -96,6 +102,11 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
   roles: readonly Role[];
   /** The error codes the handler can answer, besides `PIPELINE_ERRORS`. */
   errors: readonly ErrorCode[];
+  /**
+   * A realistic request and its 200 answer, shown by the reference: every route in docs/openapi.json
+   * must have one (its build fails otherwise, and when an example does not pass its schema).
+   */
+  example?: { request: z.input<S>; response: z.input<R> };
   /**
    * The membership check rides on the handler's first call when the handler makes it with
    * `callAuthorized()`, naming an `_authorized` function (./authorize.ts): one round trip less. Only

@@ -112,6 +112,48 @@ describe.skipIf(target.kind !== "postgres" || !hasChromium)("in a real browser (
     await page.close();
   }, 60_000);
 
+  it("shows each operation's example request and answer, and under each error status that status's own codes", async () => {
+    const { page, problems } = await watchedPage();
+    await page.goto(`${server.get().baseUrl}/docs`, { waitUntil: "networkidle0" });
+    await page.waitForFunction(() => document.querySelectorAll(".opblock").length >= 10, { timeout: 20_000 });
+    const document_ = JSON.parse(await (await fetch(`${server.get().baseUrl}/docs/openapi.json`)).text());
+    for (const path of CONTRACT_ROUTES) {
+      // Swagger UI's id for an operation block: operations-<tag>-<operationId>
+      const block = `.opblock[id$="-${document_.paths[path].post.operationId}"]`;
+      const summary = await page.$(`${block} .opblock-summary-control, ${block} .opblock-summary`);
+      if (!summary) throw new Error(`no operation block for ${path}`);
+      await summary.click();
+      await page.waitForSelector(`${block} .responses-wrapper tr.response`, { timeout: 10_000 });
+      const shown = await page.$eval(block, (element) => ({
+        request: element.querySelector(".opblock-section-request-body")?.textContent ?? "",
+        responses: Array.from(element.querySelectorAll("tr.response")).map((row) => ({
+          status: row.getAttribute("data-code") ?? "",
+          example: row.querySelector(".example, .microlight, pre")?.textContent ?? "",
+        })),
+      }));
+      const operation = document_.paths[path].post;
+      const requestExample = operation.requestBody.content["application/json"].example;
+      expect(shown.request, path).toContain(requestExample.org_id);
+      const ok = shown.responses.find((row) => row.status === "200");
+      expect(ok?.example, `${path} 200`).toBe(
+        JSON.stringify(operation.responses["200"].content["application/json"].example, null, 2),
+      );
+      for (const row of shown.responses.filter((r) => /^[45]/.test(r.status))) {
+        const ref: string = operation.responses[row.status].$ref;
+        const codes: string[] = Object.keys(
+          document_.components.responses[ref.split("/").pop() as string].content["application/json"].examples,
+        );
+        expect(
+          codes.some((code) => row.example.includes(`"${code}"`)),
+          `${path} ${row.status}: ${row.example.slice(0, 120)}`,
+        ).toBe(true);
+        if (row.status !== "400") expect(row.example, `${path} ${row.status}`).not.toContain("invalid_json");
+      }
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+
   it("lets a page of another origin transmit, keep the PDF and download it with supabase-js and the client", async () => {
     const { page, problems } = await watchedPage();
     await page.goto(`${pageOrigin}/`);

@@ -8,6 +8,28 @@ import { OPENAPI_FILE, openApiText } from "../../scripts/docs/openapi-document.t
 const committed = readFileSync(OPENAPI_FILE, "utf8");
 const document = JSON.parse(committed);
 const post = (path: string) => document.paths[path].post;
+/** A route's answer for an error status: a shared component, `#/components/responses/<name>`. */
+const errorResponse = (path: string, status: number) => {
+  const ref: string = post(path).responses[status].$ref;
+  return document.components.responses[ref.replace("#/components/responses/", "")];
+};
+
+/** Every property of `schema` (and its items and variants, at any depth), with where it is. */
+interface Schema {
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  description?: string;
+}
+function* properties(schema: Schema, at: string): Generator<[string, Schema]> {
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    yield [`${at}.${name}`, property];
+    yield* properties(property, `${at}.${name}`);
+  }
+  if (schema.items) yield* properties(schema.items, `${at}[]`);
+  for (const variant of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) yield* properties(variant, at);
+}
 
 const answer = (status: number, body: unknown, headers: Record<string, string> = { "x-request-id": "r-1" }) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
@@ -49,12 +71,74 @@ describe("docs/openapi.json", () => {
     expect(post("/integrations/save").description).toBe("Roles: admin.");
     expect(post("/transmit").description).toBe("Roles: admin, operador.");
     const codes = (path: string, status: number) =>
-      post(path).responses[status].content["application/json"].schema.properties.error.properties.code.enum;
+      errorResponse(path, status).content["application/json"].schema.properties.error.properties.code.enum;
     expect(codes("/integrations/save", 422)).toEqual(["business_rule", "credential_rejected"]);
     expect(codes("/refresh", 422)).toEqual(["business_rule", "credential_rejected"]);
     expect(codes("/transmit", 400)).toEqual(["invalid_json", "validation_failed"]);
     expect(post("/transmit").responses[502]).toBeUndefined();
-    expect(post("/refresh").responses[429].headers["Retry-After"]).toBeDefined();
+    expect(errorResponse("/refresh", 429).headers["Retry-After"]).toBeDefined();
+  });
+
+  it("describes every property of every request and answer, and names the correction concepts", () => {
+    const undescribed: string[] = [];
+    for (const path of Object.keys(document.paths)) {
+      const request = post(path).requestBody.content["application/json"].schema;
+      const answer200 = post(path).responses[200].content["application/json"].schema;
+      for (const [at, property] of [
+        ...properties(request, `${path} request`),
+        ...properties(answer200, `${path} 200`),
+      ]) {
+        if (typeof property.description !== "string" || property.description.length < 10)
+          undescribed.push(at);
+      }
+    }
+    expect(undescribed).toEqual([]);
+    const concept =
+      post("/credit-notes").requestBody.content["application/json"].schema.properties.concept_code;
+    for (const name of [
+      "partial return",
+      "annulment",
+      "rebate or discount",
+      "price adjustment",
+      "prompt-payment discount",
+      "volume discount",
+    ]) {
+      expect(concept.description).toContain(name);
+    }
+  });
+
+  it("shows a request and a 200 example on every route, each valid against its schema", () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    for (const path of Object.keys(document.paths)) {
+      const request = post(path).requestBody.content["application/json"];
+      const ok = post(path).responses[200].content["application/json"];
+      expect(request.example, path).toBeDefined();
+      expect(ok.example, path).toBeDefined();
+      expect(ajv.validate(request.schema, request.example), `${path} request example`).toBe(true);
+      expect(ajv.validate(ok.schema, ok.example), `${path} 200 example`).toBe(true);
+    }
+  });
+
+  it("shows under each error status one example per code that status carries there, and no other", () => {
+    for (const path of Object.keys(document.paths)) {
+      for (const status of Object.keys(post(path).responses).filter((s) => s !== "200")) {
+        const content = errorResponse(path, Number(status)).content["application/json"];
+        const codes: string[] = content.schema.properties.error.properties.code.enum;
+        expect(Object.keys(content.examples), `${path} ${status}`).toEqual(codes);
+        for (const [code, example] of Object.entries<{ value: { error: { code: string } } }>(
+          content.examples,
+        )) {
+          expect(example.value.error.code).toBe(code);
+        }
+      }
+    }
+    // invalid_json only where it belongs: the 400 for a body that is not JSON
+    const holders = Object.entries<{ content: Record<string, { examples: object }> }>(
+      document.components.responses,
+    )
+      .filter(([, response]) => "invalid_json" in (response.content["application/json"]?.examples ?? {}))
+      .map(([name]) => name);
+    expect(holders).toEqual(["Error400-invalid_json-validation_failed"]);
   });
 
   it("holds only schemas a strict JSON Schema 2020-12 validator compiles", () => {
