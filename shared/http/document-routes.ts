@@ -109,11 +109,9 @@ export function representationRoute<F extends string, A extends "transmitida" | 
         "Where the PDF is in the private bucket `service-documentos`; download it with the user's session.",
     }),
     filename: z.string().meta({ description: "A file name to offer the user." }),
-    stamped: z
-      .boolean()
-      .meta({
-        description: `Whether it carries the authority's stamp (CUFE/CUDE and QR): once the ${noun} is accepted.`,
-      }),
+    stamped: z.boolean().meta({
+      description: `Whether it carries the authority's stamp (CUFE/CUDE and QR): once the ${noun} is accepted.`,
+    }),
     cached: z
       .boolean()
       .meta({ description: "Whether the kept PDF was current and reused, not rendered now." }),
