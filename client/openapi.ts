@@ -164,6 +164,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/credit-notes/deliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail an accepted credit note with its PDF and AttachedDocument
+         * @description Roles: admin, operador.
+         */
+        post: operations["creditNotesDeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integrations/test": {
         parameters: {
             query?: never;
@@ -1765,6 +1785,246 @@ export interface operations {
                         message: string;
                         authority_code: string | null;
                         checked_at: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON, or fails the schema (details name the field). Codes: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_json" | "validation_failed";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No, invalid or expired token; wrong issuer, audience or algorithm; missing or wrong apikey. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthenticated";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a member of org_id, or the role may not call this route. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "forbidden";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The document or company is not in this organization. Codes: `not_found`. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed in the document's current state, or the Idempotency-Key was used with another body or is in flight. Codes: `idempotency_conflict`, `invalid_state`. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_conflict" | "invalid_state";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over the size limit. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description A business rule refuses the request (the message says which). Codes: `business_rule`, `credential_rejected`. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "business_rule" | "credential_rejected";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (a limit of this service, or the provider rate limiting): retry after `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; the request id identifies it in the logs. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The provider failed and nothing changed. Codes: `provider_error`. */
+            502: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "provider_error";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, token keys) is unavailable or did not answer in time; retry after `Retry-After` seconds. Codes: `service_unavailable`, `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable" | "database_unavailable";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The provider did not answer in time and nothing changed. Codes: `provider_timeout`. */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "provider_timeout";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    creditNotesDeliver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key with the same body within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) without doing the work twice; with another body, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    org_id: string;
+                    /** Format: uuid */
+                    credit_note_id: string;
+                    /** Format: email */
+                    to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        credit_note_id: string;
+                        delivery_id: string;
+                        to: string;
+                        /** @enum {string} */
+                        status: "enviada" | "error" | "pendiente";
+                        message: string;
                     };
                 };
             };

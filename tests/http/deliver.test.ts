@@ -92,7 +92,7 @@ describe("POST /deliver", () => {
     const response = await deliver(invoice);
     expect(response.status).toBe(504);
     const rows = await db.superuser<{ status: string }>(
-      "select status from deliveries where invoice_id = $1",
+      "select status from deliveries where document_id = $1",
       [invoice.id],
     );
     expect(rows).toEqual([{ status: "error" }]);
@@ -133,8 +133,12 @@ describe("POST /deliver", () => {
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(body.status).toBe("enviada");
+    const [company] = await db.superuser<{ nit: string; legal_name: string }>(
+      "select nit, legal_name from companies where id = $1",
+      [other.company.id],
+    );
     expect(mail.messages[0]?.subject).toBe(
-      `Factura electrónica ${invoice.number} de Prueba Bcc: espia@evil.test S.A.S.`,
+      `${company?.nit};${company?.legal_name};${invoice.number};01;Prueba Bcc: espia@evil.test S.A.S.`,
     );
     const [record] = await db.superuser("select status from deliveries where id = $1", [body.delivery_id]);
     expect(record).toEqual({ status: "enviada" });
@@ -156,7 +160,7 @@ describe("POST /deliver", () => {
     expect(error.message).toMatch(/\bto\b/);
     expect(mail.received).toHaveLength(0);
     const rows = await db.superuser<{ status: string; message: string }>(
-      "select status, message from deliveries where invoice_id = $1",
+      "select status, message from deliveries where document_id = $1",
       [invoice.id],
     );
     expect(rows).toHaveLength(1);

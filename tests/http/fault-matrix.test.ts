@@ -449,7 +449,7 @@ const isQueryOf = (id: string) => (request: Request) =>
 async function openDeliverySettledByReconcile(invoice: Invoice, key: Record<string, string>): Promise<void> {
   const deliveriesOf = () =>
     db.superuser<{ id: string; status: string; send_id: string; provider_reference: string | null }>(
-      "select id, status, send_id, provider_reference from deliveries where invoice_id = $1 order by created_at",
+      "select id, status, send_id, provider_reference from deliveries where document_id = $1 order by created_at",
       [invoice.id],
     );
   const [open, ...others] = await deliveriesOf();
@@ -607,7 +607,7 @@ describe.skipIf(!onPostgres)("the fault matrix", () => {
       expect(await retry.json()).toMatchObject({ invoice_id: invoice.id, status: "enviada" });
       expect(sentMessagesFor(invoice)).toHaveLength(1);
       const deliveries = await db.superuser<{ status: string }>(
-        "select status from deliveries where invoice_id = $1 order by created_at",
+        "select status from deliveries where document_id = $1 order by created_at",
         [invoice.id],
       );
       expect(deliveries.filter((d) => d.status === "enviada")).toHaveLength(1);

@@ -112,7 +112,7 @@ async function transmitted(of: Tenant = tenant): Promise<Invoice> {
 
 const deliveriesOf = async (invoice: Invoice) =>
   db.superuser<{ status: string }>(
-    "select status from deliveries where invoice_id = $1 order by created_at",
+    "select status from deliveries where document_id = $1 order by created_at",
     [invoice.id],
   );
 

@@ -248,9 +248,9 @@ describe("deliveries", () => {
     (
       await db.superuser<{ id: string }>(
         state === "open"
-          ? "insert into deliveries (org_id, invoice_id, recipient) values ($1, $2, 'c@test.example') returning id"
-          : `insert into deliveries (org_id, invoice_id, recipient, status, message, attempt, next_retry_at)
-             values ($1, $2, 'c@test.example', 'error', 'the provider failed', 1, now() - interval '1 second')
+          ? "insert into deliveries (org_id, document_type, document_id, recipient) values ($1, 'invoice', $2, 'c@test.example') returning id"
+          : `insert into deliveries (org_id, document_type, document_id, recipient, status, message, attempt, next_retry_at)
+             values ($1, 'invoice', $2, 'c@test.example', 'error', 'the provider failed', 1, now() - interval '1 second')
              returning id`,
         [invoice.orgId, invoice.id],
       )
