@@ -161,7 +161,10 @@ $$;
 --
 -- A retry by the reconcile job (`p_retry_of` given, `p_limits` null) is neither matched nor
 -- counted: it is opened one attempt further than the delivery it retries, linked both ways, and
--- resends that delivery's package under its name (year and consecutive). (`send_id`, `attempt`,
+-- resends that delivery's package under its name (year and consecutive). A request under the
+-- provider reference of an earlier delivery of the document (`p_send_id`: derived from the
+-- request's Idempotency-Key, so the same request retried after a 502/504) is a retry of that
+-- delivery in the same way: the provider must see the same message under the same key. (`send_id`, `attempt`,
 -- `retry_of` and `retried_by` are the columns of …_delivery_retries.sql.)
 create function public.einv_delivery_begin(
   p_org_id uuid, p_kind text, p_document_id uuid, p_recipient text, p_actor_id uuid, p_send_id uuid,
@@ -230,6 +233,15 @@ begin
     if not found then
       raise exception 'not_found' using errcode = 'P0001', hint = 'not_found', detail = p_kind;
     end if;
+  elsif p_send_id is not null then
+    -- a request retried under its Idempotency-Key after its first try failed: the same message
+    -- under the same provider reference and key, so the same package, one attempt further
+    select * into _of from public.deliveries o
+     where o.org_id = p_org_id and o.document_type = p_kind and o.document_id = p_document_id
+       and o.send_id = p_send_id and o.retried_by is null
+     order by o.attempt desc
+     limit 1
+       for update;
   end if;
   -- the package's year and number: a retry's are its first try's; else the insert trigger takes them
   insert into public.deliveries (id, org_id, document_type, document_id, recipient, created_by, send_id,

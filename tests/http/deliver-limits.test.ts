@@ -140,6 +140,37 @@ describe("/deliver limits", () => {
     expect(mail.messages).toHaveLength(5);
   });
 
+  it("counts a credit note apart from its invoice (two documents), and both in the organization's limit", async () => {
+    const tenant = await tenantWithProviders();
+    const deliver = deliverWith(t, tenant);
+    const invoice = await transmitted(tenant);
+    for (let i = 1; i <= 5; i++) {
+      expect((await deliver(invoice, { to: `factura${i}@cliente.example` })).status).toBe(200);
+    }
+    expect((await deliver(invoice, { to: "factura6@cliente.example" })).status).toBe(429);
+    const as = await t.token(tenant.operador);
+    const note = await (
+      await t.post(
+        "/credit-notes",
+        { org_id: tenant.org.id, invoice_id: invoice.id, concept_code: "2", reason: "Anulación" },
+        as,
+      )
+    ).json();
+    expect(note.status).toBe("emitida");
+    const deliverNote = async (to: string, app = t) =>
+      app.post(
+        "/credit-notes/deliver",
+        { org_id: tenant.org.id, credit_note_id: note.credit_note_id, to },
+        await app.token(tenant.operador),
+      );
+    const statuses: number[] = [];
+    for (let i = 1; i <= 6; i++) statuses.push((await deliverNote(`nota${i}@cliente.example`)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    // the organization's limit (4 an hour in `small`) counts the invoice's and the note's together
+    const refused = await deliverNote("otra@cliente.example", small);
+    expectRateLimited(refused, await refused.json());
+  });
+
   it("has the indexes the counts read: deliveries by (document_id, created_at) and by (org_id, created_at)", async () => {
     const indexes = await db.superuser<{ indexname: string; indexdef: string }>(
       "select indexname, indexdef from pg_indexes where tablename = 'deliveries' order by indexname",

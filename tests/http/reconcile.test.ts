@@ -275,8 +275,9 @@ describe("delivery retries", () => {
         attempt: number;
         next_retry_at: string | null;
         retry_of: string | null;
+        package_number: string;
       }>(
-        "select status, attempt, next_retry_at, retry_of from deliveries where document_id = $1 order by attempt",
+        "select status, attempt, next_retry_at, retry_of, package_number from deliveries where document_id = $1 order by attempt",
         [invoice.id],
       );
     const [failed] = await deliveries();
@@ -293,9 +294,10 @@ describe("delivery retries", () => {
       [invoice.id],
     );
     expect((await (await runIt()).json()).deliveries_retried).toBe(1);
+    // the retry resends the first try's package, under its name
     expect(await deliveries()).toMatchObject([
-      { status: "error", attempt: 1, next_retry_at: null },
-      { status: "enviada", attempt: 2 },
+      { status: "error", attempt: 1, next_retry_at: null, package_number: failed?.package_number },
+      { status: "enviada", attempt: 2, package_number: failed?.package_number },
     ]);
     // one e-mail: the retry went under the first try's reference, which the provider had taken
     expect(mail.messages).toHaveLength(1);
