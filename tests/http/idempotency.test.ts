@@ -515,7 +515,7 @@ describe("time", () => {
     await db.superuser("alter table deliveries disable trigger deliveries_touch");
     await db.superuser(
       `update deliveries set created_at = created_at - interval '24 hours 1 second',
-              updated_at = updated_at - interval '24 hours 1 second' where invoice_id = $1`,
+              updated_at = updated_at - interval '24 hours 1 second' where document_id = $1`,
       [invoice.id],
     );
     await db.superuser("alter table deliveries enable trigger deliveries_touch");
