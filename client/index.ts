@@ -39,6 +39,8 @@ export type CreditNoteRepresentationRequest = Body<"creditNotesRepresentation">;
 export type CreditNoteRepresentationResponse = Answer<"creditNotesRepresentation">;
 export type CreditNoteRefreshRequest = Body<"creditNotesRefresh">;
 export type CreditNoteRefreshResponse = Answer<"creditNotesRefresh">;
+export type CreditNoteDeliverRequest = Body<"creditNotesDeliver">;
+export type CreditNoteDeliverResponse = Answer<"creditNotesDeliver">;
 export type IntegrationTestRequest = Body<"integrationsTest">;
 export type IntegrationTestResponse = Answer<"integrationsTest">;
 export type IntegrationSaveRequest = Body<"integrationsSave">;
@@ -118,6 +120,7 @@ export const ROUTES = {
   "creditNotes.reissue": "credit-notes/reissue",
   "creditNotes.representation": "credit-notes/representation",
   "creditNotes.refresh": "credit-notes/refresh",
+  "creditNotes.deliver": "credit-notes/deliver",
   "integrations.test": "integrations/test",
   "integrations.save": "integrations/save",
 } as const;
@@ -138,6 +141,7 @@ export interface EinvoicingClient {
     representation: Call<CreditNoteRepresentationRequest, CreditNoteRepresentationResponse>;
     downloadRepresentation: Download<CreditNoteRepresentationRequest, CreditNoteRepresentationResponse>;
     refresh: Call<CreditNoteRefreshRequest, CreditNoteRefreshResponse>;
+    deliver: Call<CreditNoteDeliverRequest, CreditNoteDeliverResponse>;
   };
   integrations: {
     test: Call<IntegrationTestRequest, IntegrationTestResponse>;
@@ -224,6 +228,7 @@ export function createEinvoicingClient(
       representation: creditNoteRepresentation,
       downloadRepresentation: download(creditNoteRepresentation),
       refresh: call(ROUTES["creditNotes.refresh"]),
+      deliver: call(ROUTES["creditNotes.deliver"]),
     },
     integrations: {
       test: call(ROUTES["integrations.test"]),

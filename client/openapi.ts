@@ -164,6 +164,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/credit-notes/deliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail an accepted credit note with its PDF and AttachedDocument
+         * @description Roles: admin, operador.
+         */
+        post: operations["creditNotesDeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integrations/test": {
         parameters: {
             query?: never;
@@ -748,7 +768,7 @@ export interface operations {
                     org_id: string;
                     /**
                      * Format: uuid
-                     * @description A `transmitida` invoice of this organization.
+                     * @description An accepted invoice of this organization.
                      */
                     invoice_id: string;
                     /**
@@ -1116,6 +1136,93 @@ export interface operations {
                         authority_code: string | null;
                         /** @description When the authority was asked (ISO 8601). */
                         checked_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict-invalid_state"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule-credential_rejected"];
+            429: components["responses"]["Error429-rate_limited"];
+            500: components["responses"]["Error500-internal_error"];
+            502: components["responses"]["Error502-provider_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
+            504: components["responses"]["Error504-provider_timeout"];
+        };
+    };
+    creditNotesDeliver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key with the same body within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) without doing the work twice; with another body, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "credit_note_id": "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
+                    org_id: string;
+                    /**
+                     * Format: uuid
+                     * @description An accepted credit note of this organization.
+                     */
+                    credit_note_id: string;
+                    /**
+                     * Format: email
+                     * @description Where to send it; the buyer's e-mail when left out.
+                     */
+                    to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credit_note_id": "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910",
+                     *       "delivery_id": "7c8d9e0f-1a2b-4c3d-9e4f-5a6b7c8d9e01",
+                     *       "to": "facturacion@cliente.com.co",
+                     *       "status": "enviada",
+                     *       "message": "Sent to facturacion@cliente.com.co."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The credit note, as requested. */
+                        credit_note_id: string;
+                        /** @description The delivery's record (the table `deliveries`). */
+                        delivery_id: string;
+                        /** @description The address it was sent to. */
+                        to: string;
+                        /**
+                         * @description `enviada`: the provider took the e-mail; `error`: it refused or failed (retried by reconcile unless the address bounced); `pendiente`: a delivery to this address is under way, not sent twice.
+                         * @enum {string}
+                         */
+                        status: "enviada" | "error" | "pendiente";
+                        /** @description What happened, for a person to read. */
+                        message: string;
                     };
                 };
             };

@@ -24,6 +24,12 @@ export const CONTRACT_ROUTES = [
   "/transmit",
 ];
 
+/** The routes DESIGN §4 adds beyond the contract's ten: a buyer is owed every note as every invoice. */
+export const DESIGN_ROUTES = ["/credit-notes/deliver"];
+
+/** Every route the API answers, sorted: the contract's and the design's. */
+export const API_ROUTES = [...CONTRACT_ROUTES, ...DESIGN_ROUTES].sort();
+
 const document = JSON.parse(
   readFileSync(new URL("../docs/openapi.json", import.meta.url), "utf8"),
 ) as Json & { paths: Record<string, { post: { responses: Record<string, Json> } }> };

@@ -1,5 +1,5 @@
 /**
- * Route group: create, reissue, representation, refresh. One file per operation; this file only
+ * Route group: create, reissue, representation, refresh, deliver. One file per operation; this file only
  * lists them, each imported on its first call (a cold instance loads only what its requests use).
  * A group never imports another group.
  */
@@ -10,4 +10,5 @@ export const creditNoteOperations: OperationGroup = {
   "/reissue": async () => (await import("./reissue.ts")).reissue,
   "/representation": async () => (await import("./representation.ts")).representation,
   "/refresh": async () => (await import("./refresh.ts")).refresh,
+  "/deliver": async () => (await import("./deliver.ts")).deliver,
 };

@@ -347,11 +347,18 @@ export interface DeliveryLimits {
  * address still open or just sent (`existing`: nothing is to be sent); or refused (`rate_limited`).
  */
 export type DeliveryBegun =
-  | { delivery_id: string; existing?: undefined; rate_limited?: undefined }
+  | {
+      delivery_id: string;
+      /** The package's name parts: the year and the issuer's consecutive of packages sent in it. */
+      package_year: number;
+      package_number: number;
+      existing?: undefined;
+      rate_limited?: undefined;
+    }
   | {
       delivery_id: string;
       existing: {
-        invoice_id: string;
+        document_id: string;
         to: string;
         status: "pendiente" | "enviada";
         message: string | null;
@@ -379,11 +386,14 @@ const records = {
   }).returns<RepresentationRow>(),
   einv_delivery_begin: service({
     p_org_id: str,
-    p_invoice_id: str,
+    p_kind: kind,
+    p_document_id: str,
     p_recipient: str,
     p_actor_id: arg<string | null>(),
     /** The provider reference; null: the delivery's own id. */
     p_send_id: arg<string | null>(),
+    /** The reconcile job's retry: the failed delivery it retries (its package is resent). */
+    p_retry_of: arg<string | null>(),
     /** A request's limits; null for the reconcile job's retries (neither matched nor counted). */
     p_limits: arg<DeliveryLimits | null>(),
     /** How long the call that opens it holds it: reconcile does not ask about it meanwhile. */
@@ -394,11 +404,6 @@ const records = {
     p_delivery_id: str,
     p_send_id: str,
   }).returns<{ next_retry_at: string | null; gave_up_reason: string | null } | null>(),
-  einv_delivery_link_retry: service({
-    p_org_id: str,
-    p_delivery_id: str,
-    p_retry_of: str,
-  }).returns<{ delivery_id: string; retry_of: string }>(),
   einv_reconcile_pick_open_deliveries: service({
     p_run_id: str,
     p_limit: num,
@@ -408,7 +413,8 @@ const records = {
     {
       delivery_id: string;
       org_id: string;
-      invoice_id: string;
+      document_type: DocumentKind;
+      document_id: string;
       to: string;
       send_id: string;
       company_id: string;
@@ -419,7 +425,8 @@ const records = {
     {
       delivery_id: string;
       org_id: string;
-      invoice_id: string;
+      document_type: DocumentKind;
+      document_id: string;
       to: string;
       attempt: number;
       send_id: string;
@@ -433,7 +440,8 @@ const records = {
     p_message: str,
     p_provider_reference: arg<string | null>(),
   }).returns<{
-    invoice_id: string;
+    document_type: DocumentKind;
+    document_id: string;
     delivery_id: string;
     to: string;
     status: "enviada" | "error";

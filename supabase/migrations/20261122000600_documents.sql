@@ -25,26 +25,72 @@ create table public.representations (
 create index representations_org_id_idx on public.representations (org_id);
 
 -- ─── deliveries ──────────────────────────────────────────────────────────────────────────────────
+-- A delivery of an accepted document of either kind (`document_type`, `document_id`, as in
+-- representations and events) to the buyer. Only the service writes it, through
+-- einv_delivery_begin, which reads the document first; the insert trigger below checks again that
+-- the document is the org's (there is no foreign key to two tables) and takes its issuer.
 create table public.deliveries (
   id uuid primary key default gen_random_uuid(),
-  org_id uuid not null,
-  invoice_id uuid not null,
+  org_id uuid not null references public.organizations (id) on delete cascade,
+  document_type text not null check (document_type in ('invoice', 'credit_note')),
+  document_id uuid not null,
+  -- the issuer: its sequence numbers the package (below)
+  company_id uuid not null references public.companies (id),
   recipient text not null,
-  -- separate from the invoice's fiscal status
+  -- separate from the document's fiscal status
   status text not null default 'pendiente' check (status in ('pendiente', 'enviada', 'error')),
   message text,
   provider_reference text,
   created_by uuid,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
-  foreign key (invoice_id, org_id) references public.invoices (id, org_id)
+  -- DIAN's name of the package sent (shared/fiscal/co/delivery-files.ts): the issuer's consecutive
+  -- of packages sent in that year (Colombian time), written in hex as the name's last 8 characters
+  package_year smallint not null check (package_year between 2000 and 2099),
+  package_number bigint not null check (package_number between 1 and 4294967295)
 );
 -- (…, created_at): the hourly limits of einv_delivery_begin count by these; they also serve the
--- policy (org_id) and the foreign key (invoice_id)
+-- policy (org_id)
 create index deliveries_org_id_idx on public.deliveries (org_id, created_at);
-create index deliveries_invoice_id_idx on public.deliveries (invoice_id, created_at);
+create index deliveries_document_id_idx on public.deliveries (document_id, created_at);
 create trigger deliveries_touch before update on public.deliveries
   for each row execute function einv_private.touch_updated_at();
+
+-- Each issuer's packages sent per year: the last consecutive taken, under the row's lock in the
+-- transaction that inserts the delivery, so concurrent deliveries never share one. (A delivery
+-- whose transaction rolls back leaves a gap; DIAN's names need uniqueness, not contiguity.)
+create table einv_private.delivery_package_counters (
+  company_id uuid not null references public.companies (id) on delete cascade,
+  year smallint not null,
+  last_number bigint not null check (last_number between 1 and 4294967295),
+  primary key (company_id, year)
+);
+revoke all on einv_private.delivery_package_counters from public, anon, authenticated, service_role;
+
+-- Before a delivery is inserted: its document must be the org's (not_found otherwise), its issuer is
+-- the document's company, and unless it resends a package already named (a retry, which passes its
+-- first try's year and number) it takes the issuer's next consecutive of the current year.
+create function einv_private.delivery_package() returns trigger
+language plpgsql set search_path = '' as $$
+declare
+  _company uuid;
+begin
+  select d.company_id into _company
+    from einv_private.document_of(new.document_type, new.org_id, new.document_id, false) d;
+  new.company_id := _company;
+  if new.package_number is null then
+    new.package_year := extract(year from now() at time zone 'America/Bogota');
+    insert into einv_private.delivery_package_counters as c (company_id, year, last_number)
+    values (_company, new.package_year, 1)
+    on conflict (company_id, year) do update set last_number = c.last_number + 1
+    returning c.last_number into new.package_number;
+  end if;
+  return new;
+end
+$$;
+revoke all on function einv_private.delivery_package() from public, anon, authenticated, service_role;
+create trigger deliveries_package before insert on public.deliveries
+  for each row execute function einv_private.delivery_package();
 
 revoke all on public.representations, public.deliveries from anon, authenticated, service_role;
 alter table public.representations enable row level security;
@@ -98,52 +144,64 @@ begin
 end
 $$;
 
--- Opens a delivery of an accepted invoice (invalid_state otherwise) and returns its id; its
--- provider reference (`send_id`) is `p_send_id`, or the delivery's own id.
+-- Opens a delivery of an accepted document of kind `p_kind` (invalid_state otherwise) and returns
+-- its id and its package's name parts; its provider reference (`send_id`) is `p_send_id`, or the
+-- delivery's own id.
 --
 -- A request of the API (`p_limits` given) is first matched with a delivery of the same document to
 -- the same address that is still `pendiente` or was sent in the last minute: that one is answered
 -- (`existing`), and nothing is mailed again. Then it is counted against the limits
--- `{ per_document, per_organization, window_seconds }`: deliveries begun within the window, for the
--- document and for the organization (the job's retries, `retry_of`, are not requests and do not
--- count). Over a limit it answers `rate_limited` with the seconds until one more is allowed, and
--- opens nothing. The table is the record, so the limits hold across function instances; a lock
--- per organization makes the match and the counts exact under concurrent requests. A retry by the
--- reconcile job (`p_limits` null) is neither matched nor counted. (`send_id` and `retry_of` are the
--- columns of …_delivery_retries.sql.)
+-- `{ per_document, per_organization, window_seconds }`: deliveries begun within the window, of the
+-- document (an invoice and each of its credit notes are counted apart: they are different
+-- documents, each owed to the buyer) and of the organization (every kind together; the job's
+-- retries, `retry_of`, are not requests and do not count). Over a limit it answers `rate_limited`
+-- with the seconds until one more is allowed, and opens nothing. The table is the record, so the
+-- limits hold across function instances; a lock per organization makes the match and the counts
+-- exact under concurrent requests.
+--
+-- A retry by the reconcile job (`p_retry_of` given, `p_limits` null) is neither matched nor
+-- counted: it is opened one attempt further than the delivery it retries, linked both ways, and
+-- resends that delivery's package under its name (year and consecutive). A request under the
+-- provider reference of an earlier delivery of the document (`p_send_id`: derived from the
+-- request's Idempotency-Key, so the same request retried after a 502/504) is a retry of that
+-- delivery in the same way: the provider must see the same message under the same key. (`send_id`, `attempt`,
+-- `retry_of` and `retried_by` are the columns of …_delivery_retries.sql.)
 create function public.einv_delivery_begin(
-  p_org_id uuid, p_invoice_id uuid, p_recipient text, p_actor_id uuid, p_send_id uuid, p_limits jsonb,
-  p_lease_seconds integer
+  p_org_id uuid, p_kind text, p_document_id uuid, p_recipient text, p_actor_id uuid, p_send_id uuid,
+  p_retry_of uuid, p_limits jsonb, p_lease_seconds integer
 ) returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
   _doc record;
   _d public.deliveries;
+  _of public.deliveries;
   _id uuid := gen_random_uuid();
   _window interval;
   _edge timestamptz;
   _scope text;
 begin
-  select * into _doc from einv_private.document_of('invoice', p_org_id, p_invoice_id, false);
-  if (_doc.life).status <> einv_private.accepted_status('invoice') then
-    raise exception 'not_accepted' using errcode = 'P0001', hint = 'invalid_state', detail = 'invoice';
+  select * into _doc from einv_private.document_of(p_kind, p_org_id, p_document_id, false);
+  if (_doc.life).status <> einv_private.accepted_status(p_kind) then
+    raise exception 'not_accepted' using errcode = 'P0001', hint = 'invalid_state', detail = p_kind;
   end if;
   if p_limits is not null then
     perform pg_advisory_xact_lock(hashtextextended('einv_delivery_begin:' || p_org_id::text, 0));
     select * into _d from public.deliveries d
-     where d.invoice_id = p_invoice_id and d.org_id = p_org_id and lower(d.recipient) = lower(p_recipient)
+     where d.document_id = p_document_id and d.document_type = p_kind and d.org_id = p_org_id
+       and lower(d.recipient) = lower(p_recipient)
        and (d.status = 'pendiente' or (d.status = 'enviada' and d.updated_at > now() - interval '1 minute'))
      order by d.created_at desc
      limit 1;
     if found then
       return jsonb_build_object('delivery_id', _d.id, 'existing', jsonb_build_object(
-        'invoice_id', _d.invoice_id, 'to', _d.recipient, 'status', _d.status, 'message', _d.message,
+        'document_id', _d.document_id, 'to', _d.recipient, 'status', _d.status, 'message', _d.message,
         'created_at', _d.created_at));
     end if;
     _window := make_interval(secs => (p_limits ->> 'window_seconds')::integer);
     -- the n-th newest delivery in the window: once it leaves the window, one more is allowed
     select d.created_at into _edge from public.deliveries d
-     where d.invoice_id = p_invoice_id and d.created_at > now() - _window and d.retry_of is null
+     where d.document_id = p_document_id and d.document_type = p_kind
+       and d.created_at > now() - _window and d.retry_of is null
      order by d.created_at desc
     offset (p_limits ->> 'per_document')::integer - 1 limit 1;
     if found then
@@ -167,10 +225,36 @@ begin
   if p_lease_seconds is null or p_lease_seconds < 1 then
     raise exception 'a delivery needs a lease of at least 1 s, not %', p_lease_seconds using errcode = '22023';
   end if;
-  insert into public.deliveries (id, org_id, invoice_id, recipient, created_by, send_id, lease_until)
-  values (_id, p_org_id, p_invoice_id, p_recipient, p_actor_id, coalesce(p_send_id, _id),
-          now() + make_interval(secs => p_lease_seconds));
-  return jsonb_build_object('delivery_id', _id);
+  if p_retry_of is not null then
+    select * into _of from public.deliveries o
+     where o.id = p_retry_of and o.org_id = p_org_id and o.document_type = p_kind
+       and o.document_id = p_document_id
+       for update;
+    if not found then
+      raise exception 'not_found' using errcode = 'P0001', hint = 'not_found', detail = p_kind;
+    end if;
+  elsif p_send_id is not null then
+    -- a request retried under its Idempotency-Key after its first try failed: the same message
+    -- under the same provider reference and key, so the same package, one attempt further
+    select * into _of from public.deliveries o
+     where o.org_id = p_org_id and o.document_type = p_kind and o.document_id = p_document_id
+       and o.send_id = p_send_id and o.retried_by is null
+     order by o.attempt desc
+     limit 1
+       for update;
+  end if;
+  -- the package's year and number: a retry's are its first try's; else the insert trigger takes them
+  insert into public.deliveries (id, org_id, document_type, document_id, recipient, created_by, send_id,
+                                 lease_until, attempt, retry_of, package_year, package_number)
+  values (_id, p_org_id, p_kind, p_document_id, p_recipient, p_actor_id, coalesce(p_send_id, _of.send_id, _id),
+          now() + make_interval(secs => p_lease_seconds), coalesce(_of.attempt + 1, 1), _of.id,
+          _of.package_year, _of.package_number)
+  returning * into _d;
+  if _of.id is not null then
+    update public.deliveries set retried_by = _id where id = _of.id;
+  end if;
+  return jsonb_build_object('delivery_id', _id, 'package_year', _d.package_year,
+    'package_number', _d.package_number);
 end
 $$;
 
@@ -191,23 +275,23 @@ begin
      where id = p_delivery_id and org_id = p_org_id and status = p_status
        and provider_reference is not distinct from p_provider_reference;
     if found then
-      return jsonb_build_object('invoice_id', _d.invoice_id, 'delivery_id', _d.id, 'to', _d.recipient,
-        'status', _d.status, 'message', _d.message);
+      return jsonb_build_object('document_type', _d.document_type, 'document_id', _d.document_id,
+        'delivery_id', _d.id, 'to', _d.recipient, 'status', _d.status, 'message', _d.message);
     end if;
-    raise exception 'delivery_not_open' using errcode = 'P0001', hint = 'invalid_state', detail = 'invoice';
+    raise exception 'delivery_not_open' using errcode = 'P0001', hint = 'invalid_state';
   end if;
-  perform einv_private.log_event(p_org_id, 'invoice', _d.invoice_id, 'delivery_' || p_status, null,
+  perform einv_private.log_event(p_org_id, _d.document_type, _d.document_id, 'delivery_' || p_status, null,
     jsonb_build_object('delivery_id', _d.id, 'recipient', _d.recipient, 'message', p_message));
-  return jsonb_build_object('invoice_id', _d.invoice_id, 'delivery_id', _d.id, 'to', _d.recipient,
-    'status', _d.status, 'message', _d.message);
+  return jsonb_build_object('document_type', _d.document_type, 'document_id', _d.document_id,
+    'delivery_id', _d.id, 'to', _d.recipient, 'status', _d.status, 'message', _d.message);
 end
 $$;
 
 revoke all on function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text),
-  public.einv_delivery_begin(uuid, uuid, text, uuid, uuid, jsonb, integer),
+  public.einv_delivery_begin(uuid, text, uuid, text, uuid, uuid, uuid, jsonb, integer),
   public.einv_delivery_record(uuid, uuid, text, text, text)
   from public, anon, authenticated, service_role;
 grant execute on function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text),
-  public.einv_delivery_begin(uuid, uuid, text, uuid, uuid, jsonb, integer),
+  public.einv_delivery_begin(uuid, text, uuid, text, uuid, uuid, uuid, jsonb, integer),
   public.einv_delivery_record(uuid, uuid, text, text, text)
   to service_role;

@@ -5,7 +5,8 @@
 -- files inside it — so "what did the buyer get" is answered from the record, not from an inbox.
 --
 -- The AttachedDocument XML is kept in the private bucket beside the PDF
--- (`<org_id>/invoices/<invoice_id>/ad-<number>-<fingerprint>.xml`), so the bucket now takes XML too.
+-- (`<org_id>/<invoices|credit-notes>/<document_id>/ad-<number>-<fingerprint>.xml`), so the bucket now
+-- takes XML too.
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
 
 -- ─── deliveries.attachments ──────────────────────────────────────────────────────────────────────
@@ -37,7 +38,7 @@ begin
    where id = p_delivery_id and org_id = p_org_id and status = 'pendiente'
   returning * into _d;
   if not found then
-    raise exception 'delivery_not_open' using errcode = 'P0001', hint = 'invalid_state', detail = 'invoice';
+    raise exception 'delivery_not_open' using errcode = 'P0001', hint = 'invalid_state';
   end if;
   return jsonb_build_object('delivery_id', _d.id, 'attachments', _d.attachments);
 end

@@ -3,7 +3,8 @@
 -- it) is tried again by the reconcile job, with exponential backoff — 1, 2, 4 and 8 minutes after
 -- the attempt that failed — and given up, with the reason, after its 5th attempt. A retry is a new
 -- delivery row (`attempt` + 1, `retry_of`), sent under the same provider reference and key as the
--- first try (`send_id`), so a provider that did take an earlier try delivers the message once.
+-- first try (`send_id`), so a provider that did take an earlier try delivers the message once, and
+-- with the same package name: it resends the same package.
 -- A delivery the provider refused (a bounced address) is not retried.
 --
 -- A delivery whose outcome was never recorded (the function died, or the database failed, after
@@ -25,8 +26,13 @@ alter table public.deliveries
 create index deliveries_retry_due_idx on public.deliveries (next_retry_at)
   where status = 'error' and next_retry_at is not null;
 create index deliveries_open_idx on public.deliveries (created_at) where status = 'pendiente';
+-- One package name per package: a retry resends its first try's package (the same document, the
+-- same files) under the same name, one attempt further; two packages never share a name.
+create unique index deliveries_package_idx
+  on public.deliveries (company_id, package_year, package_number, attempt);
 
--- A failed delivery, to be tried again later (or given up after its 5th attempt).
+-- A failed delivery, to be tried again later (or given up after its 5th attempt). One already
+-- retried (a newer attempt was opened) is left as it is: its retry owns what happens next.
 create function public.einv_delivery_retry_later(p_org_id uuid, p_delivery_id uuid, p_send_id uuid)
 returns jsonb
 language sql security definer set search_path = '' as $$
@@ -36,29 +42,12 @@ language sql security definer set search_path = '' as $$
                               then now() + make_interval(mins => power(2, d.attempt - 1)::integer) end,
          gave_up_reason = case when d.attempt >= 5
                                then left('gave up after ' || d.attempt || ' attempts: ' || coalesce(d.message, ''), 600) end
-   where d.id = p_delivery_id and d.org_id = p_org_id and d.status = 'error'
+   where d.id = p_delivery_id and d.org_id = p_org_id and d.status = 'error' and d.retried_by is null
   returning jsonb_build_object('next_retry_at', d.next_retry_at, 'gave_up_reason', d.gave_up_reason)
 $$;
 
--- A new delivery that retries `p_retry_of`: one attempt further, linked both ways.
-create function public.einv_delivery_link_retry(p_org_id uuid, p_delivery_id uuid, p_retry_of uuid)
-returns jsonb
-language plpgsql security definer set search_path = '' as $$
-begin
-  update public.deliveries n
-     set attempt = o.attempt + 1, retry_of = o.id
-    from public.deliveries o
-   where n.id = p_delivery_id and n.org_id = p_org_id and o.id = p_retry_of and o.org_id = p_org_id;
-  if not found then
-    raise exception 'not_found' using errcode = 'P0001', hint = 'not_found', detail = 'invoice';
-  end if;
-  update public.deliveries set retried_by = p_delivery_id where id = p_retry_of and org_id = p_org_id;
-  return jsonb_build_object('delivery_id', p_delivery_id, 'retry_of', p_retry_of);
-end
-$$;
-
 -- Up to `p_limit` failed deliveries whose retry is due, taken by the run (skip locked: two runs
--- never take one).
+-- never take one). A retry is opened by einv_delivery_begin with `p_retry_of`.
 create function public.einv_reconcile_pick_deliveries(p_run_id uuid, p_limit integer) returns jsonb
 language sql security definer set search_path = '' as $$
   with due as (
@@ -70,8 +59,8 @@ language sql security definer set search_path = '' as $$
   taken as (
     update public.deliveries d set next_retry_at = null from due where d.id = due.id returning d.*)
   select coalesce(jsonb_agg(jsonb_build_object(
-           'delivery_id', id, 'org_id', org_id, 'invoice_id', invoice_id, 'to', recipient,
-           'attempt', attempt, 'send_id', coalesce(send_id, id), 'created_by', created_by,
+           'delivery_id', id, 'org_id', org_id, 'document_type', document_type, 'document_id', document_id,
+           'to', recipient, 'attempt', attempt, 'send_id', coalesce(send_id, id), 'created_by', created_by,
            'run_id', p_run_id)), '[]'::jsonb)
     from taken
 $$;
@@ -92,21 +81,20 @@ language sql security definer set search_path = '' as $$
   taken as (
     update public.deliveries d set lease_until = now() + make_interval(secs => greatest(p_lease_seconds, 1))
       from due where d.id = due.id returning d.*)
-  -- the invoice's company and environment name the deliver provider that was asked to send it
+  -- the document's company and environment name the deliver provider that was asked to send it
   select coalesce(jsonb_agg(jsonb_build_object(
-           'delivery_id', t.id, 'org_id', t.org_id, 'invoice_id', t.invoice_id, 'to', t.recipient,
-           'send_id', coalesce(t.send_id, t.id), 'company_id', i.company_id, 'environment', i.environment,
-           'run_id', p_run_id)), '[]'::jsonb)
-    from taken t join public.invoices i on i.id = t.invoice_id and i.org_id = t.org_id
+           'delivery_id', t.id, 'org_id', t.org_id, 'document_type', t.document_type,
+           'document_id', t.document_id, 'to', t.recipient, 'send_id', coalesce(t.send_id, t.id),
+           'company_id', doc.company_id, 'environment', (doc.life).environment, 'run_id', p_run_id)), '[]'::jsonb)
+    from taken t
+   cross join lateral einv_private.document_of(t.document_type, t.org_id, t.document_id, false) doc
 $$;
 
 revoke all on function public.einv_delivery_retry_later(uuid, uuid, uuid),
-  public.einv_delivery_link_retry(uuid, uuid, uuid),
   public.einv_reconcile_pick_deliveries(uuid, integer),
   public.einv_reconcile_pick_open_deliveries(uuid, integer, integer, integer)
   from public, anon, authenticated, service_role;
 grant execute on function public.einv_delivery_retry_later(uuid, uuid, uuid),
-  public.einv_delivery_link_retry(uuid, uuid, uuid),
   public.einv_reconcile_pick_deliveries(uuid, integer),
   public.einv_reconcile_pick_open_deliveries(uuid, integer, integer, integer)
   to service_role;

@@ -11,7 +11,7 @@ import {
   EinvoicingError,
   ROUTES,
 } from "../../client/index.ts";
-import { CONTRACT_ROUTES, expectAnswerInContract } from "../../devkit/contract.ts";
+import { API_ROUTES, expectAnswerInContract } from "../../devkit/contract.ts";
 import { useLocalServer } from "../support/local-server.ts";
 
 const target = inject("database");
@@ -51,12 +51,12 @@ async function failure(promise: Promise<unknown>): Promise<EinvoicingError> {
   return error as EinvoicingError;
 }
 
-it("names exactly the contract's routes", () => {
+it("names exactly the API's routes: the contract's and the design's", () => {
   expect(
     Object.values(ROUTES)
       .map((route) => `/${route}`)
       .sort(),
-  ).toEqual(CONTRACT_ROUTES);
+  ).toEqual(API_ROUTES);
 });
 
 describe("createEinvoicingClient(supabase) on answers that are not the API's", () => {

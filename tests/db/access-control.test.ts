@@ -127,11 +127,10 @@ async function tenantWithDocuments(): Promise<Tenant & { invoice: Invoice }> {
      values ($1, 'invoice', $2, $3, 'factura.pdf', 'f1', false, 'builtin', now())`,
     [tenant.org.id, invoice.id, `${tenant.org.id}/invoices/${invoice.id}/factura.pdf`],
   );
-  await superuser("insert into public.deliveries (org_id, invoice_id, recipient) values ($1, $2, $3)", [
-    tenant.org.id,
-    invoice.id,
-    "cliente@test.example",
-  ]);
+  await superuser(
+    "insert into public.deliveries (org_id, document_type, document_id, recipient) values ($1, 'invoice', $2, $3)",
+    [tenant.org.id, invoice.id, "cliente@test.example"],
+  );
   return { ...tenant, invoice };
 }
 
@@ -580,7 +579,7 @@ describe("representations and deliveries", () => {
     ["representations", `delete from public.representations where org_id = '${org}'`],
     [
       "deliveries",
-      `insert into public.deliveries (org_id, invoice_id, recipient) values ('${org}', '${invoice}', 'x@test.example')`,
+      `insert into public.deliveries (org_id, document_type, document_id, recipient) values ('${org}', 'invoice', '${invoice}', 'x@test.example')`,
     ],
     ["deliveries", `update public.deliveries set status = 'enviada' where org_id = '${org}'`],
     ["deliveries", `delete from public.deliveries where org_id = '${org}'`],

@@ -29,7 +29,7 @@ describe("an open delivery", () => {
   it("is left alone by reconcile while the call that opened it holds its lease, and asked about after", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
     const [begun] = await db.superuser<{ begun: { delivery_id: string } }>(
-      "select public.einv_delivery_begin($1, $2, 'cliente@test.example', null, null, null, 90) as begun",
+      "select public.einv_delivery_begin($1, 'invoice', $2, 'cliente@test.example', null, null, null, null, 90) as begun",
       [tenant.org.id, invoice.id],
     );
     const id = begun?.begun.delivery_id as string;

@@ -33,6 +33,7 @@ const DECLARED: Record<string, Grants> = {
   // writes only through the database API (security definer functions). einv_private's grant nothing.
   "table einv_private.credentials": { rls: true },
   "table einv_private.credit_note_counters": { rls: false },
+  "table einv_private.delivery_package_counters": { rls: false },
   "table einv_private.document_kinds": { rls: false },
   "table einv_private.idempotency_keys": { rls: true },
   "table einv_private.reconcile_leases": { rls: false },
@@ -77,10 +78,9 @@ const DECLARED: Record<string, Grants> = {
     service_role: "EXECUTE",
   },
   "function public.einv_delivery_attachments(uuid, uuid, jsonb)": { service_role: "EXECUTE" },
-  "function public.einv_delivery_begin(uuid, uuid, text, uuid, uuid, jsonb, integer)": {
+  "function public.einv_delivery_begin(uuid, text, uuid, text, uuid, uuid, uuid, jsonb, integer)": {
     service_role: "EXECUTE",
   },
-  "function public.einv_delivery_link_retry(uuid, uuid, uuid)": { service_role: "EXECUTE" },
   "function public.einv_delivery_record(uuid, uuid, text, text, text)": { service_role: "EXECUTE" },
   "function public.einv_delivery_retry_later(uuid, uuid, uuid)": { service_role: "EXECUTE" },
   "function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer)": {
@@ -146,6 +146,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.credit_note_payload(uuid, jsonb)": {},
   "function einv_private.credit_note_replaceable(credit_notes)": {},
   "function einv_private.document_inputs(uuid, text, uuid)": {},
+  "function einv_private.delivery_package()": {},
   "function einv_private.document_of(text, uuid, uuid, boolean)": {},
   "function einv_private.representation_read_functions()": {},
   "function einv_private.document_payload(text, uuid, uuid, jsonb)": {},

@@ -9,7 +9,7 @@ import { createServer, type Server } from "node:http";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { CONTRACT_ROUTES } from "../../devkit/contract.ts";
+import { API_ROUTES } from "../../devkit/contract.ts";
 import { freePort } from "../../devkit/deno.ts";
 import { useLocalServer } from "../support/local-server.ts";
 
@@ -104,7 +104,7 @@ describe.skipIf(target.kind !== "postgres" || !hasChromium)("in a real browser (
         return `${method} ${path}`;
       }),
     );
-    expect(operations.sort()).toEqual(CONTRACT_ROUTES.map((path) => `POST ${path}`));
+    expect(operations.sort()).toEqual(API_ROUTES.map((path) => `POST ${path}`));
     expect(problems).toEqual([]);
     expect(
       urls.filter((url) => !url.startsWith(`${server.get().baseUrl}/`) && !url.startsWith("data:")),

@@ -12,6 +12,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { unzipSync } from "fflate";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TestApp } from "../../devkit/app.ts";
 import { saveCredential } from "../../devkit/credentials.ts";
@@ -101,7 +102,7 @@ const invoiceRow = async (id: string) =>
 
 const deliveriesOf = (invoice: Pick<Invoice, "id">) =>
   db.superuser<{ status: string; message: string; attachments: unknown }>(
-    "select status, message, attachments from public.deliveries where invoice_id = $1 order by created_at",
+    "select status, message, attachments from public.deliveries where document_id = $1 order by created_at",
     [invoice.id],
   );
 
@@ -112,12 +113,19 @@ const xmlObjects = (invoice: Pick<Invoice, "id">) =>
     [`${tenant.org.id}/invoices/${invoice.id}/%`],
   );
 
-/** DIAN's file stem, computed here apart from the service: NIT to 10 digits, 000, year, hex consecutive. */
-function expectedStem(row: InvoiceRow): string {
-  const consecutive = BigInt(/(\d+)$/.exec(row.number)?.[1] ?? "0")
+/**
+ * DIAN's file stem, computed here apart from the service: NIT to 10 digits, 000, the package's year,
+ * and its consecutive (the issuer's count of packages sent that year, recorded on the delivery) in hex.
+ */
+async function expectedStem(row: InvoiceRow, deliveryId: string): Promise<string> {
+  const [parcel] = await db.superuser<{ package_year: number; package_number: string }>(
+    "select package_year, package_number from public.deliveries where id = $1",
+    [deliveryId],
+  );
+  const consecutive = BigInt(parcel?.package_number ?? "0")
     .toString(16)
     .padStart(8, "0");
-  return `${row.nit.padStart(10, "0")}000${row.issue_date.slice(2, 4)}${consecutive}`;
+  return `${row.nit.padStart(10, "0")}000${String(parcel?.package_year).slice(2)}${consecutive}`;
 }
 
 /** Lists and extracts a ZIP with Info-ZIP's unzip: a reader that is not the writer's library. */
@@ -147,12 +155,12 @@ describe("what /deliver sends", () => {
       const transmit = await t.post("/transmit", { org_id: tenant.org.id, invoice_ids: [invoice.id] }, token);
       expect((await transmit.json()).results[0].status).toBe("transmitida");
       const row = await invoiceRow(invoice.id);
-      const stem = expectedStem(row);
 
       const response = await deliver(invoice);
       expect(response.status).toBe(200);
       const body = await response.json();
       expect(body.status).toBe("enviada");
+      const stem = await expectedStem(row, body.delivery_id);
 
       // one attachment: the ZIP, named as DIAN names it
       const [message] = mail.messages;
@@ -238,10 +246,13 @@ describe("what /deliver sends", () => {
     }
     expect(asked()).toHaveLength(1);
     expect(mail.messages).toHaveLength(2);
-    const [first, second] = mail.messages.map((m) => [
-      ...(mail.content(m.reference)?.attachments.values() ?? []),
-    ]);
-    expect(second).toEqual(first); // the same archive, byte for byte
+    // two packages, two names (each delivery is one of the issuer's packages sent), the same files
+    const [first, second] = mail.messages.map((m) => {
+      const [[name, zip] = ["", new Uint8Array()]] = [...(mail.content(m.reference)?.attachments ?? [])];
+      return { name, files: unzipSync(zip) };
+    });
+    expect(first?.name).not.toBe(second?.name);
+    expect(Object.values(second?.files ?? {})).toEqual(Object.values(first?.files ?? {}));
     expect(await xmlObjects(invoice)).toHaveLength(1);
   });
 });

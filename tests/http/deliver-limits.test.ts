@@ -101,7 +101,7 @@ describe("/deliver limits", () => {
     expect(statuses).toEqual([...Array(5).fill(200), ...Array(10).fill(429)]);
     expect(limited?.headers.get("retry-after")).toBeTruthy();
     expect(sentTo(invoice)).toHaveLength(5);
-    const rows = await db.superuser("select id from deliveries where invoice_id = $1", [invoice.id]);
+    const rows = await db.superuser("select id from deliveries where document_id = $1", [invoice.id]);
     expect(rows).toHaveLength(5);
   });
 
@@ -116,7 +116,7 @@ describe("/deliver limits", () => {
     // the clock running on: the first send is now an hour and a second old
     await db.superuser(
       `update deliveries set created_at = now() - interval '1 hour 1 second'
-        where id = (select id from deliveries where invoice_id = $1 order by created_at limit 1)`,
+        where id = (select id from deliveries where document_id = $1 order by created_at limit 1)`,
       [invoice.id],
     );
     expect((await deliver(invoice, { to: "ventana6@cliente.example" })).status).toBe(200);
@@ -140,12 +140,43 @@ describe("/deliver limits", () => {
     expect(mail.messages).toHaveLength(5);
   });
 
-  it("has the indexes the counts read: deliveries by (invoice_id, created_at) and by (org_id, created_at)", async () => {
+  it("counts a credit note apart from its invoice (two documents), and both in the organization's limit", async () => {
+    const tenant = await tenantWithProviders();
+    const deliver = deliverWith(t, tenant);
+    const invoice = await transmitted(tenant);
+    for (let i = 1; i <= 5; i++) {
+      expect((await deliver(invoice, { to: `factura${i}@cliente.example` })).status).toBe(200);
+    }
+    expect((await deliver(invoice, { to: "factura6@cliente.example" })).status).toBe(429);
+    const as = await t.token(tenant.operador);
+    const note = await (
+      await t.post(
+        "/credit-notes",
+        { org_id: tenant.org.id, invoice_id: invoice.id, concept_code: "2", reason: "Anulación" },
+        as,
+      )
+    ).json();
+    expect(note.status).toBe("emitida");
+    const deliverNote = async (to: string, app = t) =>
+      app.post(
+        "/credit-notes/deliver",
+        { org_id: tenant.org.id, credit_note_id: note.credit_note_id, to },
+        await app.token(tenant.operador),
+      );
+    const statuses: number[] = [];
+    for (let i = 1; i <= 6; i++) statuses.push((await deliverNote(`nota${i}@cliente.example`)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    // the organization's limit (4 an hour in `small`) counts the invoice's and the note's together
+    const refused = await deliverNote("otra@cliente.example", small);
+    expectRateLimited(refused, await refused.json());
+  });
+
+  it("has the indexes the counts read: deliveries by (document_id, created_at) and by (org_id, created_at)", async () => {
     const indexes = await db.superuser<{ indexname: string; indexdef: string }>(
       "select indexname, indexdef from pg_indexes where tablename = 'deliveries' order by indexname",
     );
     const defs = indexes.map((i) => i.indexdef.replace(/^.* USING btree /, ""));
-    expect(defs).toContain("(invoice_id, created_at)");
+    expect(defs).toContain("(document_id, created_at)");
     expect(defs).toContain("(org_id, created_at)");
   });
 });
@@ -184,7 +215,7 @@ describe("/deliver repeats", () => {
     const invoice = await transmitted(tenant);
     // a delivery whose outcome was never recorded (the function died after it began)
     const [open] = await db.superuser<{ id: string }>(
-      `insert into deliveries (org_id, invoice_id, recipient) values ($1, $2, 'cliente@test.example')
+      `insert into deliveries (org_id, document_type, document_id, recipient) values ($1, 'invoice', $2, 'cliente@test.example')
        returning id`,
       [tenant.org.id, invoice.id],
     );
@@ -194,7 +225,7 @@ describe("/deliver repeats", () => {
     expect(body).toMatchObject({ delivery_id: open?.id, to: "cliente@test.example", status: "pendiente" });
     expect(body.message).toMatch(/already/);
     expect(mail.received).toHaveLength(0);
-    const rows = await db.superuser("select status from deliveries where invoice_id = $1", [invoice.id]);
+    const rows = await db.superuser("select status from deliveries where document_id = $1", [invoice.id]);
     expect(rows).toEqual([{ status: "pendiente" }]);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * POST /deliver through the real app and database, with the sandbox adapter-tax and deliver
- * providers at the edge: the stamped PDF goes out, zipped with the AttachedDocument XML, and the
- * delivery is recorded apart from the invoice's fiscal status. (What the ZIP holds, and a provider
+ * POST /deliver and /credit-notes/deliver through the real app and database, with the sandbox
+ * adapter-tax and deliver providers at the edge: the stamped PDF goes out, zipped with the
+ * AttachedDocument XML, under DIAN's subject and file names, and the delivery is recorded apart from
+ * the document's fiscal status. The cases that hold for both kinds run once per kind. (What the ZIP holds, and a provider
  * that cannot hand the XML over: tests/http/deliver-attached-document.test.ts.)
  */
 import { unzipSync } from "fflate";
@@ -11,7 +12,9 @@ import { saveCredential } from "../../devkit/credentials.ts";
 import type { TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxDeliver, type SandboxDeliver } from "../../sandbox/index.ts";
-import { openRouteSuite, sandboxProviders } from "../support/route-suite.ts";
+import { readAttachedDocument, text } from "../support/attached-document.ts";
+import { type DocumentKind, INVOICE, kindsOf } from "../support/document-kinds.ts";
+import { openRouteSuite, type RouteSuite, sandboxProviders } from "../support/route-suite.ts";
 import { PROVIDERS } from "../support/routes.ts";
 
 let db: TestDatabase;
@@ -41,13 +44,33 @@ async function transmitted(): Promise<Invoice> {
   return invoice;
 }
 
-describe("POST /deliver", () => {
-  it("e-mails the stamped PDF, zipped with the XML, to the buyer and records the delivery", async () => {
-    const invoice = await transmitted();
-    const response = await deliver(invoice);
+/** A document of the kind the authority did not accept: a pending invoice, a rejected credit note. */
+async function unaccepted(kind: DocumentKind): Promise<string> {
+  if (kind === INVOICE) return (await createInvoice(db, tenant.org, tenant.company)).id;
+  const invoice = await transmitted();
+  const response = await t.post(
+    "/credit-notes",
+    // the sandbox rejects a note whose reason says RECHAZAR (docs/sandbox.md)
+    { org_id: tenant.org.id, invoice_id: invoice.id, concept_code: "2", reason: "RECHAZAR por prueba" },
+    token,
+  );
+  const note = await response.json();
+  expect(note.status).toBe("error");
+  return note.credit_note_id;
+}
+
+describe.each(kindsOf("deliver"))("POST %s (%s)", (route, _name, kind) => {
+  const suite = (): RouteSuite => ({ db, t, tenant, token });
+  const deliverIt = (id: string, extra: Record<string, unknown> = {}) =>
+    t.post(route, { org_id: tenant.org.id, [kind.idField]: id, ...extra }, token);
+
+  it("e-mails the stamped PDF, zipped with its AttachedDocument, to the buyer, with DIAN's subject, and records the delivery", async () => {
+    const { id, status } = await kind.send(suite());
+    expect(status).toBe(kind.accepted);
+    const response = await deliverIt(id);
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(body).toMatchObject({ invoice_id: invoice.id, to: "cliente@test.example", status: "enviada" });
+    expect(body).toMatchObject({ [kind.idField]: id, to: "cliente@test.example", status: "enviada" });
     expect(body.delivery_id).toMatch(/^[0-9a-f-]{36}$/);
 
     expect(mail.messages).toHaveLength(1);
@@ -56,29 +79,50 @@ describe("POST /deliver", () => {
     const files = unzipSync(zip ?? new Uint8Array());
     const pdf = files[zipName?.replace(/^z(.*)\.zip$/, "ad$1.pdf") ?? ""];
     expect(new TextDecoder().decode(pdf?.subarray(0, 5))).toBe("%PDF-");
-    const [record] = await db.superuser("select status, recipient from deliveries where id = $1", [
-      body.delivery_id,
-    ]);
-    expect(record).toEqual({ status: "enviada", recipient: "cliente@test.example" });
-    const [rep] = await db.superuser("select stamped from representations where document_id = $1", [
-      invoice.id,
-    ]);
+    // the AttachedDocument holds this document: an Invoice with its CUFE, a CreditNote with its CUDE
+    const [row] = await db.superuser<{ number: string; authority_code: string }>(
+      `select number, authority_code from ${kind.table} where id = $1`,
+      [id],
+    );
+    const xml = files[zipName?.replace(/^z(.*)\.zip$/, "ad$1.xml") ?? ""] ?? new Uint8Array();
+    const { document } = readAttachedDocument(xml);
+    expect(document["cbc:UUID"]).toMatchObject({ "#text": row?.authority_code });
+    expect(text(document["cbc:ID"])).toBe(row?.number);
+
+    // DIAN's subject: NIT;legal name;number;type code;trade name
+    const [company] = await db.superuser<{ nit: string; legal_name: string; trade_name: string | null }>(
+      "select nit, legal_name, trade_name from companies where id = $1",
+      [tenant.company.id],
+    );
+    expect(mail.messages[0]?.subject).toBe(
+      `${company?.nit};${company?.legal_name};${row?.number};${kind.typeCode};${company?.trade_name ?? company?.legal_name}`,
+    );
+    const [record] = await db.superuser(
+      "select status, recipient, document_type from deliveries where id = $1",
+      [body.delivery_id],
+    );
+    expect(record).toEqual({
+      status: "enviada",
+      recipient: "cliente@test.example",
+      document_type: kind === INVOICE ? "invoice" : "credit_note",
+    });
+    const [rep] = await db.superuser("select stamped from representations where document_id = $1", [id]);
     expect(rep).toEqual({ stamped: true });
-    const [fiscal] = await db.superuser("select status from invoices where id = $1", [invoice.id]);
-    expect(fiscal).toEqual({ status: "transmitida" });
+    const [fiscal] = await db.superuser(`select status from ${kind.table} where id = $1`, [id]);
+    expect(fiscal).toEqual({ status: kind.accepted });
   });
 
   it("sends to `to` when given, reusing the current PDF", async () => {
-    const invoice = await transmitted();
-    await t.post("/representation", { org_id: tenant.org.id, invoice_id: invoice.id }, token);
-    const body = await (await deliver(invoice, { to: "contabilidad@otra.example" })).json();
+    const { id } = await kind.send(suite());
+    await t.post(kind.routes.representation, { org_id: tenant.org.id, [kind.idField]: id }, token);
+    const body = await (await deliverIt(id, { to: "contabilidad@otra.example" })).json();
     expect(body).toMatchObject({ to: "contabilidad@otra.example", status: "enviada" });
     expect(mail.messages[0]?.to).toEqual(["contabilidad@otra.example"]);
   });
 
   it("records a bounced address as a delivery in error, and says so", async () => {
-    const invoice = await transmitted();
-    const body = await (await deliver(invoice, { to: "nadie@rebota.test" })).json();
+    const { id } = await kind.send(suite());
+    const body = await (await deliverIt(id, { to: "nadie@rebota.test" })).json();
     expect(body.status).toBe("error");
     const [record] = await db.superuser<{ status: string }>("select status from deliveries where id = $1", [
       body.delivery_id,
@@ -87,23 +131,88 @@ describe("POST /deliver", () => {
   });
 
   it("answers 504 when the provider does not answer, with the delivery recorded as failed", async () => {
-    const invoice = await transmitted();
+    const { id } = await kind.send(suite());
     mail.setKnobs({ hangMs: 2_000, failNext: [{ kind: "hang" }] });
-    const response = await deliver(invoice);
+    const response = await deliverIt(id);
     expect(response.status).toBe(504);
     const rows = await db.superuser<{ status: string }>(
-      "select status from deliveries where invoice_id = $1",
-      [invoice.id],
+      "select status from deliveries where document_id = $1",
+      [id],
     );
     expect(rows).toEqual([{ status: "error" }]);
   });
 
-  it("answers 409 for an invoice that is not transmitted, sending nothing", async () => {
-    const response = await deliver(await createInvoice(db, tenant.org, tenant.company));
+  it("answers 409 when the authority did not accept the document, sending nothing", async () => {
+    const response = await deliverIt(await unaccepted(kind));
     expect(response.status).toBe(409);
+    expect((await response.json()).error.message).toContain(`(${kind.accepted})`);
     expect(mail.received).toHaveLength(0);
   });
+});
 
+describe("a credit note's delivery", () => {
+  it("says in its text which invoice the note corrects", async () => {
+    const invoice = await transmitted();
+    const note = await (
+      await t.post(
+        "/credit-notes",
+        { org_id: tenant.org.id, invoice_id: invoice.id, concept_code: "2", reason: "Anulación" },
+        token,
+      )
+    ).json();
+    const body = await (
+      await t.post(
+        "/credit-notes/deliver",
+        { org_id: tenant.org.id, credit_note_id: note.credit_note_id },
+        token,
+      )
+    ).json();
+    expect(body.status).toBe("enviada");
+    const { text: message } = mail.content(body.delivery_id) ?? { text: "" };
+    expect(message).toContain("nota crédito electrónica");
+    expect(message).toContain(`corrige la factura electrónica ${invoice.number}`);
+    expect(message).toMatch(/\(CUDE [0-9a-f]{96}\)/);
+  });
+
+  it("gives a note and its invoice, FE1 and FV1 of one issuer, each its own package name", async () => {
+    // an issuer numbering under two prefixes (two DIAN resolutions), FE and FV
+    const issuer = await createTenant(db);
+    await saveCredential(t.deps, issuer, { url: `${PROVIDERS}/adapter-tax` });
+    await saveCredential(t.deps, issuer, { url: `${PROVIDERS}/deliver`, service: "deliver" });
+    const as = await t.token(issuer.operador);
+    const post = (path: string, body: Record<string, unknown>) =>
+      t.post(path, { org_id: issuer.org.id, ...body }, as).then((r) => r.json());
+    const names: string[] = [];
+    for (const prefix of ["FE", "FV"]) {
+      await db.superuser("update companies set invoice_prefix = $1, resolution_from = 1 where id = $2", [
+        prefix,
+        issuer.company.id,
+      ]);
+      const invoice = await createInvoice(db, issuer.org, issuer.company);
+      await db.superuser("update invoices set number = $1 where id = $2", [`${prefix}1`, invoice.id]);
+      const sent = await post("/transmit", { invoice_ids: [invoice.id] });
+      expect(sent.results[0]).toMatchObject({ status: "transmitida" });
+      const body = await post("/deliver", { invoice_id: invoice.id });
+      expect(body.status).toBe("enviada");
+      names.push(...(mail.content(body.delivery_id)?.attachments.keys() ?? []));
+      const note = await post("/credit-notes", {
+        invoice_id: invoice.id,
+        concept_code: "2",
+        reason: "Anulación",
+      });
+      const noted = await post("/credit-notes/deliver", { credit_note_id: note.credit_note_id });
+      expect(noted.status).toBe("enviada");
+      names.push(...(mail.content(noted.delivery_id)?.attachments.keys() ?? []));
+    }
+    expect(names).toHaveLength(4);
+    expect(new Set(names).size).toBe(4);
+    // consecutive packages of the issuer, in the order they were sent
+    const consecutives = names.map((name) => Number.parseInt(name.slice(-12, -4), 16));
+    expect(consecutives.slice(1).map((c, i) => c - (consecutives[i] ?? 0))).toEqual([1, 1, 1]);
+  });
+});
+
+describe("POST /deliver", () => {
   it("answers 422 when there is no address, and 400 for a malformed `to`", async () => {
     const invoice = await transmitted();
     await db.superuser("alter table invoices disable trigger invoices_freeze_sent");
@@ -133,8 +242,12 @@ describe("POST /deliver", () => {
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(body.status).toBe("enviada");
+    const [company] = await db.superuser<{ nit: string; legal_name: string }>(
+      "select nit, legal_name from companies where id = $1",
+      [other.company.id],
+    );
     expect(mail.messages[0]?.subject).toBe(
-      `Factura electrónica ${invoice.number} de Prueba Bcc: espia@evil.test S.A.S.`,
+      `${company?.nit};${company?.legal_name};${invoice.number};01;Prueba Bcc: espia@evil.test S.A.S.`,
     );
     const [record] = await db.superuser("select status from deliveries where id = $1", [body.delivery_id]);
     expect(record).toEqual({ status: "enviada" });
@@ -156,7 +269,7 @@ describe("POST /deliver", () => {
     expect(error.message).toMatch(/\bto\b/);
     expect(mail.received).toHaveLength(0);
     const rows = await db.superuser<{ status: string; message: string }>(
-      "select status, message from deliveries where invoice_id = $1",
+      "select status, message from deliveries where document_id = $1",
       [invoice.id],
     );
     expect(rows).toHaveLength(1);

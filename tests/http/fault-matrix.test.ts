@@ -1,6 +1,7 @@
 /**
  * The fault matrix: every step that talks to the tax or deliver provider — /transmit,
- * /credit-notes, /credit-notes/reissue, /deliver and a reconcile run — under every fault at every
+ * /credit-notes, /credit-notes/reissue, /deliver, /credit-notes/deliver and a reconcile run — under
+ * every fault at every
  * moment: before the provider call (the database down, the connection refused), during it (a
  * timeout, a connection reset after the request went out, a 5xx, a 429 with Retry-After, a
  * malformed answer), and after the provider accepted but before the outcome is recorded (the
@@ -269,8 +270,15 @@ beforeEach(() => {
 
 // ─── the oracle ──────────────────────────────────────────────────────────────────────────────────
 const submissionsOf = (id: string) => sandbox.provider.submissions.filter((s) => s.reference === id);
-const sentMessagesFor = (invoice: Invoice) =>
-  sandbox.deliver.messages.filter((m) => m.subject.includes(invoice.number) && m.status === "sent");
+/** A delivered document: its id and number (the subject names it), and the route that delivers it. */
+interface Delivered {
+  id: string;
+  number: string;
+  route: "/deliver" | "/credit-notes/deliver";
+  idField: "invoice_id" | "credit_note_id";
+}
+const sentMessagesFor = (document: Pick<Delivered, "number">) =>
+  sandbox.deliver.messages.filter((m) => m.subject.split(";")[2] === document.number && m.status === "sent");
 
 type Table = "invoices" | "credit_notes";
 async function fiscal(table: Table, id: string) {
@@ -446,20 +454,23 @@ const isQueryOf = (id: string) => (request: Request) =>
  * key or without one, answers that delivery and e-mails nothing; a reconcile run asks the provider
  * about its reference, never sending it again, and records what the provider says.
  */
-async function openDeliverySettledByReconcile(invoice: Invoice, key: Record<string, string>): Promise<void> {
+async function openDeliverySettledByReconcile(
+  document: Delivered,
+  key: Record<string, string>,
+): Promise<void> {
   const deliveriesOf = () =>
     db.superuser<{ id: string; status: string; send_id: string; provider_reference: string | null }>(
-      "select id, status, send_id, provider_reference from deliveries where invoice_id = $1 order by created_at",
-      [invoice.id],
+      "select id, status, send_id, provider_reference from deliveries where document_id = $1 order by created_at",
+      [document.id],
     );
   const [open, ...others] = await deliveriesOf();
   expect(others).toEqual([]);
   expect(open?.status).toBe("pendiente");
-  expect(sentMessagesFor(invoice)).toHaveLength(1);
+  expect(sentMessagesFor(document)).toHaveLength(1);
   const sendsBefore = sandbox.deliver.received.length;
 
   for (const headers of [key, undefined]) {
-    const retry = await post("/deliver", { invoice_id: invoice.id }, headers);
+    const retry = await post(document.route, { [document.idField]: document.id }, headers);
     expect(retry.status).toBe(200);
     expect(await retry.json()).toMatchObject({ delivery_id: open?.id, status: "pendiente" });
   }
@@ -476,15 +487,15 @@ async function openDeliverySettledByReconcile(invoice: Invoice, key: Record<stri
   // asked about, under the reference it was sent with; never sent again
   expect(sandbox.deliver.queries).toMatchObject([{ reference: open?.send_id, found: true }]);
   expect(sandbox.deliver.received).toHaveLength(sendsBefore);
-  const [message] = sentMessagesFor(invoice);
+  const [message] = sentMessagesFor(document);
   expect(message?.reference).toBe(open?.send_id);
   expect(await deliveriesOf()).toMatchObject([
     { id: open?.id, status: "enviada", provider_reference: message?.provider_reference },
   ]);
   // and a repeat now answers the delivery sent
-  const again = await post("/deliver", { invoice_id: invoice.id });
+  const again = await post(document.route, { [document.idField]: document.id });
   expect(await again.json()).toMatchObject({ delivery_id: open?.id, status: "enviada" });
-  expect(sentMessagesFor(invoice)).toHaveLength(1);
+  expect(sentMessagesFor(document)).toHaveLength(1);
 }
 
 // ─── the matrix ──────────────────────────────────────────────────────────────────────────────────
@@ -576,21 +587,49 @@ describe.skipIf(!onPostgres)("the fault matrix", () => {
     });
   });
 
-  describe.each(cases("deliver"))("/deliver, %s", (fault, expected) => {
-    it(`answers ${expected}; never e-mailed twice; a retry under the same Idempotency-Key, or reconcile, delivers it once`, async () => {
+  /** What each deliver route delivers: a transmitted invoice, an accepted credit note of one. */
+  const DELIVERED = {
+    "/deliver": async (): Promise<Delivered> => {
+      const { id, number } = await transmittedInvoice();
+      return { id, number, route: "/deliver", idField: "invoice_id" };
+    },
+    "/credit-notes/deliver": async (): Promise<Delivered> => {
       const invoice = await transmittedInvoice();
+      const note = await (
+        await post("/credit-notes", { invoice_id: invoice.id, concept_code: "2", reason: "Anulación" })
+      ).json();
+      expect(note.status).toBe("emitida");
+      const [row] = await db.superuser<{ number: string }>("select number from credit_notes where id = $1", [
+        note.credit_note_id,
+      ]);
+      return {
+        id: note.credit_note_id,
+        number: row?.number ?? "",
+        route: "/credit-notes/deliver",
+        idField: "credit_note_id",
+      };
+    },
+  };
+  const deliverCases = Object.keys(DELIVERED).flatMap((route) =>
+    cases("deliver").map(([fault, expected]) => [route as keyof typeof DELIVERED, fault, expected] as const),
+  );
+
+  describe.each(deliverCases)("%s, %s", (route, fault, expected) => {
+    it(`answers ${expected}; never e-mailed twice; a retry under the same Idempotency-Key, or reconcile, delivers it once`, async () => {
+      const document = await DELIVERED[route]();
+      const body = { [document.idField]: document.id };
       const key = { "Idempotency-Key": `fault-matrix-${crypto.randomUUID()}` };
       const isSend = (request: Request) =>
         request.method === "POST" && new URL(request.url).pathname.endsWith("/deliver/messages");
       const isAttachedDocument = (request: Request) =>
-        new URL(request.url).pathname.endsWith(`/documents/${invoice.id}/attached-document`);
+        new URL(request.url).pathname.endsWith(`/documents/${document.id}/attached-document`);
       arm(fault, fault === "storage_down_after" ? isAttachedDocument : isSend, () =>
         sandbox.deliver.setKnobs({ failNext: [{ kind: sandboxKind(fault) }] }),
       );
-      const answer = await underFault(fault, () => post("/deliver", { invoice_id: invoice.id }, key));
+      const answer = await underFault(fault, () => post(route, body, key));
       expect(answer).toBe(expected);
-      expect(sentMessagesFor(invoice).length).toBeLessThanOrEqual(1);
-      if (fault === "storage_down_after") expect(sentMessagesFor(invoice)).toHaveLength(0);
+      expect(sentMessagesFor(document).length).toBeLessThanOrEqual(1);
+      if (fault === "storage_down_after") expect(sentMessagesFor(document)).toHaveLength(0);
 
       // a key whose holder could not release it (the database was down) blocks retries for its
       // 10-minute lease: let it run out
@@ -599,16 +638,16 @@ describe.skipIf(!onPostgres)("the fault matrix", () => {
         [key["Idempotency-Key"]],
       );
       if (fault === "db_down_after") {
-        await openDeliverySettledByReconcile(invoice, key);
+        await openDeliverySettledByReconcile(document, key);
         return;
       }
-      const retry = await post("/deliver", { invoice_id: invoice.id }, key);
+      const retry = await post(route, body, key);
       expect(retry.status).toBe(200);
-      expect(await retry.json()).toMatchObject({ invoice_id: invoice.id, status: "enviada" });
-      expect(sentMessagesFor(invoice)).toHaveLength(1);
+      expect(await retry.json()).toMatchObject({ [document.idField]: document.id, status: "enviada" });
+      expect(sentMessagesFor(document)).toHaveLength(1);
       const deliveries = await db.superuser<{ status: string }>(
-        "select status from deliveries where invoice_id = $1 order by created_at",
-        [invoice.id],
+        "select status from deliveries where document_id = $1 order by created_at",
+        [document.id],
       );
       expect(deliveries.filter((d) => d.status === "enviada")).toHaveLength(1);
     });

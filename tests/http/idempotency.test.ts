@@ -112,7 +112,7 @@ async function transmitted(of: Tenant = tenant): Promise<Invoice> {
 
 const deliveriesOf = async (invoice: Invoice) =>
   db.superuser<{ status: string }>(
-    "select status from deliveries where invoice_id = $1 order by created_at",
+    "select status from deliveries where document_id = $1 order by created_at",
     [invoice.id],
   );
 
@@ -515,7 +515,7 @@ describe("time", () => {
     await db.superuser("alter table deliveries disable trigger deliveries_touch");
     await db.superuser(
       `update deliveries set created_at = created_at - interval '24 hours 1 second',
-              updated_at = updated_at - interval '24 hours 1 second' where invoice_id = $1`,
+              updated_at = updated_at - interval '24 hours 1 second' where document_id = $1`,
       [invoice.id],
     );
     await db.superuser("alter table deliveries enable trigger deliveries_touch");

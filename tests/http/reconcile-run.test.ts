@@ -248,9 +248,9 @@ describe("deliveries", () => {
     (
       await db.superuser<{ id: string }>(
         state === "open"
-          ? "insert into deliveries (org_id, invoice_id, recipient) values ($1, $2, 'c@test.example') returning id"
-          : `insert into deliveries (org_id, invoice_id, recipient, status, message, attempt, next_retry_at)
-             values ($1, $2, 'c@test.example', 'error', 'the provider failed', 1, now() - interval '1 second')
+          ? "insert into deliveries (org_id, document_type, document_id, recipient) values ($1, 'invoice', $2, 'c@test.example') returning id"
+          : `insert into deliveries (org_id, document_type, document_id, recipient, status, message, attempt, next_retry_at)
+             values ($1, 'invoice', $2, 'c@test.example', 'error', 'the provider failed', 1, now() - interval '1 second')
              returning id`,
         [invoice.orgId, invoice.id],
       )
@@ -302,6 +302,24 @@ describe("deliveries", () => {
     expect(await statusOfDelivery(id)).toBe("pendiente");
     await run({ budgetMs: 1_000, providerTimeoutMs: 1_000 });
     expect(await statusOfDelivery(id)).toBe("error");
+  });
+
+  it("schedules a due retry again when it fails before it begins (no deliver credential), instead of losing it", async () => {
+    const other = await createTenant(db);
+    await saveCredential(t.deps, other); // adapter-tax only: the deliver channel cannot be had
+    const invoice = await createInvoice(db, other.org, other.company, { status: "transmitida" });
+    const id = await delivery(invoice, "due");
+    const result = await run();
+    expect(result.deliveries_retried).toBe(1);
+    expect(await errorsOf(result.run_id)).toEqual([
+      { kind: "delivery", document_id: invoice.id, error: expect.stringMatching(/no deliver credential/) },
+    ]);
+    const rows = await db.superuser<{ id: string; next_retry_at: Date | null; retried_by: string | null }>(
+      "select id, next_retry_at, retried_by from deliveries where document_id = $1",
+      [invoice.id],
+    );
+    // still the one failed delivery, due again after its backoff: a later run retries it
+    expect(rows).toEqual([{ id, next_retry_at: expect.any(Date), retried_by: null }]);
   });
 
   it("starts a due retry only when its three provider calls can end before the deadline", async () => {

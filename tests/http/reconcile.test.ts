@@ -275,8 +275,9 @@ describe("delivery retries", () => {
         attempt: number;
         next_retry_at: string | null;
         retry_of: string | null;
+        package_number: string;
       }>(
-        "select status, attempt, next_retry_at, retry_of from deliveries where invoice_id = $1 order by attempt",
+        "select status, attempt, next_retry_at, retry_of, package_number from deliveries where document_id = $1 order by attempt",
         [invoice.id],
       );
     const [failed] = await deliveries();
@@ -289,13 +290,14 @@ describe("delivery retries", () => {
     // not due yet
     expect((await (await runIt()).json()).deliveries_retried).toBe(0);
     await db.superuser(
-      "update deliveries set next_retry_at = now() - interval '1 second' where invoice_id = $1",
+      "update deliveries set next_retry_at = now() - interval '1 second' where document_id = $1",
       [invoice.id],
     );
     expect((await (await runIt()).json()).deliveries_retried).toBe(1);
+    // the retry resends the first try's package, under its name
     expect(await deliveries()).toMatchObject([
-      { status: "error", attempt: 1, next_retry_at: null },
-      { status: "enviada", attempt: 2 },
+      { status: "error", attempt: 1, next_retry_at: null, package_number: failed?.package_number },
+      { status: "enviada", attempt: 2, package_number: failed?.package_number },
     ]);
     // one e-mail: the retry went under the first try's reference, which the provider had taken
     expect(mail.messages).toHaveLength(1);
@@ -334,7 +336,7 @@ describe("delivery retries", () => {
     );
     // a delivery begun by a function that died before the message left
     const [open] = await db.superuser<{ id: string; send_id: string }>(
-      `insert into deliveries (org_id, invoice_id, recipient) values ($1, $2, 'cliente@test.example')
+      `insert into deliveries (org_id, document_type, document_id, recipient) values ($1, 'invoice', $2, 'cliente@test.example')
        returning id, coalesce(send_id, id) as send_id`,
       [org.org.id, invoice.id],
     );
@@ -345,7 +347,7 @@ describe("delivery retries", () => {
       });
     const deliveries = () =>
       db.superuser<{ status: string; attempt: number; message: string | null; next_retry_at: Date | null }>(
-        "select status, attempt, message, next_retry_at from deliveries where invoice_id = $1 order by attempt",
+        "select status, attempt, message, next_retry_at from deliveries where document_id = $1 order by attempt",
         [invoice.id],
       );
 
@@ -372,8 +374,8 @@ describe("delivery retries", () => {
   it("gives a delivery up, saying why, after its 5th attempt", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
     const [row] = await db.superuser<{ id: string }>(
-      `insert into deliveries (org_id, invoice_id, recipient, status, message, attempt)
-       values ($1, $2, 'x@test.example', 'error', 'the provider failed', 5) returning id`,
+      `insert into deliveries (org_id, document_type, document_id, recipient, status, message, attempt)
+       values ($1, 'invoice', $2, 'x@test.example', 'error', 'the provider failed', 5) returning id`,
       [tenant.org.id, invoice.id],
     );
     const result = await t.deps.db.asService().call("einv_delivery_retry_later", {

@@ -40,8 +40,8 @@ beforeAll(async () => {
     [tenant.org.id, tenant.company.id, RUNS * RECONCILE_BATCH_MAX],
   );
   await db.superuser(
-    `insert into deliveries (org_id, invoice_id, recipient, status, message, next_retry_at)
-     select org_id, id, 'cliente@test.example', 'error', 'mailbox full', now() - interval '1 minute'
+    `insert into deliveries (org_id, document_type, document_id, recipient, status, message, next_retry_at)
+     select org_id, 'invoice', id, 'cliente@test.example', 'error', 'mailbox full', now() - interval '1 minute'
        from invoices where org_id = $1 and status = 'transmitida' limit $2`,
     [tenant.org.id, RUNS * RECONCILE_BATCH_MAX],
   );

@@ -1,6 +1,7 @@
 /**
  * The two kinds of fiscal document, as the route tests that are generic over kinds see them: the
- * same lifecycle (refresh, representation) behind different routes, id fields, tables and words.
+ * same lifecycle (refresh, representation, deliver) behind different routes, id fields, tables and
+ * words.
  * Suites run their generic cases once per kind with `describe.each(DOCUMENT_KINDS)`.
  */
 import { expect } from "vitest";
@@ -18,7 +19,9 @@ export interface DocumentKind {
   accepted: "transmitida" | "emitida";
   /** What an idle document the provider never received tells the caller to do. */
   howToResend: RegExp;
-  routes: { refresh: string; representation: string };
+  routes: { refresh: string; representation: string; deliver: string };
+  /** DIAN's code of the document type: `01` invoice, `91` credit note. */
+  typeCode: "01" | "91";
   /**
    * Sends a new document of the suite's tenant through the API. `beforeSubmit` runs just before the
    * call that submits it, with the document's id when it is known by then (an invoice's is, a
@@ -56,7 +59,8 @@ export const INVOICE: DocumentKind = {
   folder: "invoices",
   accepted: "transmitida",
   howToResend: /reissue: true/,
-  routes: { refresh: "/refresh", representation: "/representation" },
+  routes: { refresh: "/refresh", representation: "/representation", deliver: "/deliver" },
+  typeCode: "01",
   async send(suite, beforeSubmit) {
     const { db, t, tenant, token } = suite;
     const invoice = await createInvoice(db, tenant.org, tenant.company);
@@ -78,7 +82,12 @@ export const CREDIT_NOTE: DocumentKind = {
   folder: "credit-notes",
   accepted: "emitida",
   howToResend: /\/credit-notes\/reissue/,
-  routes: { refresh: "/credit-notes/refresh", representation: "/credit-notes/representation" },
+  routes: {
+    refresh: "/credit-notes/refresh",
+    representation: "/credit-notes/representation",
+    deliver: "/credit-notes/deliver",
+  },
+  typeCode: "91",
   async send(suite, beforeSubmit) {
     const invoice = await transmittedInvoice(suite, suite.tenant, suite.token);
     beforeSubmit?.();

@@ -22,6 +22,10 @@ import {
 } from "../../devkit/factories.ts";
 import { CreditNoteRequest, CreditNoteResponse } from "../../functions/credit-notes/create.ts";
 import {
+  DeliverRequest as CreditNoteDeliverRequest,
+  DeliverResponse as CreditNoteDeliverResponse,
+} from "../../functions/credit-notes/deliver.ts";
+import {
   RefreshRequest as CreditNoteRefreshRequest,
   RefreshResponse as CreditNoteRefreshResponse,
 } from "../../functions/credit-notes/refresh.ts";
@@ -224,6 +228,14 @@ export const EINVOICING_ROUTES: readonly RouteSpec[] = [
     path: "/credit-notes/refresh",
     request: CreditNoteRefreshRequest,
     response: CreditNoteRefreshResponse,
+    roles: DOCUMENT,
+    body: async (fx, owner) => ({ ...org(owner), credit_note_id: await fx.creditNote(owner, "emitida") }),
+    foreign: notFound,
+  },
+  {
+    path: "/credit-notes/deliver",
+    request: CreditNoteDeliverRequest,
+    response: CreditNoteDeliverResponse,
     roles: DOCUMENT,
     body: async (fx, owner) => ({ ...org(owner), credit_note_id: await fx.creditNote(owner, "emitida") }),
     foreign: notFound,

@@ -3,7 +3,11 @@
  * AttachedDocument XML, in one ZIP named as DIAN names it (shared/fiscal/co/delivery-files.ts).
  */
 import type { DocumentKind, DocumentRecord } from "../../db/rows.ts";
-import { type DianDeliveryFiles, dianDeliveryFiles } from "../../fiscal/co/delivery-files.ts";
+import {
+  type DeliveryPackage,
+  type DianDeliveryFiles,
+  dianDeliveryFiles,
+} from "../../fiscal/co/delivery-files.ts";
 import { zipFiles } from "../../zip.ts";
 import type { DocumentKindSpec } from "./kind.ts";
 import { ensureDocumentPdf, type RepresentationContext } from "./representation.ts";
@@ -37,19 +41,16 @@ export interface BuyerPackage {
 }
 
 /**
- * The XML and the PDF under DIAN's names, zipped with its time fixed at the validation: the same
- * document, the same archive.
+ * The XML and the PDF under DIAN's names for the delivery's package, zipped with its time fixed at
+ * the validation: the same document, the same archive.
  */
 export async function packageForBuyer(
   { document, fiscal }: DocumentRecord,
+  parcel: DeliveryPackage,
   xml: Uint8Array,
   pdf: Uint8Array,
 ): Promise<BuyerPackage> {
-  const files = dianDeliveryFiles({
-    issuerNit: document.company.nit,
-    number: document.number,
-    issueDate: document.issue_date,
-  });
+  const files = dianDeliveryFiles({ issuerNit: document.company.nit, package: parcel });
   const validatedAt = new Date(fiscal.transmitted_at ?? `${document.issue_date}T12:00:00Z`);
   const zip = await zipFiles(
     [

@@ -20,9 +20,9 @@ import type { ProviderDirectory } from "../../providers/directory.ts";
 import { ProviderError, ProviderRateLimitedError } from "../../providers/errors.ts";
 import type { DocumentStore } from "../../storage/port.ts";
 import { creditNoteKind } from "../credit-notes/kind.ts";
+import { deliverDocument } from "../documents/deliver.ts";
 import type { DocumentKindSpec } from "../documents/kind.ts";
 import { outcomeFromProvider, storable } from "../documents/outcome.ts";
-import { deliverInvoice } from "../invoices/deliver.ts";
 import { invoiceKind } from "../invoices/kind.ts";
 
 /** Every kind the lifecycle knows: reconcile settles them all the same way. */
@@ -63,7 +63,8 @@ export interface ReconcileResult {
 interface OpenDelivery {
   delivery_id: string;
   org_id: string;
-  invoice_id: string;
+  document_type: DocumentKind;
+  document_id: string;
   send_id: string;
   company_id: string;
   environment: Environment | null;
@@ -174,7 +175,7 @@ export async function reconcile({
         p_provider_reference: reference,
       });
     try {
-      if (!open.environment) throw new Error("a delivery of an invoice without an environment");
+      if (!open.environment) throw new Error(`a delivery of a ${open.document_type} without an environment`);
       const channel = await ctx.providers.deliveryChannel(open.org_id, open.company_id, open.environment);
       const known = await channel.query(open.send_id);
       if (known) {
@@ -198,7 +199,7 @@ export async function reconcile({
         ctx.log.error("reconcile could not settle a delivery", { delivery_id: open.delivery_id, error });
       }
       const message = error instanceof DomainError ? error.message : "internal error";
-      errors.push({ kind: "delivery", document_id: open.invoice_id, error: message });
+      errors.push({ kind: "delivery", document_id: open.document_id, error: message });
     }
   };
   let deliveriesSettled = 0;
@@ -228,7 +229,7 @@ export async function reconcile({
         limit(async () => {
           deliveriesRetried++;
           try {
-            await deliverInvoice({
+            await deliverDocument({
               ctx: {
                 serviceDb: db,
                 providers: ctx.providers,
@@ -238,12 +239,23 @@ export async function reconcile({
                 providerTimeoutMs: options.providerTimeoutMs,
                 retry: { of: delivery.delivery_id, sendId: delivery.send_id },
               },
-              input: { org_id: delivery.org_id, invoice_id: delivery.invoice_id, to: delivery.to },
+              kind: KINDS[delivery.document_type],
+              input: { org_id: delivery.org_id, document_id: delivery.document_id, to: delivery.to },
             });
           } catch (error) {
-            // recorded on the new delivery (and scheduled again when the provider failed)
+            // Recorded on the new delivery (and scheduled again when the provider failed), once one
+            // was begun. A retry that failed before it began (its document or its provider could not
+            // be read) would otherwise be lost, taken off the schedule: the failed delivery is
+            // scheduled again instead (a no-op once a retry of it was begun).
+            await db
+              .call("einv_delivery_retry_later", {
+                p_org_id: delivery.org_id,
+                p_delivery_id: delivery.delivery_id,
+                p_send_id: delivery.send_id,
+              })
+              .catch(() => {});
             const message = error instanceof Error ? error.message : "internal error";
-            errors.push({ kind: "delivery", document_id: delivery.invoice_id, error: message });
+            errors.push({ kind: "delivery", document_id: delivery.document_id, error: message });
           }
         }),
       ),

@@ -1,12 +1,14 @@
 /**
- * deliverInvoice: e-mails a transmitted invoice to the buyer's address or the one given, through the
- * company's deliver provider, and records the delivery. A delivery has its own status (enviada /
- * error), never mixed with the invoice's fiscal status.
+ * deliverDocument: e-mails an accepted document of any kind — an invoice, a credit note — to the
+ * buyer's address or the one given, through the company's deliver provider, and records the
+ * delivery. A delivery has its own status (enviada / error), never mixed with the document's fiscal
+ * status. The routes per kind are thin declarations (shared/http/deliver-route.ts), and the
+ * reconcile job retries deliveries of either kind through this same path.
  *
  * What is sent is what a Colombian buyer is owed: one ZIP holding the AttachedDocument XML (the UBL
- * container of the invoice and the authority's ApplicationResponse, which a buyer's accounting system
- * books) and the stamped PDF, named as DIAN names them (shared/fiscal/co/delivery-files.ts), with
- * the message of shared/fiscal/co/delivery-email.ts. The XML comes from the company's adapter-tax
+ * container of the invoice or note and the authority's ApplicationResponse, which a buyer's
+ * accounting system books) and the stamped PDF, named as DIAN names them after the delivery's
+ * package (shared/fiscal/co/delivery-files.ts), with the message of shared/fiscal/co/delivery-email.ts. The XML comes from the company's adapter-tax
  * provider once, then from the bucket. When it cannot be had, the delivery is recorded as `error`
  * and nothing is e-mailed: a PDF alone is never presented as a complete delivery.
  *
@@ -14,11 +16,12 @@
  * (`einv_delivery_begin`): a repeat of a delivery of this document to the same address that is
  * still open or was sent in the last minute is answered with that delivery, and nothing is mailed
  * again; past the hourly limits (per document, per organization) it is refused, 429 with Retry-After.
- * Both happen before anything is rendered or fetched.
+ * Both happen before anything is rendered or fetched. Beginning it also names its package: the
+ * issuer's next consecutive of the year (a retry keeps its first try's).
  *
  * The steps, in order: check the state, begin the delivery, gather the PDF and the XML, compose the
- * message, send and record. Each step takes the document's kind where it reads the document; how a
- * delivery ends, and which failures are retried, is ../documents/delivery-outcome.ts.
+ * message, send and record. How a delivery ends, and which failures are retried, is
+ * ./delivery-outcome.ts.
  */
 import { hexDigest } from "../../crypto/digest.ts";
 import type { DeliveryLimits } from "../../db/catalogue.ts";
@@ -26,29 +29,24 @@ import type { DbScope } from "../../db/port.ts";
 import type { DeliveryAttachmentRecord, DocumentKind, DocumentRecord, Environment } from "../../db/rows.ts";
 import { BusinessRuleError, InvalidStateError, RateLimitedError } from "../../errors.ts";
 import { buyerEmail } from "../../fiscal/co/delivery-email.ts";
+import type { DeliveryPackage } from "../../fiscal/co/delivery-files.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
 import type { DocumentStore } from "../../storage/port.ts";
-import { ensureAttachedDocument } from "../documents/attached-document.ts";
-import {
-  beforeSending,
-  domainReason,
-  type OpenDelivery,
-  sendAndRecord,
-} from "../documents/delivery-outcome.ts";
-import { type BuyerPackage, packageForBuyer, stampedPdf } from "../documents/delivery-package.ts";
-import type { DocumentKindSpec } from "../documents/kind.ts";
-import { storable } from "../documents/outcome.ts";
-import { invoiceKind } from "./kind.ts";
+import { ensureAttachedDocument } from "./attached-document.ts";
+import { beforeSending, domainReason, type OpenDelivery, sendAndRecord } from "./delivery-outcome.ts";
+import { type BuyerPackage, packageForBuyer, stampedPdf } from "./delivery-package.ts";
+import type { DocumentKindSpec } from "./kind.ts";
+import { storable } from "./outcome.ts";
 
 export interface DeliverInput {
   org_id: string;
-  invoice_id: string;
+  document_id: string;
   /** Overrides the buyer's e-mail address. */
   to?: string | undefined;
 }
 
 export interface DeliverResult {
-  invoice_id: string;
+  document_id: string;
   delivery_id: string;
   to: string;
   /** `pendiente`: a delivery to this address is already under way; it is not sent again. */
@@ -90,22 +88,23 @@ export function deliveryLeaseSeconds(providerTimeoutMs: number): number {
   return Math.ceil((7 * providerTimeoutMs) / 1000) + 60;
 }
 
-/** E-mails one transmitted invoice to its buyer (or `to`) and answers the delivery as recorded. */
-export async function deliverInvoice({
+/** E-mails one accepted document to its buyer (or `to`) and answers the delivery as recorded. */
+export async function deliverDocument<K extends DocumentKind>({
   ctx,
+  kind,
   input,
 }: {
   ctx: DeliverContext;
+  kind: DocumentKindSpec<K>;
   input: DeliverInput;
 }): Promise<DeliverResult> {
-  const kind = invoiceKind;
-  const { record, environment } = await deliverable(ctx, kind, input.org_id, input.invoice_id);
+  const { record, environment } = await deliverable(ctx, kind, input.org_id, input.document_id);
   const to = recipient(kind, record, input.to);
   const channel = await ctx.providers.deliveryChannel(input.org_id, record.document.company_id, environment);
 
   const begun = await beginDelivery(ctx, kind, input, to);
   if ("answer" in begun) return begun.answer;
-  const delivery = begun.open;
+  const { open: delivery, package: parcelName } = begun;
 
   const pdf = await beforeSending(ctx, delivery, stampedPdf(ctx, kind, input.org_id, record), (error) =>
     storable(`Not sent: the ${kind.words.noun}'s PDF could not be produced.${domainReason(error)}`),
@@ -124,7 +123,7 @@ export async function deliverInvoice({
   const parcel = await beforeSending(
     ctx,
     delivery,
-    packageListed(ctx, delivery, record, xml, pdf),
+    packageListed(ctx, delivery, record, parcelName, xml, pdf),
     () => "Not sent: internal error.",
   );
 
@@ -134,6 +133,7 @@ export async function deliverInvoice({
     number: document.number,
     company: document.company,
     authorityCode: fiscal.authority_code,
+    corrects: "billing_reference" in document ? document.billing_reference : undefined,
     files: parcel.files,
   });
   const recorded = await sendAndRecord(ctx, delivery, channel, {
@@ -143,7 +143,7 @@ export async function deliverInvoice({
     attachments: [{ filename: parcel.files.zip, content_type: "application/zip", content: parcel.zip }],
   });
   return {
-    invoice_id: recorded.invoice_id,
+    document_id: recorded.document_id,
     delivery_id: recorded.delivery_id,
     to: recorded.to,
     status: recorded.status,
@@ -154,7 +154,7 @@ export async function deliverInvoice({
 /** The document, read whole; only one the authority accepted is delivered. */
 async function deliverable<K extends DocumentKind>(
   ctx: DeliverContext,
-  kind: DocumentKindSpec<K> & { accepted: "transmitida" },
+  kind: DocumentKindSpec<K>,
   orgId: string,
   documentId: string,
 ): Promise<{ record: DocumentRecord<K>; environment: Environment }> {
@@ -166,7 +166,7 @@ async function deliverable<K extends DocumentKind>(
   const { status, environment } = record.fiscal;
   if (status !== kind.accepted || !environment) {
     throw new InvalidStateError(
-      `Only a transmitted ${kind.words.noun} can be delivered; this one is ${status}.`,
+      `Only a ${kind.words.noun} the authority accepted (${kind.accepted}) can be delivered; this one is ${status}.`,
     );
   }
   return { record, environment };
@@ -192,21 +192,23 @@ async function beginDelivery(
   kind: DocumentKindSpec,
   input: DeliverInput,
   to: string,
-): Promise<{ open: OpenDelivery } | { answer: DeliverResult }> {
+): Promise<{ open: OpenDelivery; package: DeliveryPackage } | { answer: DeliverResult }> {
   const { noun } = kind.words;
   // The provider's reference and idempotency key: a retry's first try's; one derived from the
   // request's Idempotency-Key (the same on every retry of that request); else the delivery's own.
   const keyedSendId = ctx.idempotencyKey
     ? uuidFrom(
-        await hexDigest("SHA-256", `${input.org_id}|deliver|${input.invoice_id}|${ctx.idempotencyKey}`),
+        await hexDigest("SHA-256", `${input.org_id}|deliver|${input.document_id}|${ctx.idempotencyKey}`),
       )
     : null;
   const begun = await ctx.serviceDb.call("einv_delivery_begin", {
     p_org_id: input.org_id,
-    p_invoice_id: input.invoice_id,
+    p_kind: kind.kind,
+    p_document_id: input.document_id,
     p_recipient: to,
     p_actor_id: ctx.actorId,
     p_send_id: ctx.retry?.sendId ?? keyedSendId,
+    p_retry_of: ctx.retry?.of ?? null,
     p_limits: ctx.retry ? null : ctx.limits,
     p_lease_seconds: deliveryLeaseSeconds(ctx.providerTimeoutMs),
   });
@@ -224,7 +226,7 @@ async function beginDelivery(
     const { existing } = begun;
     return {
       answer: {
-        invoice_id: existing.invoice_id,
+        document_id: existing.document_id,
         delivery_id: deliveryId,
         to: existing.to,
         status: existing.status,
@@ -236,15 +238,9 @@ async function beginDelivery(
       },
     };
   }
-  if (ctx.retry) {
-    await ctx.serviceDb.call("einv_delivery_link_retry", {
-      p_org_id: input.org_id,
-      p_delivery_id: deliveryId,
-      p_retry_of: ctx.retry.of,
-    });
-  }
   return {
     open: { orgId: input.org_id, deliveryId, sendId: ctx.retry?.sendId ?? keyedSendId ?? deliveryId },
+    package: { year: begun.package_year, consecutive: begun.package_number },
   };
 }
 
@@ -253,10 +249,11 @@ async function packageListed(
   ctx: DeliverContext,
   delivery: OpenDelivery,
   record: DocumentRecord,
+  name: DeliveryPackage,
   xml: Uint8Array,
   pdf: Uint8Array,
 ): Promise<BuyerPackage> {
-  const parcel = await packageForBuyer(record, xml, pdf);
+  const parcel = await packageForBuyer(record, name, xml, pdf);
   const { files, zip } = parcel;
   const attachments: DeliveryAttachmentRecord[] = [
     {
