@@ -117,7 +117,7 @@ describe.skipIf(target.kind !== "postgres" || !hasChromium)("in a real browser (
     await page.goto(`${server.get().baseUrl}/docs`, { waitUntil: "networkidle0" });
     await page.waitForFunction(() => document.querySelectorAll(".opblock").length >= 10, { timeout: 20_000 });
     const document_ = JSON.parse(await (await fetch(`${server.get().baseUrl}/docs/openapi.json`)).text());
-    for (const path of CONTRACT_ROUTES) {
+    for (const path of API_ROUTES) {
       // Swagger UI's id for an operation block: operations-<tag>-<operationId>
       const block = `.opblock[id$="-${document_.paths[path].post.operationId}"]`;
       const summary = await page.$(`${block} .opblock-summary-control, ${block} .opblock-summary`);
