@@ -678,6 +678,8 @@ export interface operations {
                         stamped: boolean;
                         cached: boolean;
                         generated_at: string;
+                        /** @description The AttachedDocument XML (the UBL document and the authority's ApplicationResponse) in the same bucket, downloaded the same way; null until the authority accepted the document */
+                        xml_path: string | null;
                     };
                 };
             };
@@ -1527,6 +1529,8 @@ export interface operations {
                         stamped: boolean;
                         cached: boolean;
                         generated_at: string;
+                        /** @description The AttachedDocument XML (the UBL document and the authority's ApplicationResponse) in the same bucket, downloaded the same way; null until the authority accepted the document */
+                        xml_path: string | null;
                     };
                 };
             };

@@ -61,7 +61,10 @@ export function refreshRoute<F extends string, A extends "transmitida" | "emitid
   };
 }
 
-/** POST …/representation: `{ org_id, <id>, regenerate? }` → `{ path, filename, stamped, cached, generated_at }`. */
+/**
+ * POST …/representation: `{ org_id, <id>, regenerate? }` →
+ * `{ path, filename, stamped, cached, generated_at, xml_path }`.
+ */
 export function representationRoute<F extends string, A extends "transmitida" | "emitida">({
   kind,
   idField,
@@ -78,6 +81,12 @@ export function representationRoute<F extends string, A extends "transmitida" | 
     stamped: z.boolean(),
     cached: z.boolean(),
     generated_at: z.string(),
+    xml_path: z
+      .string()
+      .nullable()
+      .describe(
+        "The AttachedDocument XML (the UBL document and the authority's ApplicationResponse) in the same bucket, downloaded the same way; null until the authority accepted the document",
+      ),
   });
   return {
     request,

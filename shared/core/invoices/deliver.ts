@@ -20,12 +20,14 @@
  * message, send and record. Each step takes the document's kind where it reads the document; how a
  * delivery ends, and which failures are retried, is ../documents/delivery-outcome.ts.
  */
+
 import { hexDigest } from "../../crypto/digest.ts";
 import type { DeliveryLimits } from "../../db/catalogue.ts";
 import type { DbScope } from "../../db/port.ts";
 import type { DeliveryAttachmentRecord, DocumentKind, DocumentRecord, Environment } from "../../db/rows.ts";
 import { BusinessRuleError, InvalidStateError, RateLimitedError } from "../../errors.ts";
 import { buyerEmail } from "../../fiscal/co/delivery-email.ts";
+import type { SoftwareMaker } from "../../fiscal/co/software.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
 import type { DocumentStore } from "../../storage/port.ts";
 import { ensureAttachedDocument } from "../documents/attached-document.ts";
@@ -60,6 +62,8 @@ export interface DeliverContext {
   serviceDb: DbScope;
   providers: ProviderDirectory;
   documents: DocumentStore;
+  /** The software printed on the PDF (config `software`); the request's `deps` give it otherwise. */
+  software?: SoftwareMaker;
   /** Who asked; null for the reconcile job's retries. */
   actorId: string | null;
   /** Set by the reconcile job: this delivery retries a failed one, under its provider reference. */
