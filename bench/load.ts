@@ -338,7 +338,7 @@ async function seedPendingInvoices(db: postgres.Sql, count: number): Promise<str
               l.tax_code, l.tax_rate, l.tax
          from made m cross join (values
            (1, 'SRV-01', 'Servicio de consultoría', 2, 50000, 100000, '01', 19, 19000),
-           (2, 'LIB-07', 'Libro técnico (exento)', 1, 10000, 10000, 'ZZ', 0, 0)
+           (2, 'LIB-07', 'Libro técnico (exento)', 1, 10000, 10000, '01', 0, 0)
          ) as l (position, code, description, quantity, unit_price, extension, tax_code, tax_rate, tax))
      select id from made`,
     [DEMO_ORG, DEMO_COMPANY, count],

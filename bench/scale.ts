@@ -381,7 +381,7 @@ async function seed(db: TestDatabase, tenant: Tenant, from: number, to: number):
                   case p when 1 then 'SRV-01' else 'LIB-07' end,
                   case p when 1 then 'Servicio de consultoría' else 'Libro técnico (exento)' end,
                   case p when 1 then 2 else 1 end, case p when 1 then 50000 else 10000 end,
-                  case p when 1 then 100000 else 10000 end, case p when 1 then '01' else 'ZZ' end,
+                  case p when 1 then 100000 else 10000 end, '01',
                   case p when 1 then 19 else 0 end, case p when 1 then 19000 else 0 end
              from generate_series($4::int, $5::int) n, generate_series(1, 2) p`,
           [`scale-line-${tenant.org.id}-`, `scale-invoice-${tenant.org.id}-`, tenant.org.id, start, end],

@@ -710,7 +710,8 @@ export interface operations {
                      *       "filename": "factura-SETP990000001-7f1a2d58658b.pdf",
                      *       "stamped": true,
                      *       "cached": false,
-                     *       "generated_at": "2026-11-25T14:03:27.512Z"
+                     *       "generated_at": "2026-11-25T14:03:27.512Z",
+                     *       "xml_path": "11111111-1111-4111-8111-111111111111/invoices/5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35/ad-SETP990000001-0c9e4b7a1d2f.xml"
                      *     }
                      */
                     "application/json": {
@@ -724,6 +725,8 @@ export interface operations {
                         cached: boolean;
                         /** @description When the PDF was rendered (ISO 8601). */
                         generated_at: string;
+                        /** @description The AttachedDocument XML (the UBL document and the authority's ApplicationResponse) in the same bucket, downloaded the same way; null until the authority accepted the document. */
+                        xml_path: string | null;
                     };
                 };
             };
@@ -1040,7 +1043,8 @@ export interface operations {
                      *       "filename": "nota-credito-NC4-2b9c0d1e7f3a.pdf",
                      *       "stamped": true,
                      *       "cached": false,
-                     *       "generated_at": "2026-11-25T14:03:27.512Z"
+                     *       "generated_at": "2026-11-25T14:03:27.512Z",
+                     *       "xml_path": "11111111-1111-4111-8111-111111111111/credit-notes/0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910/ad-NC4-0c9e4b7a1d2f.xml"
                      *     }
                      */
                     "application/json": {
@@ -1054,6 +1058,8 @@ export interface operations {
                         cached: boolean;
                         /** @description When the PDF was rendered (ISO 8601). */
                         generated_at: string;
+                        /** @description The AttachedDocument XML (the UBL document and the authority's ApplicationResponse) in the same bucket, downloaded the same way; null until the authority accepted the document. */
+                        xml_path: string | null;
                     };
                 };
             };

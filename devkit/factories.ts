@@ -51,8 +51,10 @@ export interface LineInput {
   description: string;
   quantity: number;
   unitPrice: number;
-  /** IVA percentage; 0 means the line is exempt (tax code ZZ). */
+  /** IVA percentage; 0 with the default tax code means the line is exempt ("exento"). */
   taxRate: number;
+  /** `01` IVA (the default), `04` INC, or `ZZ` for a line outside the tax ("no gravado", rate 0). */
+  taxCode?: "01" | "04" | "ZZ";
 }
 
 /** 2 × 50.000 at 19 % IVA and 1 × 10.000 exempt: subtotal 110.000, tax 19.000, total 129.000. */
@@ -143,9 +145,19 @@ export async function createInvoice(
     await db.superuser(
       `insert into public.invoice_lines (id, invoice_id, org_id, position, description, quantity, unit_price,
          line_extension, tax_code, tax_rate, tax_amount)
-       select $1, $2, $3, $4, $5, q, p, q * p, case when r > 0 then '01' else 'ZZ' end, r, round(q * p * r / 100, 2)
+       select $1, $2, $3, $4, $5, q, p, q * p, $9, r, round(q * p * r / 100, 2)
          from (select $6::numeric as q, $7::numeric as p, $8::numeric as r) v`,
-      [lineId, id, org.id, index + 1, line.description, line.quantity, line.unitPrice, line.taxRate],
+      [
+        lineId,
+        id,
+        org.id,
+        index + 1,
+        line.description,
+        line.quantity,
+        line.unitPrice,
+        line.taxRate,
+        line.taxCode ?? "01",
+      ],
     );
   }
   await db.superuser(

@@ -5,6 +5,7 @@
  */
 import { NIT_ID_TYPE, nitCheckDigit } from "../shared/fiscal/co/check-digit.ts";
 import { computeCude, computeCufe, type DianEnvironment, dianQrText } from "../shared/fiscal/co/cufe.ts";
+import { finalConsumerProblems } from "../shared/fiscal/co/final-consumer.ts";
 import {
   centsToMoney,
   type Money,
@@ -13,8 +14,11 @@ import {
   type SubmitDocumentRequest,
 } from "../shared/providers/protocol.ts";
 
-/** A buyer id the sandbox treats as unknown to the RUT: always rejected. */
-export const REJECTED_BUYER_ID = "222222222222";
+/**
+ * A buyer id the sandbox treats as unknown to the RUT: always rejected. (DIAN's final consumer,
+ * `222222222222`, is a valid buyer: see shared/fiscal/co/final-consumer.ts.)
+ */
+export const REJECTED_BUYER_ID = "999999999";
 /** A buyer name containing this word (any case) is rejected. */
 export const REJECT_NAME_MARKER = "RECHAZAR";
 /** A line description containing this word (any case) leaves the document pending. */
@@ -50,6 +54,9 @@ export function judge(doc: SubmitDocumentRequest): Verdict {
       code: "FAJ44b",
       message: `El número de identificación del adquiriente (${REJECTED_BUYER_ID}) no está registrado en el RUT.`,
     });
+  }
+  for (const problem of finalConsumerProblems(doc.buyer)) {
+    errors.push({ code: "FAK61", message: `Consumidor final: ${problem}.` });
   }
   if (doc.buyer.name.toUpperCase().includes(REJECT_NAME_MARKER)) {
     errors.push({

@@ -3,6 +3,7 @@
  * fails loudly at start, naming the variable, never its value.
  */
 import { z } from "zod";
+import { DEMO_SOFTWARE, type SoftwareMaker } from "./fiscal/co/software.ts";
 import { parseCorsOrigins } from "./http/cors.ts";
 
 const url = z.url({ protocol: /^https?$/ });
@@ -95,6 +96,13 @@ const EnvSchema = z.object({
   EINV_DELIVER_LIMIT_PER_ORG: z.coerce.number().int().min(1).max(100_000).default(300),
   /** /deliver: the sliding window both limits count over. */
   EINV_DELIVER_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
+  /** The software printed on every PDF, as DIAN requires (shared/fiscal/co/software.ts). */
+  EINV_SOFTWARE_NAME: z.string().trim().min(1).max(100).default(DEMO_SOFTWARE.name),
+  EINV_SOFTWARE_MAKER: z.string().trim().min(1).max(200).default(DEMO_SOFTWARE.maker),
+  EINV_SOFTWARE_MAKER_NIT: z
+    .string()
+    .regex(/^[0-9]{1,15}$/, "must be the maker's NIT: 1 to 15 digits, without the check digit")
+    .default(DEMO_SOFTWARE.makerNit),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -136,6 +144,8 @@ export interface Config {
    * window; past one the answer is 429 rate_limited with Retry-After.
    */
   deliver: { perDocument: number; perOrganization: number; windowSeconds: number };
+  /** The issuing software and its maker, printed on every PDF. */
+  software: SoftwareMaker;
   reconcile: {
     /** Absent: the reconcile function refuses to start. A secret. */
     secret: string | undefined;
@@ -215,6 +225,11 @@ export function loadConfig(env: Env): Config {
       perDocument: e.EINV_DELIVER_LIMIT_PER_DOCUMENT,
       perOrganization: e.EINV_DELIVER_LIMIT_PER_ORG,
       windowSeconds: e.EINV_DELIVER_LIMIT_WINDOW_SECONDS,
+    },
+    software: {
+      name: e.EINV_SOFTWARE_NAME,
+      maker: e.EINV_SOFTWARE_MAKER,
+      makerNit: e.EINV_SOFTWARE_MAKER_NIT,
     },
     reconcile: {
       secret: e.EINV_RECONCILE_SECRET,

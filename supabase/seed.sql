@@ -3,7 +3,8 @@
 --
 --   Demo Org (1111…):  admin@demo.test (admin), operador@demo.test (operador), lector@demo.test (lector)
 --   Otra Org (2222…):  admin@otra.test (admin)
---   Invoices: 60 `pendiente` in Demo Org, and a few in every other state in both organizations.
+--   Invoices: 60 `pendiente` in Demo Org, and a few in every other state in both organizations;
+--   one retail (B2C) sale to DIAN's final consumer, `pendiente` (SETP990000401).
 --   Credit notes: one in each state (emitida, error, en_proceso) on Demo Org's transmitted invoices,
 --   and two (emitida, error) on Otra Org's.
 
@@ -42,6 +43,7 @@ with plan (org_id, company_id, prefix, first_number, how_many, status) as (
     ('11111111-1111-4111-8111-111111111111', 'c1111111-1111-4111-8111-111111111111', 'SETP', 990000101, 3, 'en_proceso'),
     ('11111111-1111-4111-8111-111111111111', 'c1111111-1111-4111-8111-111111111111', 'SETP', 990000201, 3, 'transmitida'),
     ('11111111-1111-4111-8111-111111111111', 'c1111111-1111-4111-8111-111111111111', 'SETP', 990000301, 3, 'error'),
+    ('11111111-1111-4111-8111-111111111111', 'c1111111-1111-4111-8111-111111111111', 'SETP', 990000401, 1, 'pendiente'),
     ('22222222-2222-4222-8222-222222222222', 'c2222222-2222-4222-8222-222222222222', 'FE', 1, 5, 'pendiente'),
     ('22222222-2222-4222-8222-222222222222', 'c2222222-2222-4222-8222-222222222222', 'FE', 101, 2, 'en_proceso'),
     ('22222222-2222-4222-8222-222222222222', 'c2222222-2222-4222-8222-222222222222', 'FE', 201, 2, 'transmitida'),
@@ -61,7 +63,15 @@ select md5('demo-invoice-' || number)::uuid, org_id, company_id, number, date '2
        'Avenida 68 # 1-' || (n + 1), '11001', 0, 0, 0
   from numbered;
 
--- Two lines per invoice: 2 × 50.000 at 19 % IVA and 1 × (10.000 + 1.000 n) at 0 %.
+-- A retail sale: the buyer is DIAN's final consumer (type 13, 222222222222, no check digit, no
+-- address or e-mail required).
+update public.invoices
+   set buyer_id_type = '13', buyer_id_number = '222222222222', buyer_check_digit = null,
+       buyer_name = 'Consumidor final', buyer_email = null, buyer_address = null
+ where number = 'SETP990000401';
+
+-- Two lines per invoice: 2 × 50.000 at 19 % IVA and 1 × (10.000 + 1.000 n) exempt from IVA (IVA
+-- `01` at 0 %: "exento"; `ZZ` would say the sale is outside the tax, "no gravado").
 insert into public.invoice_lines (invoice_id, org_id, position, code, description, quantity, unit_price,
   line_extension, tax_code, tax_rate, tax_amount)
 select i.id, i.org_id, l.position, l.code, l.description, l.quantity, l.unit_price,
@@ -70,7 +80,7 @@ select i.id, i.org_id, l.position, l.code, l.description, l.quantity, l.unit_pri
  cross join lateral (values
    (1, 'SRV-01', 'Servicio de consultoría', 2::numeric, 50000::numeric, '01', 19::numeric),
    (2, 'LIB-07', 'Libro técnico (exento)', 1::numeric,
-      10000 + 1000 * (regexp_replace(i.number, '\D', '', 'g')::bigint % 50), 'ZZ', 0::numeric)
+      10000 + 1000 * (regexp_replace(i.number, '\D', '', 'g')::bigint % 50), '01', 0::numeric)
  ) as l (position, code, description, quantity, unit_price, tax_code, tax_rate);
 
 update public.invoices i

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import type { CreditNoteDocumentRow, InvoiceDocumentRow } from "../../shared/db/rows.ts";
 import { dianQrText } from "../../shared/fiscal/co/cufe.ts";
+import { DEMO_SOFTWARE, softwareLine } from "../../shared/fiscal/co/software.ts";
 import { INVOICE_NAMES, type InvoiceFiscal, type ValidationStamp } from "../../shared/pdf/model.ts";
 
 type Line = InvoiceDocumentRow["lines"][number];
@@ -57,7 +58,8 @@ export function line(
     quantity,
     unit_price: unitPrice,
     line_extension: extension,
-    tax_code: taxRate > 0 ? "01" : "ZZ",
+    // IVA at 0 % is an exempt line ("exento"); a line outside the tax passes tax_code "ZZ" in `extra`
+    tax_code: "01",
     tax_rate: taxRate,
     tax_amount: Math.round(extension * taxRate) / 100,
     ...extra,
@@ -170,6 +172,8 @@ export const DEMO_STAMP: ValidationStamp = {
   qrText: DEMO_QR_TEXT,
   validatedAt: DEMO_VALIDATED_AT,
   environment: "uat",
+  software: softwareLine(DEMO_SOFTWARE),
+  corrects: null,
 };
 
 /** A stand-in for a docsgen provider's PDF: two A4 pages of its own, with a crop box. */

@@ -4,7 +4,16 @@
  * hex strings, `<48656C6C6F> Tj`). Plus the external rasteriser and QR decoder for the round trip.
  */
 import { spawnSync } from "node:child_process";
-import { decodePDFRawStream, PDFArray, PDFDocument, PDFName, type PDFPage, PDFRawStream } from "pdf-lib";
+import { createRequire } from "node:module";
+import {
+  decodePDFRawStream,
+  PDFArray,
+  PDFDocument,
+  PDFName,
+  type PDFPage,
+  PDFRawStream,
+  type StandardFonts,
+} from "pdf-lib";
 
 /** WinAnsi bytes 0x80–0x9F that differ from Latin-1. */
 const WIN_ANSI: Record<number, string> = {
@@ -96,4 +105,111 @@ export function rasterise(pdfPath: string, page: number, dpi: number, pngPath: s
 export function decodeQr(pngPath: string): { status: number | null; text: string } {
   const result = spawnSync("zbarimg", ["--raw", "-q", "-Sdisable", "-Sqrcode.enable", pngPath]);
   return { status: result.status, text: result.stdout.toString("utf8") };
+}
+
+/** A page rasterised in grey (pdftoppm's PGM), as pixels: what a decoder library is given. */
+export function rasteriseGray(
+  pdfPath: string,
+  page: number,
+  dpi: number,
+): { width: number; height: number; grey: Uint8Array } {
+  const result = spawnSync(
+    "pdftoppm",
+    ["-gray", "-r", String(dpi), "-f", String(page), "-l", String(page), pdfPath],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
+  if (result.status !== 0) throw new Error(`pdftoppm failed: ${result.error ?? result.stderr.toString()}`);
+  // binary PGM: "P5", width, height, maxval, each followed by one whitespace, then the pixels
+  const pgm = result.stdout as Buffer;
+  const fields: string[] = [];
+  let at = 0;
+  while (fields.length < 4) {
+    while (/\s/.test(String.fromCharCode(pgm[at] ?? 32))) at++;
+    const start = at;
+    while (!/\s/.test(String.fromCharCode(pgm[at] ?? 32))) at++;
+    fields.push(pgm.subarray(start, at).toString("latin1"));
+  }
+  const [, width, height] = fields.map(Number) as [number, number, number];
+  return { width, height, grey: new Uint8Array(pgm.subarray(at + 1, at + 1 + width * height)) };
+}
+
+/**
+ * The QR code jsQR finds in a grey image, or null; undefined when jsQR is not installed (it is not a
+ * dependency yet: `EINV_JSQR_MODULE` may name a copy's `dist/jsQR.js`).
+ */
+export function decodeQrWithJsQr(image: {
+  width: number;
+  height: number;
+  grey: Uint8Array;
+}): string | null | undefined {
+  const require = createRequire(import.meta.url);
+  let jsQR: (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
+  try {
+    jsQR = require(process.env.EINV_JSQR_MODULE ?? "jsqr");
+  } catch {
+    return undefined;
+  }
+  const rgba = new Uint8ClampedArray(image.width * image.height * 4);
+  for (let i = 0; i < image.grey.length; i++) {
+    const value = image.grey[i] as number;
+    rgba[4 * i] = value;
+    rgba[4 * i + 1] = value;
+    rgba[4 * i + 2] = value;
+    rgba[4 * i + 3] = 255;
+  }
+  return jsQR(rgba, image.width, image.height)?.data ?? null;
+}
+
+/** The size of one QR module on the page, in points: the scale the QR form is painted with. */
+export function qrModulePoints(page: PDFPage): number | null {
+  const match = /([\d.]+) 0 0 ([\d.]+) [-\d.]+ [-\d.]+ cm\s+\/QR-\d+ Do/.exec(pageOperators(page));
+  return match ? Number(match[1]) : null;
+}
+
+/** A string a page shows, where, in which standard font and size, and how wide it is (points). */
+export interface PlacedText {
+  text: string;
+  x: number;
+  y: number;
+  size: number;
+  font: string;
+  width: number;
+}
+
+/**
+ * The page's strings with their positions, read from the content stream the kit writes
+ * (`/F 8 Tf … x y Td <hex> Tj`), and measured with the metrics of the standard font they name.
+ */
+export async function placedTexts(page: PDFPage): Promise<PlacedText[]> {
+  const fonts = page.node.Resources()?.lookup(PDFName.of("Font"));
+  const metrics = await PDFDocument.create();
+  const measured = new Map<string, Awaited<ReturnType<PDFDocument["embedFont"]>>>();
+  const out: PlacedText[] = [];
+  const pattern = /\/(\S+) ([\d.]+) Tf\s+([-\d.]+) ([-\d.]+) Td\s+<([0-9A-Fa-f]*)> Tj/g;
+  for (const [, key = "", size = "0", x = "0", y = "0", hex = ""] of pageOperators(page).matchAll(pattern)) {
+    const dict =
+      fonts && "lookup" in fonts ? (fonts as { lookup(n: PDFName): unknown }).lookup(PDFName.of(key)) : null;
+    const base = String(
+      (dict as { get(n: PDFName): unknown } | null)?.get(PDFName.of("BaseFont")) ?? "",
+    ).slice(1);
+    let font = measured.get(base);
+    if (!font) {
+      font = await metrics.embedFont(base as StandardFonts);
+      measured.set(base, font);
+    }
+    let text = "";
+    for (let i = 0; i < hex.length; i += 2) {
+      const byte = Number.parseInt(hex.slice(i, i + 2), 16);
+      text += WIN_ANSI[byte] ?? String.fromCharCode(byte);
+    }
+    out.push({
+      text,
+      x: Number(x),
+      y: Number(y),
+      size: Number(size),
+      font: base,
+      width: font.widthOfTextAtSize(text, Number(size)),
+    });
+  }
+  return out;
 }

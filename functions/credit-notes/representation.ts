@@ -14,6 +14,7 @@ const route = representationRoute({
   example: {
     id: EXAMPLE.credit_note_id,
     path: `${EXAMPLE.org_id}/credit-notes/${EXAMPLE.credit_note_id}/nota-credito-NC4-2b9c0d1e7f3a.pdf`,
+    xmlPath: `${EXAMPLE.org_id}/credit-notes/${EXAMPLE.credit_note_id}/ad-NC4-0c9e4b7a1d2f.xml`,
   },
 });
 

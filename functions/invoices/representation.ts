@@ -15,6 +15,7 @@ const route = representationRoute({
   example: {
     id: EXAMPLE.invoice_id,
     path: `${EXAMPLE.org_id}/invoices/${EXAMPLE.invoice_id}/factura-SETP990000001-7f1a2d58658b.pdf`,
+    xmlPath: `${EXAMPLE.org_id}/invoices/${EXAMPLE.invoice_id}/ad-SETP990000001-0c9e4b7a1d2f.xml`,
   },
 });
 

@@ -39,6 +39,7 @@ export function createReconcileApp(deps: AppDeps, { mountedAt = "" }: Mounting =
         serviceDb,
         providers: providersFor(deps, serviceDb),
         documents: deps.documents,
+        software: deps.config.software,
         log: c.get("log"),
       },
       options: {

@@ -59,17 +59,18 @@ export function createStorageDownloadHandler(options: {
         "select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true)",
         [JSON.stringify({ ...claims, role: "authenticated" })],
       );
-      return s.query("select 1 from storage.objects where bucket_id = $1 and name = $2", [
-        bucket ?? "",
-        path,
-      ]);
+      return s.query<{ mimetype: string | null }>(
+        "select metadata->>'mimetype' as mimetype from storage.objects where bucket_id = $1 and name = $2",
+        [bucket ?? "", path],
+      );
     });
     const bytes = bucket === DOCUMENTS_BUCKET && visible.length > 0 ? await options.store.get(path) : null;
     if (!bytes) return answer(404, "not_found", "Object not found");
     return new Response(request.method === "HEAD" ? null : bytes, {
       headers: {
         ...CORS_HEADERS,
-        "content-type": "application/pdf",
+        // as uploaded: the PDFs, and the AttachedDocument XML beside them
+        "content-type": visible[0]?.mimetype ?? "application/octet-stream",
         "content-length": String(bytes.byteLength),
         "x-request-id": crypto.randomUUID(),
       },

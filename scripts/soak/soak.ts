@@ -351,7 +351,7 @@ async function seedDrafts(
            l.quantity * l.unit_price, l.tax_code, l.tax_rate, round(l.quantity * l.unit_price * l.tax_rate / 100, 2)
       from made
      cross join (values (1, 'SRV-01', 'Servicio de consultoría', 2::numeric, 50000::numeric, '01', 19::numeric),
-                        (2, 'LIB-07', 'Libro técnico (exento)', 1::numeric, 10000::numeric, 'ZZ', 0::numeric))
+                        (2, 'LIB-07', 'Libro técnico (exento)', 1::numeric, 10000::numeric, '01', 0::numeric))
            as l (position, code, description, quantity, unit_price, tax_code, tax_rate)
     returning invoice_id as id`;
   return [...new Set(rows.map((r) => r.id))];

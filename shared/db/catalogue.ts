@@ -383,7 +383,17 @@ const records = {
     p_fingerprint: str,
     p_stamped: bool,
     p_renderer: arg<"builtin" | "docsgen">(),
+    /** The AttachedDocument already in the bucket; null before acceptance or while not obtained. */
+    p_xml_path: arg<string | null>(),
   }).returns<RepresentationRow>(),
+  /** Adds the XML's path to the record of the PDF with `p_fingerprint`; the record as it is. */
+  einv_representation_attach_xml: service({
+    p_org_id: str,
+    p_kind: kind,
+    p_document_id: str,
+    p_fingerprint: str,
+    p_xml_path: str,
+  }).returns<RepresentationRow | null>(),
   einv_delivery_begin: service({
     p_org_id: str,
     p_kind: kind,

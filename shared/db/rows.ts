@@ -176,6 +176,8 @@ export interface RepresentationRow {
   stamped: boolean;
   renderer: "builtin" | "docsgen";
   generated_at: string;
+  /** The AttachedDocument XML beside the PDF; null until accepted and obtained. */
+  xml_path: string | null;
 }
 
 /** One file a delivery handed to the deliver provider (`deliveries.attachments`), and what it holds. */

@@ -18,8 +18,8 @@ interface DocumentRoute<F extends string, A extends "transmitida" | "emitida"> {
   idField: F;
   /** "invoice", "credit note": for the reference's summaries. */
   noun: string;
-  /** For the reference's examples: a document's id and where its PDF is kept. */
-  example: { id: string; path: string };
+  /** For the reference's examples: a document's id and where its PDF and its XML are kept. */
+  example: { id: string; path: string; xmlPath: string };
 }
 
 /** A request body naming one document by `F`; the schema is built at run time with that key. */
@@ -88,7 +88,10 @@ export function refreshRoute<F extends string, A extends "transmitida" | "emitid
   };
 }
 
-/** POST …/representation: `{ org_id, <id>, regenerate? }` → `{ path, filename, stamped, cached, generated_at }`. */
+/**
+ * POST …/representation: `{ org_id, <id>, regenerate? }` →
+ * `{ path, filename, stamped, cached, generated_at, xml_path }`.
+ */
 export function representationRoute<F extends string, A extends "transmitida" | "emitida">({
   kind,
   idField,
@@ -116,6 +119,10 @@ export function representationRoute<F extends string, A extends "transmitida" | 
       .boolean()
       .meta({ description: "Whether the kept PDF was current and reused, not rendered now." }),
     generated_at: z.string().meta({ description: "When the PDF was rendered (ISO 8601)." }),
+    xml_path: z.string().nullable().meta({
+      description:
+        "The AttachedDocument XML (the UBL document and the authority's ApplicationResponse) in the same bucket, downloaded the same way; null until the authority accepted the document.",
+    }),
   });
   return {
     request,
@@ -135,6 +142,7 @@ export function representationRoute<F extends string, A extends "transmitida" | 
           stamped: true,
           cached: false,
           generated_at: EXAMPLE.at,
+          xml_path: example.xmlPath,
         },
       },
       handle: (input, ctx) => {

@@ -66,6 +66,15 @@ const CITIES: Record<string, string> = {
 
 export const TAX_NAMES: Record<string, string> = { "01": "IVA", "04": "INC", "03": "ICA", ZZ: "No gravado" };
 
+/**
+ * A tax as printed: IVA at 0 % is "IVA exento" (exempt: inside the tax, at rate zero), while `ZZ`
+ * is "No gravado" (outside the tax) — two different things to a Colombian accountant.
+ */
+export function taxName(code: string, rate: number): string {
+  if (code === "01" && rate === 0) return "IVA exento";
+  return TAX_NAMES[code] ?? code;
+}
+
 const TAX_REGIMES: Record<string, string> = { "48": "Responsable de IVA", "49": "No responsable de IVA" };
 const PERSON_TYPES: Record<string, string> = { "1": "Persona jurídica", "2": "Persona natural" };
 

@@ -5,6 +5,7 @@
  */
 import type { CreditNoteDocumentRow, FiscalStatus, InvoiceDocumentRow, IssuerRow } from "../db/rows.ts";
 import { type DianEnvironment, formatAmount as dianAmount, dianQrText } from "../fiscal/co/cufe.ts";
+import { DEMO_SOFTWARE, type SoftwareMaker, softwareLine } from "../fiscal/co/software.ts";
 import { centsToDecimal, toCents } from "../fiscal/money.ts";
 import {
   formatDate,
@@ -19,7 +20,7 @@ import * as label from "./labels.ts";
 import { pesosInWords } from "./words.ts";
 
 /** Bumped whenever the layout changes, so that stored representations are re-rendered. */
-export const INVOICE_TEMPLATE_VERSION = "invoice-pdf/1";
+export const INVOICE_TEMPLATE_VERSION = "invoice-pdf/2";
 
 export type PageSizeName = "letter" | "a4";
 
@@ -66,9 +67,28 @@ export interface ValidationStamp {
   validatedAt: string;
   environment: DianEnvironment;
   names: DocumentNames;
+  /** The issuing software and its maker, one printed line (./../fiscal/co/software.ts). */
+  software: string;
+  /**
+   * A credit note's corrected invoice and concept, printed in the block too: a provider's PDF that
+   * is stamped shows them even if its template does not. Null for an invoice.
+   */
+  corrects: CorrectedInvoice | null;
 }
 
-export type PdfFiscal = ({ stamped: true } & ValidationStamp) | { stamped: false; statusLabel: string };
+/** What a credit note corrects, as printed. */
+export interface CorrectedInvoice {
+  /** "SETP990000201 del 20/11/2026". */
+  invoice: string;
+  /** The invoice's CUFE. */
+  cufe: string;
+  /** "1 · Devolución parcial de los bienes…". */
+  concept: string;
+}
+
+export type PdfFiscal =
+  | ({ stamped: true } & ValidationStamp)
+  | { stamped: false; statusLabel: string; software: string };
 
 /** A block of label/value pairs under the parties: what a credit note refers to, for one. */
 export interface ReferenceBlock {
@@ -98,6 +118,7 @@ export interface DocumentPdfModel {
     tradeName: string | null;
     taxId: string;
     details: string[];
+    /** The invoice numbering authorization: an invoice's only (a credit note is not numbered by it). */
     resolution: string | null;
   };
   buyer: { name: string; taxId: string; details: string[] };
@@ -129,10 +150,12 @@ const STATUS_LABELS: Record<FiscalStatus, string> = {
 export function toInvoicePdfModel(
   doc: InvoiceDocumentRow,
   fiscal: InvoiceFiscal,
-  options: { pageSize?: PageSizeName } = {},
+  options: PdfOptions = {},
 ): DocumentPdfModel {
   return buildPdfModel(doc, fiscal, options, {
     names: INVOICE_NAMES,
+    resolution: true,
+    corrects: null,
     accepted: "transmitida",
     grandTotal: "TOTAL A PAGAR",
     facts: [
@@ -152,11 +175,18 @@ export function toInvoicePdfModel(
 export function toCreditNotePdfModel(
   doc: CreditNoteDocumentRow,
   fiscal: InvoiceFiscal,
-  options: { pageSize?: PageSizeName } = {},
+  options: PdfOptions = {},
 ): DocumentPdfModel {
   const ref = doc.billing_reference;
+  const concept = `${doc.concept_code} · ${label.correctionConceptLabel(doc.concept_code)}`;
   return buildPdfModel(doc, fiscal, options, {
     names: CREDIT_NOTE_NAMES,
+    resolution: false,
+    corrects: {
+      invoice: `${ref.number} del ${formatDate(ref.issue_date)}`,
+      cufe: ref.authority_code ?? "—",
+      concept,
+    },
     accepted: "emitida",
     grandTotal: "TOTAL NOTA CRÉDITO",
     facts: [
@@ -170,7 +200,7 @@ export function toCreditNotePdfModel(
       facts: [
         ["Factura", `${ref.number} del ${formatDate(ref.issue_date)}`],
         ["CUFE de la factura", ref.authority_code ?? "—"],
-        ["Concepto", `${doc.concept_code} · ${label.correctionConceptLabel(doc.concept_code)}`],
+        ["Concepto de corrección", concept],
         ["Motivo", doc.reason],
       ],
     },
@@ -199,9 +229,18 @@ type PrintableDocument = Pick<
   | "lines"
 > & { company: IssuerRow };
 
+/** The page size, and the software printed on it (the configured one; a demo one in tests). */
+export interface PdfOptions {
+  pageSize?: PageSizeName;
+  software?: SoftwareMaker;
+}
+
 /** What differs between the kinds on paper. */
 interface PrintedKind {
   names: DocumentNames;
+  /** Whether it prints the invoice numbering authorization. */
+  resolution: boolean;
+  corrects: CorrectedInvoice | null;
   /** The status in which the document is stamped. */
   accepted: FiscalStatus;
   grandTotal: string;
@@ -213,9 +252,10 @@ interface PrintedKind {
 function buildPdfModel(
   doc: PrintableDocument,
   fiscal: InvoiceFiscal,
-  options: { pageSize?: PageSizeName },
+  options: PdfOptions,
   kind: PrintedKind,
 ): DocumentPdfModel {
+  const software = softwareLine(options.software ?? DEMO_SOFTWARE);
   const c = doc.company;
   const str = (value: string | null | undefined) => (value ? value : null);
   const money = (cents: bigint) => formatMoney(cents, doc.currency);
@@ -225,7 +265,7 @@ function buildPdfModel(
   for (const line of doc.lines) {
     const key = `${line.tax_code}|${line.tax_rate.toFixed(2)}`;
     const entry = taxes.get(key) ?? {
-      name: label.TAX_NAMES[line.tax_code] ?? line.tax_code,
+      name: label.taxName(line.tax_code, line.tax_rate),
       rate: formatRate(line.tax_rate),
       base: 0n,
       amount: 0n,
@@ -273,8 +313,10 @@ function buildPdfModel(
           }),
         validatedAt: validatedAt ?? `${doc.issue_date}T${issueTime}`,
         environment,
+        software,
+        corrects: kind.corrects,
       }
-    : { stamped: false, statusLabel: STATUS_LABELS[fiscal.status] };
+    : { stamped: false, statusLabel: STATUS_LABELS[fiscal.status], software };
 
   const city = str(c.city_name);
   const department = str(c.department_name);
@@ -305,7 +347,7 @@ function buildPdfModel(
         cityLine,
         contact,
       ].filter((s): s is string => !!s),
-      resolution: resolutionText(c),
+      resolution: kind.resolution ? resolutionText(c) : null,
     },
     buyer: {
       name: doc.buyer_name ?? "—",
@@ -329,7 +371,9 @@ function buildPdfModel(
       unit: label.unitLabel(l.unit_code),
       unitPrice: money(toCents(l.unit_price)),
       tax:
-        l.tax_code === "ZZ" ? "—" : `${label.TAX_NAMES[l.tax_code] ?? l.tax_code} ${formatRate(l.tax_rate)}`,
+        l.tax_code === "ZZ"
+          ? label.taxName("ZZ", 0)
+          : `${label.taxName(l.tax_code, l.tax_rate)} ${formatRate(l.tax_rate)}`,
       total: money(toCents(l.line_extension)),
     })),
     taxes: taxKeys.map((key) => {

@@ -48,7 +48,7 @@ export async function renderDocumentPdf(model: DocumentPdfModel): Promise<Uint8A
   if (model.fiscal.stamped) {
     drawValidationBlock(kit, flow.page, box, model.fiscal, await qrMatrix(model.fiscal.qrText));
   } else {
-    drawPendingBlock(kit, flow.page, box, model.fiscal.statusLabel, model.names);
+    drawPendingBlock(kit, flow.page, box, model.fiscal.statusLabel, model.names, model.fiscal.software);
   }
 
   finishPages(kit, flow.pages, frame, model);

@@ -256,7 +256,8 @@ export function drawReference(kit: Kit, flow: Flow, block: ReferenceBlock): void
   const valueWidth = flow.contentWidth - labelWidth - 2 * pad;
   const rows = block.facts.map(([label, value]) => ({
     label,
-    lines: kit.wrapAtMost(value, kit.regular, 8, valueWidth, 8),
+    // measured in the font it is drawn in: a code wrapped by the regular face runs past the box in bold
+    lines: kit.wrapAtMost(value, kit.bold, 8, valueWidth, 8),
   }));
   const height = 15 + pad + rows.reduce((h, r) => h + r.lines.length * 10 + 2, 0);
   flow.ensure(height + 12);

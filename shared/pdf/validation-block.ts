@@ -11,10 +11,17 @@ import { type Kit, palette } from "./kit.ts";
 import type { DocumentNames, ValidationStamp } from "./model.ts";
 import { drawQr, type QrMatrix } from "./qr.ts";
 
-/** Height the block takes; the renderer keeps this much free at the foot of the last page. */
-export const VALIDATION_BLOCK_HEIGHT = 122;
+/**
+ * Height the block takes; the renderer keeps this much free at the foot of the last page. It is
+ * set by the QR code: DIAN's text (two 96-character codes among ten fields, ~450 bytes) needs a
+ * version 14–16 code even at error correction L, and a module must stay ≥ 1.5 pt (≥ 3 pixels at
+ * 150 dpi) for common decoders (jsQR) to read the code from a scan or a screen.
+ */
+export const VALIDATION_BLOCK_HEIGHT = 158;
 const PAD = 9;
 const QR_SIDE = VALIDATION_BLOCK_HEIGHT - 2 * PAD + 4;
+/** The issuing software's line, at the foot of the block's text column. */
+const SOFTWARE_SIZE = 6.5;
 
 export const NOT_VALID_TITLE = "DOCUMENTO SIN VALIDEZ FISCAL";
 
@@ -24,7 +31,10 @@ export interface Box {
   width: number;
 }
 
-/** The accepted invoice's block: QR left, CUFE and validation data right. `qr` from `qrMatrix`. */
+/**
+ * The accepted document's block: QR left; right, the authority code, what a credit note corrects
+ * (invoice, its CUFE, concept), the validation data, and the issuing software. `qr` from `qrMatrix`.
+ */
 export function drawValidationBlock(
   kit: Kit,
   page: PDFPage,
@@ -59,37 +69,76 @@ export function drawValidationBlock(
     y,
     { font: kit.regular, size: 7.5, color: test ? c.danger : c.muted },
   );
-  y -= 14;
-  kit.text(page, names.codeLabel, left, y, { font: kit.bold, size: 7.5, color: c.ink });
-  y -= 9.5;
-  for (const line of kit.wrap(stamp.authorityCode, kit.mono, 7, width)) {
-    kit.text(page, line, left, y, { font: kit.mono, size: 7, color: c.ink });
-    y -= 9;
+  y -= 13;
+  y = drawCode(kit, page, `${names.codeLabel}:`, stamp.authorityCode, left, y, width);
+  if (stamp.corrects) {
+    y = drawFact(kit, page, "Factura que corrige", stamp.corrects.invoice, left, y, width);
+    y = drawCode(kit, page, "CUFE de la factura:", stamp.corrects.cufe, left, y, width);
+    y = drawFact(kit, page, "Concepto de corrección", stamp.corrects.concept, left, y, width);
   }
-  y -= 5;
-  const facts: [string, string][] = [
-    ["Fecha y hora de validación DIAN", formatTimestampCo(stamp.validatedAt)],
-    ["Ambiente", test ? "Habilitación (pruebas)" : "Producción"],
-  ];
-  for (const [label, value] of facts) {
-    kit.text(page, `${label}:`, left, y, { font: kit.bold, size: 7.5, color: c.ink });
-    kit.text(page, value, left + kit.width(`${label}: `, kit.bold, 7.5), y, {
-      font: kit.regular,
-      size: 7.5,
-      color: c.ink,
-    });
-    y -= 10;
-  }
+  y = drawFact(
+    kit,
+    page,
+    "Validación DIAN",
+    `${formatTimestampCo(stamp.validatedAt)} · Ambiente: ${test ? "Habilitación (pruebas)" : "Producción"}`,
+    left,
+    y,
+    width,
+  );
   const url = dianQrUrl(stamp.authorityCode, stamp.environment).replace(/\?.*$/, "");
-  for (const line of kit.wrap(
+  for (const line of kit.wrapAtMost(
     `Verifique este documento escaneando el código QR o en ${url}`,
     kit.regular,
     7,
     width,
+    2,
   )) {
     kit.text(page, line, left, y, { font: kit.regular, size: 7, color: c.muted });
     y -= 8.5;
   }
+  drawSoftware(kit, page, stamp.software, left, box.y + PAD - 1, width);
+}
+
+/** A code (CUFE, CUDE) under its label, in the monospaced font, wrapped to the column. */
+function drawCode(kit: Kit, page: PDFPage, label: string, code: string, x: number, y: number, width: number) {
+  const c = palette(kit.lib);
+  kit.text(page, label, x, y, { font: kit.bold, size: 7.5, color: c.ink });
+  y -= 8.5;
+  for (const line of kit.wrap(code, kit.mono, 6.5, width)) {
+    kit.text(page, line, x, y, { font: kit.mono, size: 6.5, color: c.ink });
+    y -= 8;
+  }
+  return y - 2;
+}
+
+/** "Label: value", the value wrapped to the column (two lines at most). */
+function drawFact(
+  kit: Kit,
+  page: PDFPage,
+  label: string,
+  value: string,
+  x: number,
+  y: number,
+  width: number,
+) {
+  const c = palette(kit.lib);
+  const head = `${label}: `;
+  const indent = kit.width(head, kit.bold, 7.5);
+  kit.text(page, head, x, y, { font: kit.bold, size: 7.5, color: c.ink });
+  const [first = "", ...rest] = kit.wrapAtMost(value, kit.regular, 7.5, width - indent, 2);
+  kit.text(page, first, x + indent, y, { font: kit.regular, size: 7.5, color: c.ink });
+  y -= 9.5;
+  for (const line of rest) {
+    kit.text(page, line, x + indent, y, { font: kit.regular, size: 7.5, color: c.ink });
+    y -= 9.5;
+  }
+  return y;
+}
+
+/** The issuing software and its maker, one line at `y` (shrunk to fit the column). */
+function drawSoftware(kit: Kit, page: PDFPage, software: string, x: number, y: number, width: number) {
+  const [line = ""] = kit.wrapAtMost(software, kit.regular, SOFTWARE_SIZE, width, 1);
+  kit.text(page, line, x, y, { font: kit.regular, size: SOFTWARE_SIZE, color: palette(kit.lib).muted });
 }
 
 /** The placeholder of a document the DIAN has not accepted: same place, red, no QR. */
@@ -99,6 +148,7 @@ export function drawPendingBlock(
   box: Box,
   statusLabel: string,
   names: DocumentNames,
+  software: string,
 ): void {
   const c = palette(kit.lib);
   const h = VALIDATION_BLOCK_HEIGHT;
@@ -153,6 +203,7 @@ export function drawPendingBlock(
     size: 8,
     color: c.danger,
   });
+  drawSoftware(kit, page, software, left, box.y + PAD - 1, width);
 }
 
 function frame(box: Box) {

@@ -20,6 +20,9 @@ create table public.representations (
   stamped boolean not null,
   renderer text not null check (renderer in ('builtin', 'docsgen')),
   generated_at timestamptz not null,
+  -- the AttachedDocument XML beside the PDF, once the authority accepted the document and the
+  -- service holds it in the bucket (attached-document.ts); in the same organization's folder
+  xml_path text check (split_part(xml_path, '/', 1) = org_id::text),
   unique (document_type, document_id)
 );
 create index representations_org_id_idx on public.representations (org_id);
@@ -117,30 +120,60 @@ create policy "members read their organization's service documents" on storage.o
   );
 
 -- ─── database API (service_role) ─────────────────────────────────────────────────────────────────
--- Records the document's current PDF (one per document) and an event.
+-- Records the document's current PDF (one per document) and an event. `p_xml_path`: the
+-- AttachedDocument XML already in the bucket, or null (not accepted, or not obtained yet).
 create function public.einv_representation_save(
   p_org_id uuid, p_kind text, p_document_id uuid, p_path text, p_filename text,
-  p_fingerprint text, p_stamped boolean, p_renderer text
+  p_fingerprint text, p_stamped boolean, p_renderer text, p_xml_path text
 ) returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
   _rep public.representations;
 begin
   perform from einv_private.document_of(p_kind, p_org_id, p_document_id, false);
-  if split_part(p_path, '/', 1) <> p_org_id::text then
+  if split_part(p_path, '/', 1) <> p_org_id::text
+     or split_part(coalesce(p_xml_path, p_path), '/', 1) <> p_org_id::text then
     raise exception 'outside_org_folder' using errcode = 'P0001', hint = 'business_rule', detail = p_kind;
   end if;
   insert into public.representations as r (org_id, document_type, document_id, path, filename, fingerprint,
-    stamped, renderer, generated_at)
-  values (p_org_id, p_kind, p_document_id, p_path, p_filename, p_fingerprint, p_stamped, p_renderer, now())
+    stamped, renderer, generated_at, xml_path)
+  values (p_org_id, p_kind, p_document_id, p_path, p_filename, p_fingerprint, p_stamped, p_renderer, now(),
+          p_xml_path)
   on conflict (document_type, document_id) do update
      set path = excluded.path, filename = excluded.filename, fingerprint = excluded.fingerprint,
-         stamped = excluded.stamped, renderer = excluded.renderer, generated_at = excluded.generated_at
+         stamped = excluded.stamped, renderer = excluded.renderer, generated_at = excluded.generated_at,
+         xml_path = excluded.xml_path
   returning * into _rep;
 
   perform einv_private.log_event(p_org_id, p_kind, p_document_id, 'representation_generated', null,
     jsonb_build_object('path', p_path, 'stamped', p_stamped, 'renderer', p_renderer));
   return to_jsonb(_rep) - 'id';
+end
+$$;
+
+-- Adds the AttachedDocument's path to a stored PDF's record that lacked it (the XML was obtained
+-- after the PDF was made), when that record still has `p_fingerprint`; the PDF is unchanged, so
+-- `generated_at` is too. Answers the record as it is (null when there is none).
+create function public.einv_representation_attach_xml(
+  p_org_id uuid, p_kind text, p_document_id uuid, p_fingerprint text, p_xml_path text
+) returns jsonb
+language plpgsql security definer set search_path = '' as $$
+declare
+  _rep public.representations;
+begin
+  if split_part(p_xml_path, '/', 1) <> p_org_id::text then
+    raise exception 'outside_org_folder' using errcode = 'P0001', hint = 'business_rule', detail = p_kind;
+  end if;
+  update public.representations r
+     set xml_path = p_xml_path
+   where r.org_id = p_org_id and r.document_type = p_kind and r.document_id = p_document_id
+     and r.fingerprint = p_fingerprint
+  returning * into _rep;
+  if not found then
+    select * into _rep from public.representations r
+     where r.org_id = p_org_id and r.document_type = p_kind and r.document_id = p_document_id;
+  end if;
+  return case when _rep.document_id is null then null else to_jsonb(_rep) - 'id' end;
 end
 $$;
 
@@ -287,11 +320,13 @@ begin
 end
 $$;
 
-revoke all on function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text),
+revoke all on function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text, text),
+  public.einv_representation_attach_xml(uuid, text, uuid, text, text),
   public.einv_delivery_begin(uuid, text, uuid, text, uuid, uuid, uuid, jsonb, integer),
   public.einv_delivery_record(uuid, uuid, text, text, text)
   from public, anon, authenticated, service_role;
-grant execute on function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text),
+grant execute on function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text, text),
+  public.einv_representation_attach_xml(uuid, text, uuid, text, text),
   public.einv_delivery_begin(uuid, text, uuid, text, uuid, uuid, uuid, jsonb, integer),
   public.einv_delivery_record(uuid, uuid, text, text, text)
   to service_role;

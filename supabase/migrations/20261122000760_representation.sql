@@ -28,7 +28,7 @@
 -- `einv_document_representation_read` takes what the service remembers from an earlier call — the
 -- inputs it read and the fingerprint it computed from them — and answers only the stored PDF
 -- (`{ inputs, representation }`) when both still hold: the inputs are the same and the stored PDF
--- has that fingerprint, read in one snapshot. Otherwise, or with nothing remembered, it answers the
+-- has that fingerprint (and, once stamped, its AttachedDocument's path), read in one snapshot. Otherwise, or with nothing remembered, it answers the
 -- whole document as `einv_document_get_with_credentials` does, with the current inputs
 -- (`{ inputs, record, credentials }`). A kind with no branch here has no inputs (null): it is
 -- always read whole, correct and as slow as before.
@@ -103,7 +103,9 @@ begin
   if _inputs is not null and _inputs = p_inputs then
     _stored := (select to_jsonb(r) - 'id' from public.representations r
                  where r.document_type = p_kind and r.document_id = p_document_id
-                   and r.org_id = p_org_id and r.fingerprint = p_fingerprint);
+                   and r.org_id = p_org_id and r.fingerprint = p_fingerprint
+                   -- an accepted document's XML not obtained yet: read whole, so it is tried again
+                   and (not r.stamped or r.xml_path is not null));
     if _stored is not null then
       return jsonb_build_object('inputs', _inputs, 'representation', _stored);
     end if;

@@ -128,6 +128,20 @@ describe.skipIf(target.kind !== "postgres")(
       expect(new TextDecoder().decode(bytes.slice(0, 5))).toBe("%PDF-");
       expect(bytes.byteLength).toBeGreaterThan(1000);
 
+      // "Descargar XML": the AttachedDocument beside the PDF, with the same session
+      const { xml, xml_path } = await einvoicing.downloadAttachedDocument({
+        org_id: orgId,
+        invoice_id: first.id,
+      });
+      expect(xml_path).toMatch(new RegExp(`^${orgId}/invoices/${first.id}/ad-.+\\.xml$`));
+      expect(await xml.text()).toContain("AttachedDocument");
+      const unsent = pendingInvoices(orgId)[10];
+      if (!unsent) throw new Error("the seed has fewer than eleven pending invoices");
+      const notYet = await failure(
+        einvoicing.downloadAttachedDocument({ org_id: orgId, invoice_id: unsent.id }),
+      );
+      expect(notYet.code).toBe("not_accepted");
+
       const delivered = await einvoicing.deliver({
         org_id: orgId,
         invoice_id: first.id,
@@ -185,6 +199,11 @@ describe.skipIf(target.kind !== "postgres")(
         credit_note_id: note.credit_note_id,
       });
       expect(new TextDecoder().decode(new Uint8Array(await pdf.arrayBuffer()).slice(0, 5))).toBe("%PDF-");
+      const { xml } = await einvoicing.creditNotes.downloadAttachedDocument({
+        org_id: orgId,
+        credit_note_id: note.credit_note_id,
+      });
+      expect(await xml.text()).toContain("AttachedDocument");
 
       // the seed's credit note that ended in error is sent again, and accepted this time
       const rejected = server.get().run.credit_notes.find((n) => n.org_id === orgId && n.status === "error");

@@ -128,7 +128,10 @@ const DECLARED: Record<string, Grants> = {
   },
   "function public.einv_reconcile_record(uuid, uuid, text, uuid, jsonb)": { service_role: "EXECUTE" },
   "function public.einv_reconcile_release(uuid, uuid, text, uuid)": { service_role: "EXECUTE" },
-  "function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text)": {
+  "function public.einv_representation_attach_xml(uuid, text, uuid, text, text)": {
+    service_role: "EXECUTE",
+  },
+  "function public.einv_representation_save(uuid, text, uuid, text, text, text, boolean, text, text)": {
     service_role: "EXECUTE",
   },
   // Private helpers of policies, triggers and the API (the definers read across organizations): none

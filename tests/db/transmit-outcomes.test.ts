@@ -321,7 +321,7 @@ describe("what is recorded", () => {
   it("for a rejection: the authority's message followed by each rule, and the rules in the event", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company);
     await db.superuser(
-      "update invoices set buyer_id_number = '222222222222', buyer_check_digit = einv_private.nit_check_digit('222222222222'), buyer_name = 'RECHAZAR SA' where id = $1",
+      "update invoices set buyer_id_number = '999999999', buyer_check_digit = einv_private.nit_check_digit('999999999'), buyer_name = 'RECHAZAR SA' where id = $1",
       [invoice.id],
     );
     let answer: { message: string; errors: { code: string; message: string }[] } | undefined;

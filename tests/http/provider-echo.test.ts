@@ -60,7 +60,7 @@ describe("a provider that echoes the API key in its successful answers", () => {
     ];
     // the sandbox rejects this buyer (FAJ44b), with rule violations in `errors`
     await db.superuser(
-      "update invoices set buyer_id_number = '222222222222', buyer_check_digit = einv_private.nit_check_digit('222222222222') where id = $1",
+      "update invoices set buyer_id_number = '999999999', buyer_check_digit = einv_private.nit_check_digit('999999999') where id = $1",
       [rejected.id],
     );
 

@@ -73,7 +73,7 @@ describe("POST /transmit", () => {
   it("reports a rejected invoice as error with the authority's message while the others go through", async () => {
     const [good1, bad, good2] = await invoices(3);
     await db.superuser(
-      "update invoices set buyer_id_number = '222222222222', buyer_check_digit = einv_private.nit_check_digit('222222222222') where id = $1",
+      "update invoices set buyer_id_number = '999999999', buyer_check_digit = einv_private.nit_check_digit('999999999') where id = $1",
       [bad?.id as string],
     );
     const results = await transmit([good1, bad, good2].map((i) => (i as Invoice).id));

@@ -4,12 +4,14 @@ import {
   DEMO_CUFE,
   DEMO_QR_TEXT,
   DEMO_VALIDATED_AT,
+  demoCreditNote,
   demoInvoice,
   line,
   pendingFiscal,
   withLines,
 } from "../../devkit/pdf/fixtures.ts";
-import { INVOICE_TEMPLATE_VERSION, toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import { DEMO_SOFTWARE, softwareLine } from "../../shared/fiscal/co/software.ts";
+import { INVOICE_TEMPLATE_VERSION, toCreditNotePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
 
 describe("toInvoicePdfModel", () => {
   it("formats the issuer, the buyer and the invoice data the Colombian way", () => {
@@ -40,6 +42,7 @@ describe("toInvoicePdfModel", () => {
       line(3, 2.5, 200, 5),
       line(4, 1, 50_000, 8, { tax_code: "04" }),
       line(5, 1, 10_000, 0),
+      line(6, 1, 2_000, 0, { tax_code: "ZZ" }),
     ]);
     const model = toInvoicePdfModel(doc, pendingFiscal());
     expect(model.lines[2]).toMatchObject({
@@ -48,22 +51,25 @@ describe("toInvoicePdfModel", () => {
       tax: "IVA 5 %",
       total: "$ 500,00",
     });
-    expect(model.lines[4]).toMatchObject({ tax: "—", unit: "Unidad" });
+    // exempt (IVA at 0 %) is not "outside the tax" (ZZ)
+    expect(model.lines[4]).toMatchObject({ tax: "IVA exento 0 %", unit: "Unidad" });
+    expect(model.lines[5]).toMatchObject({ tax: "No gravado" });
     expect(model.taxes).toEqual([
       { name: "IVA", rate: "19 %", base: "$ 1.000.000,30", amount: "$ 190.000,06" },
       { name: "IVA", rate: "5 %", base: "$ 500,00", amount: "$ 25,00" },
+      { name: "IVA exento", rate: "0 %", base: "$ 10.000,00", amount: "$ 0,00" },
       { name: "INC", rate: "8 %", base: "$ 50.000,00", amount: "$ 4.000,00" },
-      { name: "No gravado", rate: "0 %", base: "$ 10.000,00", amount: "$ 0,00" },
+      { name: "No gravado", rate: "0 %", base: "$ 2.000,00", amount: "$ 0,00" },
     ]);
     expect(model.totals).toEqual([
-      { label: "Subtotal (valor bruto)", value: "$ 1.060.500,30" },
+      { label: "Subtotal (valor bruto)", value: "$ 1.062.500,30" },
       { label: "IVA", value: "$ 190.025,06" },
       { label: "Impuesto al consumo (INC)", value: "$ 4.000,00" },
       { label: "Total impuestos", value: "$ 194.025,06" },
-      { label: "TOTAL A PAGAR", value: "$ 1.254.525,36", grand: true },
+      { label: "TOTAL A PAGAR", value: "$ 1.256.525,36", grand: true },
     ]);
     expect(model.amountInWords).toBe(
-      "UN MILLÓN DOSCIENTOS CINCUENTA Y CUATRO MIL QUINIENTOS VEINTICINCO PESOS CON TREINTA Y SEIS CENTAVOS M/CTE",
+      "UN MILLÓN DOSCIENTOS CINCUENTA Y SEIS MIL QUINIENTOS VEINTICINCO PESOS CON TREINTA Y SEIS CENTAVOS M/CTE",
     );
   });
 
@@ -76,6 +82,8 @@ describe("toInvoicePdfModel", () => {
       validatedAt: DEMO_VALIDATED_AT,
       environment: "uat",
       names: { title: "Factura electrónica de venta", short: "Factura", codeLabel: "CUFE" },
+      software: softwareLine(DEMO_SOFTWARE),
+      corrects: null,
     });
     expect(model.documentDate).toBe(DEMO_VALIDATED_AT);
   });
@@ -100,7 +108,7 @@ describe("toInvoicePdfModel", () => {
     ["error", "no aceptada por la DIAN"],
   ] as const)("does not stamp a %s invoice", (status, statusLabel) => {
     const model = toInvoicePdfModel(demoInvoice(), { ...pendingFiscal(), status });
-    expect(model.fiscal).toEqual({ stamped: false, statusLabel });
+    expect(model.fiscal).toEqual({ stamped: false, statusLabel, software: softwareLine(DEMO_SOFTWARE) });
     expect(model.documentDate).toBe("2026-11-20T10:15:00-05:00");
   });
 
@@ -114,5 +122,43 @@ describe("toInvoicePdfModel", () => {
     expect(
       toInvoicePdfModel({ ...demoInvoice(), currency: "USD" }, pendingFiscal()).amountInWords,
     ).toBeNull();
+  });
+});
+
+describe("toCreditNotePdfModel", () => {
+  it("shows the note's own data and what it corrects, never the invoice numbering authorization", () => {
+    const note = demoCreditNote();
+    const model = toCreditNotePdfModel(
+      note,
+      acceptedFiscal({ status: "emitida", authority_code: "c".repeat(96) }),
+    );
+    expect(model.number).toBe("NC1");
+    expect(model.issuer.resolution).toBeNull();
+    expect(Object.fromEntries(model.reference?.facts ?? [])).toMatchObject({
+      Factura: "SETP990000201 del 20/11/2026",
+      "CUFE de la factura": DEMO_CUFE,
+      "Concepto de corrección": "1 · Devolución parcial de los bienes y/o no aceptación parcial del servicio",
+    });
+    // the validation block repeats it, so a stamped provider PDF shows it too
+    expect(model.fiscal).toMatchObject({
+      stamped: true,
+      corrects: {
+        invoice: "SETP990000201 del 20/11/2026",
+        cufe: DEMO_CUFE,
+        concept: "1 · Devolución parcial de los bienes y/o no aceptación parcial del servicio",
+      },
+    });
+  });
+});
+
+describe("the issuing software", () => {
+  it("prints the configured software and its maker with the maker's check digit, on every kind", () => {
+    const software = { name: "Facturador X", maker: "Software Andino S.A.S.", makerNit: "800197268" };
+    const line = "Software: Facturador X · Fabricante del software: Software Andino S.A.S., NIT 800197268-4";
+    expect(toInvoicePdfModel(demoInvoice(), pendingFiscal(), { software }).fiscal.software).toBe(line);
+    expect(
+      toCreditNotePdfModel(demoCreditNote(), acceptedFiscal({ status: "emitida" }), { software }).fiscal
+        .software,
+    ).toBe(line);
   });
 });

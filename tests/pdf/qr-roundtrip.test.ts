@@ -24,7 +24,16 @@ import {
   pendingFiscal,
   providerPdf,
 } from "../../devkit/pdf/fixtures.ts";
-import { decodeQr, missingTools, RASTER_TOOLS, rasterise } from "../../devkit/pdf/support.ts";
+import {
+  decodeQr,
+  decodeQrWithJsQr,
+  loadPdf,
+  missingTools,
+  qrModulePoints,
+  RASTER_TOOLS,
+  rasterise,
+  rasteriseGray,
+} from "../../devkit/pdf/support.ts";
 import { computeCude } from "../../shared/fiscal/co/cufe.ts";
 import { toCreditNotePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
 import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
@@ -109,6 +118,66 @@ describe.skipIf(skip)("QR round trip through pdftoppm and zbarimg", () => {
   it("decodes the QR code stamped on a docsgen provider's PDF", async () => {
     const stamped = await stampPdf(await providerPdf(), DEMO_STAMP, new Date(DEMO_VALIDATED_AT));
     expect(decodeQr(await toPng("provider", stamped, -1)).text).toBe(`${DEMO_QR_TEXT}\n`);
+  });
+
+  describe("every QR code at 150 dpi (a scan, a screen), as jsQR reads it", () => {
+    const note = () =>
+      toCreditNotePdfModel(
+        demoCreditNote(),
+        acceptedFiscal({ status: "emitida", authority_code: DEMO_CUDE }),
+      );
+    const noteStamp = () => {
+      const { fiscal } = note();
+      if (!fiscal.stamped) throw new Error("the demo note is accepted");
+      return fiscal;
+    };
+    const cases: [string, () => Promise<Uint8Array>, string][] = [
+      [
+        "a stamped invoice",
+        () => renderDocumentPdf(toInvoicePdfModel(demoInvoice(), acceptedFiscal())),
+        DEMO_QR_TEXT,
+      ],
+      [
+        "a stamped invoice on A4",
+        () => renderDocumentPdf(toInvoicePdfModel(demoInvoice(), acceptedFiscal(), { pageSize: "a4" })),
+        DEMO_QR_TEXT,
+      ],
+      ["a stamped credit note", () => renderDocumentPdf(note()), DEMO_NOTE_QR_TEXT],
+      [
+        "a docsgen invoice, stamped",
+        async () => stampPdf(await providerPdf(), DEMO_STAMP, new Date(DEMO_VALIDATED_AT)),
+        DEMO_QR_TEXT,
+      ],
+      [
+        "a docsgen credit note, stamped",
+        async () => stampPdf(await providerPdf(), noteStamp(), new Date(DEMO_VALIDATED_AT)),
+        DEMO_NOTE_QR_TEXT,
+      ],
+    ];
+    let warned = false;
+
+    it.each(cases)(
+      "%s: modules of at least 1.5 pt (3 pixels), decoded by zbar and jsQR",
+      async (name, make, text) => {
+        const pdf = await make();
+        const doc = await loadPdf(pdf);
+        const last = doc.getPage(doc.getPageCount() - 1);
+        // below ~3 pixels a module, jsQR misses the code at 150 dpi (0.43 mm modules did)
+        expect(qrModulePoints(last)).toBeGreaterThanOrEqual(1.5);
+        const png = await toPng(name.replace(/\W+/g, "-"), pdf, -1, 150);
+        expect(decodeQr(png).text).toBe(`${text}\n`);
+        const decoded = decodeQrWithJsQr(
+          rasteriseGray(png.replace(/\.png$/, ".pdf"), doc.getPageCount(), 150),
+        );
+        if (decoded === undefined) {
+          if (!warned)
+            console.warn("jsQR not installed: the 150 dpi check ran with zbar and the module size only");
+          warned = true;
+          return;
+        }
+        expect(decoded).toBe(text);
+      },
+    );
   });
 
   it("prints no QR code on a document the DIAN has not accepted", async () => {

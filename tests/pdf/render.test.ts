@@ -4,14 +4,23 @@ import { describe, expect, it } from "vitest";
 import {
   acceptedFiscal,
   DEMO_CUFE,
+  demoCreditNote,
   demoInvoice,
   line,
   manyLinesInvoice,
   pendingFiscal,
   withLines,
 } from "../../devkit/pdf/fixtures.ts";
-import { documentTexts, formXObjects, loadPdf, pageOperators } from "../../devkit/pdf/support.ts";
-import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import {
+  documentTexts,
+  formXObjects,
+  loadPdf,
+  pageOperators,
+  placedTexts,
+} from "../../devkit/pdf/support.ts";
+import { DEMO_SOFTWARE, softwareLine } from "../../shared/fiscal/co/software.ts";
+import { frameFor } from "../../shared/pdf/flow.ts";
+import { toCreditNotePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
 import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 
 const stampedModel = () => toInvoicePdfModel(demoInvoice(), acceptedFiscal());
@@ -69,7 +78,7 @@ describe("renderDocumentPdf", () => {
     const texts = (await documentTexts(bytes)).flat();
     expect(texts.join("")).toContain(DEMO_CUFE);
     expect(texts).toContain("Representación gráfica de la factura electrónica de venta");
-    expect(texts).toContain("20/11/2026 10:16:42 (UTC-05:00)");
+    expect(texts).toContain("20/11/2026 10:16:42 (UTC-05:00) · Ambiente: Habilitación (pruebas)");
     expect(texts.some((t) => t.includes("SIN VALIDEZ FISCAL"))).toBe(false);
     // the QR code is vector art: a form of hundreds of rectangles, painted once on the page
     expect(pageOperators(page)).toMatch(/\/QR-\d+ Do/);
@@ -144,6 +153,76 @@ describe("renderDocumentPdf", () => {
     ]);
     const bytes = await renderDocumentPdf(toInvoicePdfModel(doc, acceptedFiscal()));
     expect((await loadPdf(bytes)).getPageCount()).toBeGreaterThan(1);
+  });
+});
+
+describe("the representación gráfica of a credit note", () => {
+  const CUFE = DEMO_CUFE; // 96 hexadecimal characters
+  const note = (status: "emitida" | "pendiente" = "emitida") =>
+    toCreditNotePdfModel(
+      demoCreditNote(),
+      status === "emitida" ? acceptedFiscal({ status, authority_code: "d".repeat(96) }) : pendingFiscal(),
+    );
+
+  it.each(["emitida", "pendiente"] as const)(
+    "(%s) shows the note, the invoice it corrects with its CUFE, the concept, and no numbering authorization",
+    async (status) => {
+      const texts = (await documentTexts(await renderDocumentPdf(note(status)))).flat();
+      const all = texts.join("\n");
+      expect(all).toContain("NC1");
+      expect(all).toContain("SETP990000201 del 20/11/2026");
+      expect(texts.join("")).toContain(CUFE);
+      expect(all).toContain("1 · Devolución parcial de los bienes y/o no aceptación parcial del servicio");
+      expect(all).not.toMatch(/Autorización de numeración/);
+      expect(all).not.toContain("18760000001");
+    },
+  );
+
+  it("keeps the referenced CUFE inside its box, on Letter and A4", async () => {
+    for (const pageSize of ["letter", "a4"] as const) {
+      const model = toCreditNotePdfModel(demoCreditNote(), acceptedFiscal({ status: "emitida" }), {
+        pageSize,
+      });
+      const doc = await loadPdf(await renderDocumentPdf(model));
+      const frame = frameFor(pageSize);
+      const placed = (await Promise.all(doc.getPages().map(placedTexts))).flat();
+      const pieces = placed.filter((t) => /^[0-9a-f]{8,}$/.test(t.text) && CUFE.includes(t.text));
+      expect(pieces.length).toBeGreaterThan(0);
+      // the reference box spans the frame with a 6 pt inner margin; the CUFE's pieces stay inside it
+      for (const t of pieces)
+        expect(t.x + t.width, `"${t.text}" runs past the box`).toBeLessThanOrEqual(frame.right - 6);
+      for (const t of placed)
+        expect(t.x + t.width, `"${t.text}" runs off the frame`).toBeLessThanOrEqual(frame.right);
+    }
+  });
+});
+
+describe("the issuing software", () => {
+  it.each([
+    ["an accepted invoice", () => toInvoicePdfModel(demoInvoice(), acceptedFiscal())],
+    ["a pending invoice", () => toInvoicePdfModel(demoInvoice(), pendingFiscal())],
+    [
+      "an accepted credit note",
+      () => toCreditNotePdfModel(demoCreditNote(), acceptedFiscal({ status: "emitida" })),
+    ],
+  ])("is named, with its maker and the maker's NIT, on %s", async (_, model) => {
+    const texts = (await documentTexts(await renderDocumentPdf(model()))).flat();
+    expect(texts).toContain(softwareLine(DEMO_SOFTWARE));
+    expect(softwareLine(DEMO_SOFTWARE)).toMatch(/^Software: .+ · Fabricante del software: .+, NIT \d+-\d$/);
+  });
+});
+
+describe("exempt and untaxed lines", () => {
+  it("prints IVA at 0 % as exempt and ZZ as not taxed, apart", async () => {
+    const doc = withLines(demoInvoice(), [
+      line(1, 1, 10_000, 0, { description: "Libro técnico (exento)" }),
+      line(2, 1, 5_000, 0, { tax_code: "ZZ", description: "Servicio no gravado" }),
+    ]);
+    const texts = (
+      await documentTexts(await renderDocumentPdf(toInvoicePdfModel(doc, pendingFiscal())))
+    ).flat();
+    expect(texts).toContain("IVA exento 0 %");
+    expect(texts).toContain("No gravado");
   });
 });
 

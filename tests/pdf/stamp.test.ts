@@ -1,23 +1,49 @@
 import { PDFDocument } from "pdf-lib";
 import { describe, expect, it } from "vitest";
 import {
+  acceptedFiscal,
   DEMO_CUFE,
   DEMO_STAMP,
   DEMO_VALIDATED_AT,
+  demoCreditNote,
   demoInvoice,
   manyLinesInvoice,
   pendingFiscal,
   providerPdf,
 } from "../../devkit/pdf/fixtures.ts";
-import { documentTexts, loadPdf, pageOperators } from "../../devkit/pdf/support.ts";
+import { documentTexts, loadPdf, pageOperators, placedTexts } from "../../devkit/pdf/support.ts";
 import { MAX_PAGES, RenderBudgetError } from "../../shared/pdf/flow.ts";
-import { toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import { toCreditNotePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
 import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 import { stampPdf } from "../../shared/pdf/stamp.ts";
 
 const FIXED = new Date(DEMO_VALIDATED_AT);
 
 describe("stampPdf", () => {
+  it("adds to a provider's credit note the invoice it corrects, its CUFE and the concept", async () => {
+    const model = toCreditNotePdfModel(
+      demoCreditNote(),
+      acceptedFiscal({ status: "emitida", authority_code: "d".repeat(96) }),
+    );
+    if (!model.fiscal.stamped) throw new Error("the demo note is accepted");
+    const stamped = await stampPdf(await providerPdf(), model.fiscal, FIXED);
+    const [, last = []] = await documentTexts(stamped);
+    const all = last.join("\n");
+    expect(all).toContain("Representación gráfica de la nota crédito electrónica");
+    expect(all).toContain("Factura que corrige");
+    expect(all).toContain("SETP990000201 del 20/11/2026");
+    expect(last.join("")).toContain(DEMO_CUFE);
+    expect(all).toContain("1 · Devolución parcial de los bienes y/o no aceptación parcial del servicio");
+    expect(all).not.toMatch(/Autorización de numeración/);
+    // all of it inside the block, whose right edge is the page's crop box less its margin
+    const page = (await loadPdf(stamped)).getPage(1);
+    const { x, width } = page.getCropBox();
+    for (const t of await placedTexts(page)) {
+      if (t.text.startsWith("Factura del proveedor")) continue;
+      expect(t.x + t.width, `"${t.text}" runs past the block`).toBeLessThanOrEqual(x + width - 28);
+    }
+  });
+
   it("adds the validation block to the last page only, keeping every page", async () => {
     const base = await providerPdf();
     const stamped = await stampPdf(base, DEMO_STAMP, FIXED);
@@ -29,7 +55,8 @@ describe("stampPdf", () => {
     expect(texts[1]).toContain("Factura del proveedor, página 2");
     expect(texts[1]).toContain("Representación gráfica de la factura electrónica de venta");
     expect(texts[1]?.join("")).toContain(DEMO_CUFE);
-    expect(texts[1]).toContain("20/11/2026 10:16:42 (UTC-05:00)");
+    expect(texts[1]).toContain("20/11/2026 10:16:42 (UTC-05:00) · Ambiente: Habilitación (pruebas)");
+    expect(texts[1]).toContain(DEMO_STAMP.software);
     expect(after.getModificationDate()?.toISOString()).toBe("2026-11-20T15:16:42.000Z");
   });
 

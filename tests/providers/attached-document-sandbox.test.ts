@@ -196,7 +196,7 @@ describe("anything but an accepted document", () => {
       const [first] = d.lines;
       if (first) first.description = "Servicio PENDIENTE";
     });
-    const rejected = makeDocument((d) => (d.buyer.id_number = "222222222222"));
+    const rejected = makeDocument((d) => (d.buyer.id_number = "999999999"));
     expect((await client.submit(pending)).status).toBe("pending");
     expect((await client.submit(rejected)).status).toBe("rejected");
     const never = crypto.randomUUID();

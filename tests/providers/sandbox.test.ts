@@ -42,6 +42,28 @@ describe("accepting", () => {
     ]);
   });
 
+  it("accepts DIAN's final consumer (222222222222, type 13, no check digit) and puts that id in the CUFE", async () => {
+    const doc = makeDocument((d) => {
+      d.buyer = { id_type: "13", id_number: "222222222222", name: "Consumidor final" };
+    });
+    const outcome = await client.submit(doc);
+    expect(outcome).toMatchObject({ status: "accepted" });
+    expect(outcome.qr_text).toContain("DocAdq: 222222222222");
+  });
+
+  it.each([
+    ["identified as a NIT", { id_type: "31", check_digit: "7", name: "Consumidor final" }],
+    ["under another name", { id_type: "13", name: "Ana Gómez" }],
+  ])("rejects the final consumer %s (FAK61)", async (_, buyer) => {
+    const outcome = await client.submit(
+      makeDocument((d) => {
+        d.buyer = { ...buyer, id_number: "222222222222" };
+      }),
+    );
+    expect(outcome.status).toBe("rejected");
+    expect(outcome.errors?.map((e) => e.code)).toContain("FAK61");
+  });
+
   it("stamps production documents for the production catalogue", async () => {
     const outcome = await client.submit(makeDocument((d) => (d.environment = "prd")));
     expect(outcome.qr_text).toContain("https://catalogo-vpfe.dian.gov.co/");
@@ -60,7 +82,7 @@ describe("rejection rules", () => {
       "NIT buyer check digit wrong",
       (d) => Object.assign(d.buyer, { id_type: "31", id_number: "800197268", check_digit: "3" }),
     ],
-    ["FAJ44b", "buyer id 222222222222", (d) => (d.buyer.id_number = "222222222222")],
+    ["FAJ44b", "buyer id 999999999 (unknown to the RUT)", (d) => (d.buyer.id_number = "999999999")],
     ["FAJ43b", "buyer name with RECHAZAR", (d) => (d.buyer.name = "Cliente rechazar S.A.")],
     ["FAU04", "subtotal ≠ sum of lines", (d) => (d.totals.subtotal = "110000.01")],
     ["FAU06", "tax total ≠ sum of line taxes", (d) => (d.totals.tax_total = "18000.00")],
@@ -94,7 +116,7 @@ describe("idempotency", () => {
   });
 
   it("refuses the same key with a different document (409)", async () => {
-    const doc = makeDocument((d) => (d.buyer.id_number = "222222222222"));
+    const doc = makeDocument((d) => (d.buyer.id_number = "999999999"));
     await client.submit(doc);
     const error = await failure(() =>
       client.submit({ ...doc, buyer: { ...doc.buyer, id_number: "1020304050" } }),
@@ -103,7 +125,7 @@ describe("idempotency", () => {
   });
 
   it("processes a corrected document again under the next attempt", async () => {
-    const doc = makeDocument((d) => (d.buyer.id_number = "222222222222"));
+    const doc = makeDocument((d) => (d.buyer.id_number = "999999999"));
     expect((await client.submit(doc)).status).toBe("rejected");
     const fixed = { ...doc, buyer: { ...doc.buyer, id_number: "1020304050" } };
     expect((await client.submit(fixed, { attempt: 2 })).status).toBe("accepted");

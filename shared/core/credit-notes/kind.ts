@@ -24,6 +24,6 @@ export const creditNoteKind: DocumentKindSpec<"credit_note"> & { accepted: "emit
   },
   folder: "credit-notes",
   prepare: prepareCreditNote,
-  pdfModel: (document, fiscal) => toCreditNotePdfModel(document, fiscal),
+  pdfModel: (document, fiscal, software) => toCreditNotePdfModel(document, fiscal, { software }),
   fileName: (document, fingerprint) => `nota-credito-${document.number}-${fingerprint}.pdf`,
 };

@@ -49,17 +49,12 @@ export async function ensureAttachedDocument<K extends DocumentKind>({
   record: DocumentRecord<K>;
 }): Promise<AttachedDocument> {
   const { document, fiscal } = record;
-  if (fiscal.status !== kind.accepted || !fiscal.authority_code || !fiscal.environment) {
+  const path = await attachedDocumentPath(kind, orgId, record);
+  if (!path || !fiscal.authority_code || !fiscal.environment) {
     throw new InvalidStateError(
       `Only a ${kind.words.noun} the authority accepted has an AttachedDocument; this one is ${fiscal.status}.`,
     );
   }
-  const fingerprint = await hexDigest(
-    "SHA-256",
-    JSON.stringify([RULES, document.id, fiscal.authority_code, fiscal.status]),
-  );
-  const filename = `ad-${document.number}-${fingerprint.slice(0, 12)}.xml`;
-  const path = documentPath(orgId, kind.folder, document.id, filename);
   const stored = await ctx.documents.get(path);
   if (stored) return { bytes: stored, path, cached: true };
 
@@ -67,4 +62,23 @@ export async function ensureAttachedDocument<K extends DocumentKind>({
   const bytes = await adapter.attachedDocument(document.id, { authorityCode: fiscal.authority_code });
   await ctx.documents.put(path, bytes, ATTACHED_DOCUMENT_CONTENT_TYPE);
   return { bytes, path, cached: false };
+}
+
+/** Where the document's AttachedDocument is kept; null while the authority has not accepted it. */
+export async function attachedDocumentPath<K extends DocumentKind>(
+  kind: DocumentKindSpec<K>,
+  orgId: string,
+  { document, fiscal }: DocumentRecord<K>,
+): Promise<string | null> {
+  if (fiscal.status !== kind.accepted || !fiscal.authority_code || !fiscal.environment) return null;
+  const fingerprint = await hexDigest(
+    "SHA-256",
+    JSON.stringify([RULES, document.id, fiscal.authority_code, fiscal.status]),
+  );
+  return documentPath(
+    orgId,
+    kind.folder,
+    document.id,
+    `ad-${document.number}-${fingerprint.slice(0, 12)}.xml`,
+  );
 }

@@ -23,6 +23,7 @@
  * message, send and record. How a delivery ends, and which failures are retried, is
  * ./delivery-outcome.ts.
  */
+
 import { hexDigest } from "../../crypto/digest.ts";
 import type { DeliveryLimits } from "../../db/catalogue.ts";
 import type { DbScope } from "../../db/port.ts";
@@ -30,6 +31,7 @@ import type { DeliveryAttachmentRecord, DocumentKind, DocumentRecord, Environmen
 import { BusinessRuleError, InvalidStateError, RateLimitedError } from "../../errors.ts";
 import { buyerEmail } from "../../fiscal/co/delivery-email.ts";
 import type { DeliveryPackage } from "../../fiscal/co/delivery-files.ts";
+import type { SoftwareMaker } from "../../fiscal/co/software.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
 import type { DocumentStore } from "../../storage/port.ts";
 import { ensureAttachedDocument } from "./attached-document.ts";
@@ -58,6 +60,8 @@ export interface DeliverContext {
   serviceDb: DbScope;
   providers: ProviderDirectory;
   documents: DocumentStore;
+  /** The software printed on the PDF (config `software`); the request's `deps` give it otherwise. */
+  software?: SoftwareMaker;
   /** Who asked; null for the reconcile job's retries. */
   actorId: string | null;
   /** Set by the reconcile job: this delivery retries a failed one, under its provider reference. */

@@ -5,6 +5,7 @@
  * its routes (docs/adr/0001-one-fiscal-document-lifecycle.md).
  */
 import type { DocumentKind, DocumentPayloads, Environment, FiscalRow } from "../../db/rows.ts";
+import type { SoftwareMaker } from "../../fiscal/co/software.ts";
 import type { DocumentPdfModel } from "../../pdf/model.ts";
 import type { SubmitDocumentRequest } from "../../providers/protocol.ts";
 
@@ -44,8 +45,8 @@ export interface DocumentKindSpec<K extends DocumentKind = DocumentKind> {
   folder: "invoices" | "credit-notes";
   /** Pre-send checks, then the provider's payload (a docsgen provider renders it, secrets removed: ./render-request.ts). */
   prepare(document: DocumentPayloads[K], environment: Environment): PreparedDocument;
-  /** What the built-in renderer draws: title, code label (CUFE/CUDE), blocks. */
-  pdfModel(document: DocumentPayloads[K], fiscal: PdfFiscal): DocumentPdfModel;
+  /** What the built-in renderer draws (and the stamp, of a provider's PDF): title, code label, blocks. */
+  pdfModel(document: DocumentPayloads[K], fiscal: PdfFiscal, software: SoftwareMaker): DocumentPdfModel;
   /** The PDF's file name, with the first characters of its fingerprint. */
   fileName(document: DocumentPayloads[K], fingerprint: string): string;
 }

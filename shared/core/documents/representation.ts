@@ -31,8 +31,11 @@ import type {
   Environment,
   RepresentationRow,
 } from "../../db/rows.ts";
+import { DEMO_SOFTWARE, type SoftwareMaker } from "../../fiscal/co/software.ts";
+import type { Logger } from "../../log.ts";
 import { isUsable, type ProviderDirectory } from "../../providers/directory.ts";
 import { type DocumentStore, documentPath } from "../../storage/port.ts";
+import { attachedDocumentPath, ensureAttachedDocument } from "./attached-document.ts";
 import type { DocumentKindSpec, PdfFiscal } from "./kind.ts";
 import type { RememberedFingerprints } from "./remembered-fingerprints.ts";
 import { renderRequest } from "./render-request.ts";
@@ -49,6 +52,8 @@ export interface RepresentationResult {
   stamped: boolean;
   cached: boolean;
   generated_at: string;
+  /** The AttachedDocument XML in the same bucket; null until the authority accepted the document. */
+  xml_path: string | null;
 }
 
 export interface RepresentationContext {
@@ -56,18 +61,21 @@ export interface RepresentationContext {
   providers: ProviderDirectory;
   documents: DocumentStore;
   /** Where this process remembers fingerprints; without it every call reads the document whole. */
-  deps?: { pdfFingerprints: RememberedFingerprints };
+  deps?: { pdfFingerprints: RememberedFingerprints; config: { software: SoftwareMaker } };
+  /** The software printed on the PDF; else `deps`' configuration; else the demo one (tests). */
+  software?: SoftwareMaker;
+  log?: Logger;
 }
 
 /** Bumped with any change to what the service itself puts in a PDF (stamping included). */
-const SERVICE_TEMPLATE = "stamp/1";
+const SERVICE_TEMPLATE = "stamp/2";
 
 export async function documentRepresentation<K extends DocumentKind>(args: {
   ctx: RepresentationContext;
   kind: DocumentKindSpec<K>;
   input: RepresentationInput;
 }): Promise<RepresentationResult> {
-  return (await ensureDocumentPdf(args)).result;
+  return (await ensureDocumentPdf({ ...args, xml: true })).result;
 }
 
 /** The representation and, when it was rendered now, its bytes (callers that need them use it). */
@@ -76,11 +84,18 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
   kind,
   input,
   record: known,
+  xml = false,
 }: {
   ctx: RepresentationContext;
   kind: DocumentKindSpec<K>;
   input: RepresentationInput;
   record?: DocumentRecord<K>;
+  /**
+   * Also keep the AttachedDocument XML beside an accepted document's PDF and record its path
+   * (/representation). A delivery fetches the XML itself and leaves this off, so that a provider
+   * failure is the delivery's to report.
+   */
+  xml?: boolean;
 }): Promise<{ result: RepresentationResult; bytes: Uint8Array | null }> {
   // The document and its company's docsgen credential, in one round trip — or, while what this
   // process remembers still holds, the stored PDF alone. A caller that has read the document
@@ -129,7 +144,7 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
   const docsgen = credentials.some(isUsable);
 
   // The model decides whether the PDF carries the authority's validation, for both renderers.
-  const model = kind.pdfModel(document, fiscal);
+  const model = kind.pdfModel(document, fiscal, ctx.software ?? ctx.deps?.config.software ?? DEMO_SOFTWARE);
   const stamp = model.fiscal.stamped ? model.fiscal : null;
   const request = docsgen
     ? renderRequest(
@@ -144,7 +159,8 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
         },
       )
     : null;
-  const drawnFrom = request ?? model;
+  // a provider's PDF is drawn from the request, and the stamp from the model's fiscal part
+  const drawnFrom = request ? [request, model.fiscal] : model;
   const fingerprint = await hexDigest(
     "SHA-256",
     JSON.stringify([SERVICE_TEMPLATE, docsgen ? "docsgen" : "builtin", drawnFrom]),
@@ -153,8 +169,18 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
   if (inputs !== null) remembered?.set(kind.kind, input.org_id, input.document_id, { inputs, fingerprint });
 
   const stored = record.representation;
+  const xmlPath = xml && stamp ? await attachedXml(ctx, kind, input.org_id, record) : null;
   if (!input.regenerate && stored?.fingerprint === fingerprint) {
-    return { result: toResult(stored, true), bytes: null };
+    if (xmlPath === null || stored.xml_path === xmlPath)
+      return { result: toResult(stored, true), bytes: null };
+    const attached = await ctx.serviceDb.call("einv_representation_attach_xml", {
+      p_org_id: input.org_id,
+      p_kind: kind.kind,
+      p_document_id: document.id,
+      p_fingerprint: fingerprint,
+      p_xml_path: xmlPath,
+    });
+    return { result: toResult(attached ?? { ...stored, xml_path: xmlPath }, true), bytes: null };
   }
 
   const generator = docsgen
@@ -184,6 +210,7 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
     p_fingerprint: fingerprint,
     p_stamped: stamp !== null,
     p_renderer: generator ? "docsgen" : "builtin",
+    p_xml_path: xmlPath,
   });
   return { result: toResult(saved, false), bytes };
 }
@@ -205,5 +232,28 @@ function toResult(row: RepresentationRow, cached: boolean): RepresentationResult
     stamped: row.stamped,
     cached,
     generated_at: new Date(row.generated_at).toISOString(),
+    xml_path: row.xml_path,
   };
+}
+
+/**
+ * The path of the accepted document's AttachedDocument, fetched from the tax provider into the
+ * bucket when it is not there yet; null when that fails (no usable adapter-tax credential, the
+ * provider down or without the document). The PDF does not wait on the XML: the record keeps a null
+ * path, the stored PDF is then never taken as current by the quick read, and the next call tries again.
+ */
+async function attachedXml<K extends DocumentKind>(
+  ctx: RepresentationContext,
+  kind: DocumentKindSpec<K>,
+  orgId: string,
+  record: DocumentRecord<K>,
+): Promise<string | null> {
+  const expected = await attachedDocumentPath(kind, orgId, record);
+  if (expected === null || record.representation?.xml_path === expected) return expected;
+  try {
+    return (await ensureAttachedDocument({ ctx, kind, orgId, record })).path;
+  } catch (error) {
+    ctx.log?.warn("attached document not obtained", { document_id: record.document.id, error });
+    return null;
+  }
 }

@@ -5,6 +5,7 @@
  */
 import type { InvoiceDocumentRow, InvoiceLineRow, IssuerRow } from "../../db/rows.ts";
 import { NIT_ID_TYPE, nitCheckDigit } from "../../fiscal/co/check-digit.ts";
+import { finalConsumerProblems } from "../../fiscal/co/final-consumer.ts";
 import { toCents } from "../../fiscal/money.ts";
 import { centsToMoney } from "../../providers/protocol.ts";
 
@@ -52,7 +53,8 @@ type BuyerFields = Pick<
 
 /**
  * What the authority would refuse about the buyer, before anything is sent: the identification and
- * name it requires, and for a buyer identified by NIT (type 31) DIAN's check digit (rule FAK24).
+ * name it requires, for a buyer identified by NIT (type 31) DIAN's check digit (rule FAK24), and for
+ * DIAN's final consumer (`222222222222`, a retail sale) the type and name DIAN gives it.
  */
 export function buyerProblems(doc: BuyerFields): string[] {
   const problems: string[] = [];
@@ -72,6 +74,13 @@ export function buyerProblems(doc: BuyerFields): string[] {
       );
     }
   }
+  problems.push(
+    ...finalConsumerProblems({
+      id_type: doc.buyer_id_type,
+      id_number: doc.buyer_id_number,
+      name: doc.buyer_name,
+    }),
+  );
   return problems;
 }
 

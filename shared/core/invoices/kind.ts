@@ -20,6 +20,6 @@ export const invoiceKind: DocumentKindSpec<"invoice"> & { accepted: "transmitida
   },
   folder: "invoices",
   prepare: prepareInvoice,
-  pdfModel: (document, fiscal) => toInvoicePdfModel(document, fiscal),
+  pdfModel: (document, fiscal, software) => toInvoicePdfModel(document, fiscal, { software }),
   fileName: (document: InvoiceDocumentRow, fingerprint) => `factura-${document.number}-${fingerprint}.pdf`,
 };

@@ -11,10 +11,12 @@
  * It stops inside its time budget: work is only started when it can end before the deadline, and
  * what is left is reported.
  */
+
 import pLimit from "p-limit";
 import type { DbScope } from "../../db/port.ts";
 import type { DocumentKind, Environment, RecordedOutcome } from "../../db/rows.ts";
 import { DomainError } from "../../errors.ts";
+import type { SoftwareMaker } from "../../fiscal/co/software.ts";
 import type { Logger } from "../../log.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
 import { ProviderError, ProviderRateLimitedError } from "../../providers/errors.ts";
@@ -36,6 +38,8 @@ export interface ReconcileContext {
   providers: ProviderDirectory;
   /** Where PDFs and AttachedDocuments are kept: a delivery retry reads them from there. */
   documents: DocumentStore;
+  /** The software printed on a PDF a delivery retry renders (config `software`). */
+  software?: SoftwareMaker;
   log: Logger;
   /** Milliseconds; tests pass a fake. */
   now?: () => number;
@@ -234,6 +238,7 @@ export async function reconcile({
                 serviceDb: db,
                 providers: ctx.providers,
                 documents: ctx.documents,
+                software: ctx.software,
                 actorId: delivery.created_by,
                 limits: null,
                 providerTimeoutMs: options.providerTimeoutMs,
