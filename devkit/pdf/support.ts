@@ -3,8 +3,9 @@
  * and the text of each page from its content stream (pdf-lib writes standard-font text as WinAnsi
  * hex strings, `<48656C6C6F> Tj`). Plus the external rasteriser and QR decoder for the round trip.
  */
+
 import { spawnSync } from "node:child_process";
-import { createRequire } from "node:module";
+import jsQR from "jsqr";
 import {
   decodePDFRawStream,
   PDFArray,
@@ -133,22 +134,8 @@ export function rasteriseGray(
   return { width, height, grey: new Uint8Array(pgm.subarray(at + 1, at + 1 + width * height)) };
 }
 
-/**
- * The QR code jsQR finds in a grey image, or null; undefined when jsQR is not installed (it is not a
- * dependency yet: `EINV_JSQR_MODULE` may name a copy's `dist/jsQR.js`).
- */
-export function decodeQrWithJsQr(image: {
-  width: number;
-  height: number;
-  grey: Uint8Array;
-}): string | null | undefined {
-  const require = createRequire(import.meta.url);
-  let jsQR: (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
-  try {
-    jsQR = require(process.env.EINV_JSQR_MODULE ?? "jsqr");
-  } catch {
-    return undefined;
-  }
+/** The QR code jsQR (a second, independent decoder, the one web pages use) finds in a grey image, or null. */
+export function decodeQrWithJsQr(image: { width: number; height: number; grey: Uint8Array }): string | null {
   const rgba = new Uint8ClampedArray(image.width * image.height * 4);
   for (let i = 0; i < image.grey.length; i++) {
     const value = image.grey[i] as number;
