@@ -52,13 +52,13 @@ export function spawnDeno(
   });
 }
 
-/** Starts `deno run` on `entry` with `env` and PORT set; resolves once `readyPath` answers. */
+/** Starts `deno run` on `entry` with `env` and PORT (a free one unless given) set; resolves once `readyPath` answers. */
 export async function startDeno(
   entry: string,
   env: Record<string, string>,
-  options: { readyPath?: string; timeoutMs?: number } = {},
+  options: { readyPath?: string; timeoutMs?: number; port?: number } = {},
 ): Promise<DenoProcess> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const child = spawnDeno(entry, env, port);
   let output = "";
   child.stdout?.on("data", (chunk) => (output += chunk));

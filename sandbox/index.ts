@@ -25,6 +25,7 @@ export {
   type SandboxKnobsPatch,
 } from "./faults.ts";
 export {
+  type AdoptedOutcome,
   type AttachedDocumentLogEntry,
   createSandboxProvider,
   type SandboxProvider,

@@ -2,7 +2,8 @@
  * The sandbox authority's books, without HTTP: which documents it holds, under which idempotency
  * keys, and what it decided. A key is answered from the store (never processed twice); a reference
  * that is accepted or pending is never processed again under any key; a rejected one may be, under
- * a new key (the next attempt).
+ * a new key (the next attempt). A document it took in before this process started (whose outcome
+ * the caller's books record) is adopted: held as if received, never judged again.
  */
 import type { DocumentOutcome, RuleViolation, SubmitDocumentRequest } from "../shared/providers/protocol.ts";
 import { DUPLICATE_RULE, judge, stamp } from "./rules.ts";
@@ -28,12 +29,31 @@ interface Submission {
   pendingPollsLeft: number;
 }
 
+/**
+ * What the books of record say the authority decided about a document it holds: accepted (with the
+ * code, QR text and instant on record; with neither code nor QR text, the sandbox stamps it now) or
+ * still pending.
+ */
+export interface AdoptedOutcome {
+  provider_reference: string;
+  status: "accepted" | "pending";
+  authority_code?: string;
+  qr_text?: string;
+  validated_at?: string;
+}
+
 export interface Ledger {
   submit(doc: SubmitDocumentRequest, idempotencyKey: string, pendingPolls: number): Promise<SubmitResult>;
   /** The current outcome, advancing a pending document by one poll; null when never received. */
   query(reference: string): Promise<DocumentOutcome | null>;
   /** The document held under `reference` as it arrived, and its current outcome (nothing advances). */
   held(reference: string): { request: SubmitDocumentRequest; outcome: DocumentOutcome } | null;
+  /**
+   * Holds `doc` with `outcome`, as if it had been received (no submission is logged, no rule is
+   * applied): an accepted one takes part in the duplicate rule, a pending one is accepted after
+   * `pendingPolls` queries. A reference already held keeps what it has. Answers the held outcome.
+   */
+  adopt(doc: SubmitDocumentRequest, outcome: AdoptedOutcome, pendingPolls: number): Promise<DocumentOutcome>;
   readonly submissions: SubmissionLogEntry[];
   readonly documents: Map<string, DocumentOutcome>;
   clear(): void;
@@ -52,7 +72,12 @@ export function createLedger(now: () => Date): Ledger {
   const acceptedCufes = new Map<string, string>();
   const submissions: SubmissionLogEntry[] = [];
 
-  function accepted(doc: SubmitDocumentRequest, providerReference: string, stamped: Stamp): DocumentOutcome {
+  function accepted(
+    doc: SubmitDocumentRequest,
+    providerReference: string,
+    stamped: Stamp,
+    validatedAt = now().toISOString(),
+  ): DocumentOutcome {
     acceptedCufes.set(stamped.cufe, doc.reference);
     return {
       reference: doc.reference,
@@ -61,21 +86,23 @@ export function createLedger(now: () => Date): Ledger {
       authority_code: stamped.cufe,
       qr_text: stamped.qrText,
       message: `${documentName(doc)} ${doc.number} ha sido autorizada.`,
-      validated_at: now().toISOString(),
+      validated_at: validatedAt,
+    };
+  }
+
+  function pending(doc: SubmitDocumentRequest, providerReference: string): DocumentOutcome {
+    return {
+      reference: doc.reference,
+      provider_reference: providerReference,
+      status: "pending",
+      message: `${documentName(doc)} ${doc.number} está en proceso de validación.`,
     };
   }
 
   async function decide(doc: SubmitDocumentRequest, providerReference: string): Promise<DocumentOutcome> {
     const verdict = judge(doc);
     if (verdict.status === "rejected") return rejected(doc, providerReference, verdict.errors);
-    if (verdict.status === "pending") {
-      return {
-        reference: doc.reference,
-        provider_reference: providerReference,
-        status: "pending",
-        message: `${documentName(doc)} ${doc.number} está en proceso de validación.`,
-      };
-    }
+    if (verdict.status === "pending") return pending(doc, providerReference);
     const stamped = await stamp(doc);
     const owner = acceptedCufes.get(stamped.cufe);
     if (owner && owner !== doc.reference) {
@@ -134,6 +161,24 @@ export function createLedger(now: () => Date): Ledger {
     held(reference) {
       const submission = byReference.get(reference);
       return submission ? { request: submission.request, outcome: submission.outcome } : null;
+    },
+
+    async adopt(doc, outcome, pendingPolls) {
+      const current = byReference.get(doc.reference);
+      if (current) return current.outcome;
+      const reference = outcome.provider_reference;
+      let adopted: DocumentOutcome;
+      if (outcome.status === "pending") {
+        adopted = pending(doc, reference);
+      } else if (outcome.authority_code !== undefined) {
+        if (!outcome.qr_text) throw new Error(`${doc.reference}: an authority code without its QR text`);
+        const recorded = { cufe: outcome.authority_code, qrText: outcome.qr_text };
+        adopted = accepted(doc, reference, recorded, outcome.validated_at);
+      } else {
+        adopted = accepted(doc, reference, await stamp(doc), outcome.validated_at);
+      }
+      byReference.set(doc.reference, { request: doc, outcome: adopted, pendingPollsLeft: pendingPolls });
+      return adopted;
     },
 
     submissions,

@@ -16,11 +16,11 @@ import {
   type SandboxService,
 } from "./common.ts";
 import type { FaultKind } from "./faults.ts";
-import { createLedger, type SubmissionLogEntry } from "./ledger.ts";
+import { type AdoptedOutcome, createLedger, type SubmissionLogEntry } from "./ledger.ts";
 
 export type { ReceivedLogEntry, SandboxOptions } from "./common.ts";
 export { DEFAULT_KNOBS, type FailRule, type SandboxKnobs, type SandboxKnobsPatch } from "./faults.ts";
-export type { SubmissionLogEntry } from "./ledger.ts";
+export type { AdoptedOutcome, SubmissionLogEntry } from "./ledger.ts";
 
 /** One GET /documents/{reference}/attached-document that passed the gate, and how it was answered. */
 export interface AttachedDocumentLogEntry {
@@ -39,6 +39,12 @@ export interface SandboxProvider extends SandboxService {
   readonly documents: ReadonlyMap<string, DocumentOutcome>;
   /** Each AttachedDocument request, in order (copies): "did we ask the provider again?" */
   readonly attachedDocumentRequests: readonly AttachedDocumentLogEntry[];
+  /**
+   * Holds a document taken in before this sandbox started (a local run's database says the
+   * authority accepted it, or holds it pending) as if it had been received now: it is queried,
+   * served as an AttachedDocument and deduplicated like any other (docs/sandbox.md). A reset forgets it.
+   */
+  adopt(doc: SubmitDocumentRequest, outcome: AdoptedOutcome): Promise<DocumentOutcome>;
 }
 
 export function createSandboxProvider(options: SandboxOptions = {}): SandboxProvider {
@@ -143,5 +149,7 @@ export function createSandboxProvider(options: SandboxOptions = {}): SandboxProv
     get attachedDocumentRequests() {
       return attachedDocumentRequests.map((entry) => ({ ...entry }));
     },
+    adopt: async (doc, outcome) =>
+      ledger.adopt(SubmitDocumentRequest.parse(doc), outcome, faults.knobs.pendingPolls),
   };
 }

@@ -90,14 +90,16 @@ update public.invoices i
  where s.invoice_id = i.id;
 
 -- Fiscal state of the demo invoices that are past `pendiente`, as the service would have left it.
+-- The provider holds the `en_proceso` ones pending and the `transmitida` ones accepted; SQL cannot
+-- stamp them, so the accepted ones have no CUFE or QR text yet: `npm start` has its sandbox adopt
+-- every document the provider holds, stamp these and record their codes (scripts/local/adopt.ts).
 update public.invoices
    set status = 'en_proceso', environment = 'uat', attempt_count = 1, claimed_at = now(),
-       last_message = 'sent; waiting for the authority'
+       provider_reference = 'sandbox-' || number, last_message = 'sent; waiting for the authority'
  where number in ('SETP990000101', 'SETP990000102', 'SETP990000103', 'FE101', 'FE102');
 
 update public.invoices
    set status = 'transmitida', environment = 'uat', attempt_count = 1, transmitted_at = now(),
-       authority_code = encode(sha384(convert_to(number || '-demo', 'UTF8')), 'hex'),
        provider_reference = 'sandbox-' || number, last_message = 'accepted by the authority'
  where number in ('SETP990000201', 'SETP990000202', 'SETP990000203', 'FE201', 'FE202');
 
@@ -111,8 +113,9 @@ update public.invoices
    set submitted_attempt = 1, issuer_snapshot = einv_private.issuer_of(company_id)
  where status <> 'pendiente';
 
--- Credit notes on transmitted invoices, as the service would have left them: (invoice, note number,
--- the invoice line positions it credits, status).
+-- Credit notes on transmitted invoices, as the service would have left them (the `emitida` ones, like
+-- the invoices, are stamped by `npm start`): (invoice, note number, the invoice line positions it
+-- credits, status).
 with plan (invoice_number, note_number, positions, status) as (
   values
     ('SETP990000201', 'NC1', array[1], 'emitida'),
@@ -123,14 +126,14 @@ with plan (invoice_number, note_number, positions, status) as (
 ),
 notes as (
   insert into public.credit_notes (id, org_id, company_id, invoice_id, number, issue_date, issue_time,
-    concept_code, reason, currency, subtotal, tax_total, total, status, authority_code, environment,
+    concept_code, reason, currency, subtotal, tax_total, total, status, provider_reference, environment,
     last_message, attempt_count, submitted_attempt, issuer_snapshot, transmitted_at)
   select md5('demo-credit-note-' || i.number)::uuid, i.org_id, i.company_id, i.id, p.note_number,
          date '2026-11-21', time with time zone '09:30:00-05',
          case when cardinality(p.positions) = 2 then '2' else '1' end,
          case when cardinality(p.positions) = 2 then 'Anulación de la factura' else 'Devolución parcial' end,
          i.currency, s.subtotal, s.tax_total, s.subtotal + s.tax_total, p.status,
-         case when p.status = 'emitida' then encode(sha384(convert_to(i.number || '-' || p.note_number || '-demo', 'UTF8')), 'hex') end,
+         case when p.status <> 'error' then 'sandbox-' || i.number || '-' || p.note_number end,
          'uat',
          case p.status when 'emitida' then 'accepted by the authority'
                        when 'error' then 'Rechazo CAJ51: el motivo no es aceptado para el concepto informado'

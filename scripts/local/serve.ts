@@ -4,7 +4,8 @@
  * API reference at /docs. The database is an
  * embedded PGlite in .data/pglite, or the PostgreSQL server at DATABASE_URL; either is migrated
  * and seeded on first use. The sandbox providers answer in-process under /sandbox/<service>, and
- * the demo companies have credentials for them. PDFs go to .data/storage and can be downloaded with
+ * the demo companies have credentials for them; adapter-tax adopts, at every start, what the database
+ * says it accepted or holds pending (./adopt.ts). PDFs go to .data/storage and can be downloaded with
  * a user's own token at /storage/v1/object/service-documentos/<path>. Writes .data/local.json and
  * prints a curl line that works as pasted.
  */
@@ -24,6 +25,7 @@ import { buildDeps } from "../../shared/compose.ts";
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
 import { connectPostgres, fromPGlite, type SqlClient } from "../../shared/db/sql-client.ts";
 import { migrate } from "../db/migrate.ts";
+import { adoptSandboxDocuments } from "./adopt.ts";
 import { ensureDemoCredentials } from "./demo-credentials.ts";
 import { createDocsHandler } from "./docs.ts";
 import { describeLocalRun, LOCAL_API_KEY, printCurl } from "./local-json.ts";
@@ -112,9 +114,10 @@ const download = createStorageDownloadHandler({
 // The sandbox providers, in-process: adapter-tax, docsgen and deliver (which writes each message
 // with its attachments to .data/outbox/).
 const latency = { knobs: { latencyMs: Number(env.SANDBOX_LATENCY_MS ?? 150) } };
+const adapterTax = createSandboxProvider(latency);
 const sandboxes = createSandboxRouter(
   {
-    adapterTax: createSandboxProvider(latency),
+    adapterTax,
     docsgen: createSandboxDocsgen(latency),
     deliver: createSandboxDeliver({ ...latency, outboxDir: `${dataDir}/outbox` }),
   },
@@ -122,6 +125,13 @@ const sandboxes = createSandboxRouter(
 );
 const seeded = await ensureDemoCredentials(client, deps.db, deps.secretBox, `${baseUrl}/sandbox`);
 if (seeded > 0) console.error(`demo companies: ${seeded} sandbox credential(s) sealed and saved`);
+// The sandbox's books are in memory: it adopts what the database says it accepted or holds (./adopt.ts).
+const adoption = await adoptSandboxDocuments(client, deps.db, adapterTax, `${baseUrl}/sandbox/adapter-tax`);
+console.error(
+  `sandbox: ${adoption.adopted} document(s) the database says it holds adopted` +
+    (adoption.stamped > 0 ? `, ${adoption.stamped} stamped and recorded` : ""),
+);
+for (const skipped of adoption.skipped) console.error(`sandbox: not adopted: ${skipped}`);
 
 const functionsRoot = `${baseUrl}/functions`;
 // local.json is written before the server listens: whoever sees it answer can read it.

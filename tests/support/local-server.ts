@@ -40,10 +40,13 @@ export interface LocalServer extends DenoProcess {
   local(): Promise<LocalRun>;
 }
 
-/** Starts scripts/local/serve.ts on `databaseUrl` with a data folder of its own (kept across restarts). */
+/**
+ * Starts scripts/local/serve.ts on `databaseUrl` with a data folder of its own (kept across restarts),
+ * on `port` if given (a restart that keeps the demo credentials' URLs), else a free one.
+ */
 export async function startLocalServer(
   databaseUrl: string,
-  options: { dataDir?: string; env?: Record<string, string> } = {},
+  options: { dataDir?: string; env?: Record<string, string>; port?: number } = {},
 ): Promise<LocalServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "einv-local-")));
   const server = await startDeno(
@@ -55,7 +58,7 @@ export async function startLocalServer(
       EINV_RECONCILE_INTERVAL_MS: "0",
       ...options.env,
     },
-    { readyPath: "/functions/v1/einvoicing/transmit" },
+    { readyPath: "/functions/v1/einvoicing/transmit", port: options.port },
   );
   return {
     ...server,
