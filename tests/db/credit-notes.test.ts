@@ -40,7 +40,7 @@ const create = (invoiceId: string, lineIds: string[] | null, concept = "1", api:
     p_invoice_id: invoiceId,
     p_concept_code: concept,
     p_reason: "Prueba de concurrencia",
-    p_line_ids: lineIds,
+    p_lines: lineIds && lineIds.map((line_id) => ({ line_id })),
     p_actor_id: tenant.operador.id,
     p_lease_seconds: 60,
   });
