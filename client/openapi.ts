@@ -1141,7 +1141,17 @@ export interface operations {
                     concept_code: "1" | "2" | "3" | "4" | "5" | "6";
                     /** @description Why the invoice is credited; 1 to 500 characters once trimmed. */
                     reason: string;
+                    /** @description Lines credited in full: all that is left of each. Absent (and no lines): the whole invoice. */
                     line_ids?: string[];
+                    /** @description Partial credits instead of line_ids: a quantity of a line's units (concept 1, a return) or a base amount of it (concepts 3 to 6); the tax of each part is its base at the line's rate, rounded to the cent. */
+                    lines?: {
+                        /** Format: uuid */
+                        line_id: string;
+                        /** @description Units returned at the line's unit price (concept 1). */
+                        quantity?: string;
+                        /** @description Base amount before tax credited of the line (concepts 3 to 6). */
+                        amount?: string;
+                    }[];
                 };
             };
         };

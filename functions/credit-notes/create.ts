@@ -33,8 +33,7 @@ const CreditedLine = z
     message: "give either quantity or amount",
   })
   .meta({
-    description: "Part of an invoice line: a quantity of its units, or a base amount of it.",
-    oneOf: [{ required: ["quantity"] }, { required: ["amount"] }],
+    description: "Part of an invoice line: exactly one of a quantity of its units or a base amount of it.",
   });
 
 export const CreditNoteRequest = orgScoped
