@@ -46,8 +46,8 @@ const SENTENCES: Record<string, (noun: string, value: string) => string> = {
   credit_below_a_cent: (_, line) =>
     `The quantity asked of line ${line} is worth less than a cent at its unit price: it would credit nothing.`,
   credit_line_invalid: (_, entry) =>
-    `The line ${entry} cannot be credited as asked: list distinct lines, each with a quantity (concept "1") ` +
-    'or an amount (concepts "3" to "6"), a decimal greater than 0.',
+    `${entry ? `The line ${entry}` : "The list of lines"} cannot be credited as asked: list 1 to 1,000 ` +
+    'distinct lines, each with a quantity (concept "1") or an amount (concepts "3" to "6"), a decimal greater than 0.',
   nothing_left_to_credit: () => "Every line of this invoice has already been credited.",
   annulment_incomplete: (_, left) =>
     `An annulment (concept "2") must credit everything still uncredited; ${left} line(s) would be left out.`,

@@ -195,6 +195,33 @@ describe.each(TRANSPORTS)("concurrent credit notes through the %s transport", (n
   });
 });
 
+describe("what the database takes as lines to credit, whoever calls it", () => {
+  it("refuses a malformed part, a form its concept does not take, and a line twice; creates nothing", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
+    const line = invoice.lineIds[0] as string;
+    for (const [lines, concept] of [
+      [[{ line_id: line, quantity: "0" }], "1"],
+      [[{ line_id: line, quantity: "1.1234567" }], "1"],
+      [[{ line_id: line, quantity: "-1" }], "1"],
+      [[{ line_id: line, amount: "1.001" }], "3"],
+      [[{ line_id: line, amount: "10.00" }], "1"],
+      [[{ line_id: line, quantity: "1" }], "4"],
+      [[{ line_id: line, quantity: "1" }], "2"],
+      [[{ line_id: line, quantity: "1", amount: "10.00" }], "1"],
+      [[{ line_id: line }, { line_id: line.toUpperCase(), quantity: "1" }], "1"],
+      [[{ line_id: "not-a-uuid" }], "1"],
+      [[], "1"],
+    ] as const) {
+      await expect(create(invoice.id, [...lines], concept), JSON.stringify(lines)).rejects.toMatchObject({
+        code: "business_rule",
+        message: expect.stringMatching(/^The (line .+|list of lines) cannot be credited as asked/),
+      });
+    }
+    const notes = await db.superuser("select 1 from credit_notes where invoice_id = $1", [invoice.id]);
+    expect(notes).toEqual([]);
+  });
+});
+
 describe("who sees and writes credit notes", () => {
   let mine: Tenant;
   let noteId = "";
