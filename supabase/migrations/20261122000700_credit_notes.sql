@@ -268,7 +268,7 @@ declare
   _unit text;
   _base numeric;
   _credited numeric;
-  _parts jsonb := '[]';
+  _parts jsonb[] := '{}'; -- the note's lines, appended in place
   _left_out integer := 0;
   _old record;
   _replaced record;
@@ -385,13 +385,13 @@ begin
       raise exception 'credit_exceeds_line:% % %', _line.id, trim_scale(_line.units_left), _line.base_left
         using errcode = 'P0001', hint = 'business_rule', detail = 'credit_note';
     end if;
-    _parts := _parts || jsonb_build_object(
-      'position', jsonb_array_length(_parts) + 1, 'invoice_line_id', _line.id, 'code', _line.code,
+    _parts := array_append(_parts, jsonb_build_object(
+      'position', cardinality(_parts) + 1, 'invoice_line_id', _line.id, 'code', _line.code,
       'description', _line.description, 'unit_code', _unit, 'quantity', _units, 'unit_price', _price,
       'line_extension', _base, 'tax_code', _line.tax_code, 'tax_rate', _line.tax_rate,
-      'tax_amount', round(_base * _line.tax_rate / 100, 2), 'credited_quantity', _credited);
+      'tax_amount', round(_base * _line.tax_rate / 100, 2), 'credited_quantity', _credited));
   end loop;
-  if jsonb_array_length(_parts) = 0 then
+  if cardinality(_parts) = 0 then
     raise exception 'nothing_left_to_credit' using errcode = 'P0001', hint = 'business_rule', detail = 'credit_note';
   end if;
   if p_concept_code = '2' and _left_out > 0 then
@@ -411,7 +411,7 @@ begin
     select distinct n.id from public.credit_notes n
       join public.credit_note_lines c on c.credit_note_id = n.id
      where n.invoice_id = _inv.id and einv_private.credit_note_replaceable(n) and c.released_at is null
-       and c.invoice_line_id in (select (p ->> 'invoice_line_id')::uuid from jsonb_array_elements(_parts) p)
+       and c.invoice_line_id in (select (p ->> 'invoice_line_id')::uuid from unnest(_parts) p)
      order by n.id
   loop
     select * into _replaced from einv_private.document_of('credit_note', p_org_id, _old.id, true);
@@ -438,18 +438,19 @@ begin
          _now::date, (to_char(_now, 'HH24:MI:SS') || '-05')::time(0) with time zone,
          p_concept_code, p_reason, _inv.currency,
          sum(p.line_extension), sum(p.tax_amount), sum(p.line_extension + p.tax_amount), _inv.environment, p_actor_id
-    from jsonb_to_recordset(_parts) as p(line_extension numeric, tax_amount numeric);
+    from jsonb_to_recordset(to_jsonb(_parts)) as p(line_extension numeric, tax_amount numeric);
   insert into public.credit_note_lines (credit_note_id, org_id, invoice_line_id, position, code, description,
     unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount, credited_quantity)
   select _id, _inv.org_id, p.invoice_line_id, p.position, p.code, p.description, p.unit_code, p.quantity,
          p.unit_price, p.line_extension, p.tax_code, p.tax_rate, p.tax_amount, p.credited_quantity
-    from jsonb_to_recordset(_parts) as p(invoice_line_id uuid, position integer, code text, description text,
-           unit_code text, quantity numeric, unit_price numeric, line_extension numeric, tax_code text,
-           tax_rate numeric, tax_amount numeric, credited_quantity numeric);
+    from jsonb_to_recordset(to_jsonb(_parts))
+           as p(invoice_line_id uuid, position integer, code text, description text, unit_code text,
+                quantity numeric, unit_price numeric, line_extension numeric, tax_code text, tax_rate numeric,
+                tax_amount numeric, credited_quantity numeric);
 
   perform einv_private.log_event(p_org_id, 'credit_note', _id, 'credit_note_created', p_actor_id,
     jsonb_build_object('invoice_id', _inv.id, 'concept_code', p_concept_code,
-                       'lines', jsonb_array_length(_parts)));
+                       'lines', cardinality(_parts)));
   -- claimed at once: nobody ever sees the note unclaimed
   return public.einv_document_claim(p_org_id, 'credit_note', jsonb_build_array(_id), false, p_actor_id,
                                     p_lease_seconds) -> 0;
