@@ -850,8 +850,11 @@ export interface operations {
                  *       "invoice_id": "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35",
                  *       "concept_code": "1",
                  *       "reason": "Devolución de 2 unidades en mal estado",
-                 *       "line_ids": [
-                 *         "e2c4a6b8-0d1f-4a3c-8e5b-7d9f1b3d5f70"
+                 *       "lines": [
+                 *         {
+                 *           "line_id": "e2c4a6b8-0d1f-4a3c-8e5b-7d9f1b3d5f70",
+                 *           "quantity": "2"
+                 *         }
                  *       ]
                  *     }
                  */
@@ -873,8 +876,20 @@ export interface operations {
                     concept_code: "1" | "2" | "3" | "4" | "5" | "6";
                     /** @description Why the invoice is credited; 1 to 500 characters once trimmed. */
                     reason: string;
-                    /** @description Lines of the invoice to credit in full; left out, every line still uncredited. */
+                    /** @description Lines credited in full: all that is left of each. Absent (and no lines): the whole invoice. */
                     line_ids?: string[];
+                    /** @description Partial credits instead of line_ids: a quantity of a line's units (concept 1, a return) or a base amount of it (concepts 3 to 6); the tax of each part is its base at the line's rate, rounded to the cent. */
+                    lines?: {
+                        /**
+                         * Format: uuid
+                         * @description A line of the invoice.
+                         */
+                        line_id: string;
+                        /** @description Units returned at the line's unit price (concept 1). */
+                        quantity?: string;
+                        /** @description Base amount before tax credited of the line (concepts 3 to 6). */
+                        amount?: string;
+                    }[];
                 };
             };
         };

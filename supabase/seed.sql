@@ -148,9 +148,9 @@ notes as (
   returning id, org_id, invoice_id, number
 )
 insert into public.credit_note_lines (credit_note_id, org_id, invoice_line_id, position, code, description,
-  unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount)
+  unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount, credited_quantity)
 select n.id, n.org_id, l.id, row_number() over (partition by n.id order by l.position), l.code, l.description,
-       l.unit_code, l.quantity, l.unit_price, l.line_extension, l.tax_code, l.tax_rate, l.tax_amount
+       l.unit_code, l.quantity, l.unit_price, l.line_extension, l.tax_code, l.tax_rate, l.tax_amount, l.quantity
   from notes n
   join plan p on p.note_number = n.number
   join public.invoices i on i.id = n.invoice_id and i.number = p.invoice_number

@@ -8,6 +8,7 @@
 import type {
   ClaimEntry,
   CredentialRow,
+  CreditedLine,
   DeliveryAttachmentRecord,
   DocumentKind,
   DocumentRecord,
@@ -255,8 +256,11 @@ const creditNotes = {
     p_invoice_id: str,
     p_concept_code: str,
     p_reason: str,
-    /** null: every line still uncredited. */
-    p_line_ids: arg<string[] | null>(),
+    /**
+     * null: everything still left of the invoice. Otherwise distinct lines of it: `{ line_id }`
+     * everything left of the line, or a quantity (concept 1) or base amount (concepts 3–6) of it.
+     */
+    p_lines: arg<CreditedLine[] | null>(),
     p_actor_id: str,
     p_lease_seconds: num,
   }).returns<ClaimEntry<"credit_note">>(),

@@ -34,8 +34,20 @@ const SENTENCES: Record<string, (noun: string, value: string) => string> = {
     "The invoice is being transmitted; credit it once the authority has accepted it (try again shortly).",
   line_not_of_invoice: (_, line) => `Line ${line} is not a line of this invoice.`,
   line_already_credited: (_, line) =>
-    `Line ${line} is credited by another credit note that the authority accepted or may still accept; ` +
-    "if that note is in error, reissue or refresh it instead of issuing a new one.",
+    `Line ${line} has nothing left to credit: it is credited by another credit note that the authority ` +
+    "accepted or may still accept; if that note is in error, reissue or refresh it instead of issuing a new one.",
+  credit_exceeds_line: (_, left) => {
+    const [line, units, base] = left.split(" ");
+    return (
+      `Line ${line} has ${units} unit(s) and ${base} of base (before tax) left to credit, ` +
+      "counting every credit note that stands; this note asks for more."
+    );
+  },
+  credit_below_a_cent: (_, line) =>
+    `The quantity asked of line ${line} is worth less than a cent at its unit price: it would credit nothing.`,
+  credit_line_invalid: (_, entry) =>
+    `${entry ? `The line ${entry}` : "The list of lines"} cannot be credited as asked: list 1 to 1,000 ` +
+    'distinct lines, each with a quantity (concept "1") or an amount (concepts "3" to "6"), a decimal greater than 0.',
   nothing_left_to_credit: () => "Every line of this invoice has already been credited.",
   annulment_incomplete: (_, left) =>
     `An annulment (concept "2") must credit everything still uncredited; ${left} line(s) would be left out.`,

@@ -112,9 +112,24 @@ export interface InvoiceDocumentRow {
   company: PayloadIssuer;
 }
 
+/**
+ * A credit note's line as the document shows it: the units it returns at the line's price, or one
+ * unit (94) of the amount it credits; its tax is that base's at the line's rate.
+ */
 export interface CreditNoteLineRow extends InvoiceLineRow {
-  /** The invoice line it credits, in full. */
+  /** The invoice line it credits, in part or in full. */
   invoice_line_id: string;
+}
+
+/**
+ * What a new credit note credits of one invoice line (`einv_credit_note_create`): everything left
+ * of it (neither), a quantity of its units (decimal text; concept 1), or a base amount (decimal
+ * text; concepts 3–6), never both.
+ */
+export interface CreditedLine {
+  line_id: string;
+  quantity?: string | undefined;
+  amount?: string | undefined;
 }
 
 /** `einv_private.credit_note_payload`: the note, its credited lines, the buyer and the invoice. */

@@ -1,14 +1,18 @@
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
 -- Credit notes: the second kind of fiscal document (docs/adr/0001).
 --
--- A credit note corrects or annuls a transmitted invoice. It credits whole invoice lines; a line is
--- credited at most once across all notes of its invoice (a unique index says so, whoever writes),
--- so the notes of an invoice never credit more than it. Notes are created only by the service,
--- through `einv_credit_note_create`, which locks the invoice (notes of one invoice are made one at
--- a time), takes the next number of the company's credit-note sequence in the same transaction (no
--- gaps, no duplicates), and claims the note for sending at once, so it is never seen unclaimed. The
--- rest of its life is the lifecycle's (…_lifecycle.sql); its CUDE uses the company's software PIN,
--- which members can set but never read, like the technical key.
+-- A credit note corrects or annuls a transmitted invoice. Each of its lines credits part or all of
+-- one invoice line: a quantity of its units at its unit price (a return, concept 1), a base amount
+-- (a discount or adjustment, concepts 3–6), or everything still left of it (whole lines, and an
+-- annulment). Per invoice line, what the notes that stand credit, in units and in base amount,
+-- never exceeds the line (a trigger checks every write, whoever writes), so the notes of an invoice
+-- never credit more than it. Notes are created only by the service, through
+-- `einv_credit_note_create`, which locks the invoice (notes of one invoice are made one at a time,
+-- so what is left of each line is read once, after the lock, and cannot change before the note is
+-- written), takes the next number of the company's credit-note sequence in the same transaction
+-- (no gaps, no duplicates), and claims the note for sending at once, so it is never seen unclaimed.
+-- The rest of its life is the lifecycle's (…_lifecycle.sql); its CUDE uses the company's software
+-- PIN, which members can set but never read, like the technical key.
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
 
 -- ─── the company: its software PIN and its credit-note numbering ─────────────────────────────────
@@ -76,6 +80,10 @@ create index credit_notes_org_id_status_idx on public.credit_notes (org_id, stat
 create index credit_notes_invoice_id_idx on public.credit_notes (invoice_id);
 -- `company_id` is served by unique (company_id, number), as on invoices (core_schema.sql).
 
+-- A note's line: what the document says (quantity, unit, unit price, base, tax, as the authority
+-- reads it) and what it takes from its invoice line (`credited_quantity` units and `line_extension`
+-- of base). A return shows the units it returns at the line's price; a credited amount shows one
+-- unit (94) at that amount, and returns no units.
 create table public.credit_note_lines (
   id uuid primary key default gen_random_uuid(),
   credit_note_id uuid not null,
@@ -90,16 +98,43 @@ create table public.credit_note_lines (
   line_extension numeric(18, 2) not null check (line_extension >= 0),
   tax_code text not null check (tax_code in ('01', '04', 'ZZ')),
   tax_rate numeric(5, 2) not null check (tax_rate >= 0 and tax_rate <= 100),
+  -- the base's tax at the line's rate, rounded to the cent (half away from zero, as the invoice's)
   tax_amount numeric(18, 2) not null check (tax_amount >= 0),
-  -- set when its note is `descartada`: the line may be credited again
+  -- the invoice line's units this line returns: 0 when it credits an amount
+  credited_quantity numeric(18, 6) not null check (credited_quantity >= 0),
+  -- set when its note is `descartada`: what it took may be credited again
   released_at timestamptz,
   unique (credit_note_id, position),
   foreign key (credit_note_id, org_id) references public.credit_notes (id, org_id) on delete cascade
 );
 create index credit_note_lines_org_id_idx on public.credit_note_lines (org_id);
--- credited in full, at most once across every note that stands: nothing is ever credited twice
-create unique index credit_note_lines_credited_once on public.credit_note_lines (invoice_line_id)
+-- what stands credited on an invoice line: the balances the create function and the check read
+create index credit_note_lines_standing_idx on public.credit_note_lines (invoice_line_id)
   where released_at is null;
+
+-- Per invoice line, the lines that stand never take more units or more base than it has, whoever
+-- writes (the create function's invoice lock makes that hold under concurrency; this says so).
+create function einv_private.credit_note_lines_within_invoice_lines() returns trigger
+language plpgsql set search_path = '' as $$
+declare
+  _line uuid;
+begin
+  select l.id into _line
+    from public.invoice_lines l
+    join public.credit_note_lines c on c.invoice_line_id = l.id and c.released_at is null
+   where l.id in (select a.invoice_line_id from added a)
+   group by l.id, l.quantity, l.line_extension
+  having sum(c.credited_quantity) > l.quantity or sum(c.line_extension) > l.line_extension
+   limit 1;
+  if found then
+    raise exception 'invoice line % would be credited beyond what it has', _line using errcode = 'P0001';
+  end if;
+  return null;
+end
+$$;
+create trigger credit_note_lines_within_invoice_lines after insert on public.credit_note_lines
+  referencing new table as added
+  for each statement execute function einv_private.credit_note_lines_within_invoice_lines();
 
 create trigger credit_notes_touch before update on public.credit_notes
   for each row execute function einv_private.touch_updated_at();
@@ -184,7 +219,7 @@ begin
 end
 $$;
 revoke all on function einv_private.credit_note_payload(uuid, jsonb), einv_private.freeze_credit_note(),
-  einv_private.credit_note_line_release_only()
+  einv_private.credit_note_line_release_only(), einv_private.credit_note_lines_within_invoice_lines()
   from public;
 
 insert into einv_private.document_kinds (kind, content_table, accepted_status, payload)
@@ -201,23 +236,40 @@ revoke all on function einv_private.credit_note_replaceable(public.credit_notes)
 -- ─── database API (service_role) ─────────────────────────────────────────────────────────────────
 -- Creates a note for a transmitted invoice of the org and claims it for sending, or creates
 -- nothing and raises: not_found, invoice_in_progress (invalid_state, passes by itself),
--- invoice_not_accepted:<status> (invalid_state), or (business_rule) line_not_of_invoice:<id>,
--- line_already_credited:<id>, nothing_left_to_credit, annulment_incomplete:<lines left out>.
--- `p_line_ids` null credits every line still uncredited. A line held by a note in `error` (rejected,
--- or never received: nothing on the authority's books) counts as uncredited; when the new note takes
--- it, that note is `descartada` and its lines released, so a rejection never locks an invoice.
--- The note is sent in its invoice's environment. Answers the claim's entry (action `send`, with
--- the payload).
+-- invoice_not_accepted:<status> (invalid_state), or (business_rule) credit_line_invalid:<entry>,
+-- line_not_of_invoice:<id>, line_already_credited:<id>, credit_exceeds_line:<id> <units left>
+-- <base left>, credit_below_a_cent:<id>, nothing_left_to_credit, annulment_incomplete:<lines left out>.
+--
+-- `p_lines` null credits everything still left of the invoice. Otherwise it lists distinct lines of
+-- the invoice, each `{ line_id }` (everything left of it: the API's `line_ids`), `{ line_id,
+-- quantity }` (units returned at the line's unit price; concept 1) or `{ line_id, amount }` (a base
+-- before tax; concepts 3–6), quantities and amounts as decimals > 0 of at most 6 and 2 decimals. An
+-- annulment (2) takes only whole lines, and all that are left. A line is left while base remains
+-- to credit (a line worth nothing: while units remain); what is left of it takes the units and the
+-- base that remain, shown as those units at the line's price when they still make that base, else
+-- as one unit of what remains. Each part's tax is its base at the line's rate, rounded to the cent.
+--
+-- A line held by a note in `error` (rejected, or never received: nothing on the authority's books)
+-- counts as uncredited; when the new note takes it, that note is `descartada` and its lines
+-- released, so a rejection never locks an invoice. The note is sent in its invoice's environment.
+-- Answers the claim's entry (action `send`, with the payload).
 create function public.einv_credit_note_create(
-  p_org_id uuid, p_invoice_id uuid, p_concept_code text, p_reason text, p_line_ids jsonb,
+  p_org_id uuid, p_invoice_id uuid, p_concept_code text, p_reason text, p_lines jsonb,
   p_actor_id uuid, p_lease_seconds integer
 ) returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
   _inv public.invoices;
-  _remaining uuid[];
-  _chosen uuid[];
-  _bad uuid;
+  _bad text;
+  _line record;
+  _open boolean;
+  _units numeric;
+  _price numeric;
+  _unit text;
+  _base numeric;
+  _credited numeric;
+  _parts jsonb[] := '{}'; -- the note's lines, appended in place
+  _left_out integer := 0;
   _old record;
   _replaced record;
   _life einv_private.lifecycle;
@@ -238,6 +290,41 @@ begin
       detail = 'credit_note';
   end if;
 
+  -- the request's own shape (the HTTP API refuses all of it first, with a 400)
+  if p_lines is not null then
+    if jsonb_typeof(p_lines) <> 'array' or jsonb_array_length(p_lines) not between 1 and 1000 then
+      raise exception 'credit_line_invalid:' using errcode = 'P0001', hint = 'business_rule', detail = 'credit_note';
+    end if;
+    select coalesce(r.x ->> 'line_id', '#' || r.n) into _bad
+      from (select e.x, e.n, count(*) over (partition by lower(e.x ->> 'line_id')) as twins
+              from jsonb_array_elements(p_lines) with ordinality as e(x, n)) r
+     where r.twins > 1
+        or case
+             when jsonb_typeof(r.x) <> 'object' or (r.x ? 'quantity' and r.x ? 'amount')
+               or coalesce(r.x ->> 'line_id', '') !~* '^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$' then true
+             when r.x ? 'quantity' then
+               case when p_concept_code <> '1' or coalesce(r.x ->> 'quantity', '') !~ '^[0-9]{1,12}(\.[0-9]{1,6})?$'
+                    then true else (r.x ->> 'quantity')::numeric = 0 end
+             when r.x ? 'amount' then
+               case when p_concept_code not in ('3', '4', '5', '6')
+                      or coalesce(r.x ->> 'amount', '') !~ '^[0-9]{1,16}(\.[0-9]{1,2})?$'
+                    then true else (r.x ->> 'amount')::numeric = 0 end
+             else false
+           end
+     order by r.n limit 1;
+    if found then
+      raise exception 'credit_line_invalid:%', _bad using errcode = 'P0001', hint = 'business_rule',
+        detail = 'credit_note';
+    end if;
+    select r.x ->> 'line_id' into _bad from jsonb_array_elements(p_lines) as r(x)
+     where not exists (select 1 from public.invoice_lines l
+                        where l.id = (r.x ->> 'line_id')::uuid and l.invoice_id = _inv.id) limit 1;
+    if found then
+      raise exception 'line_not_of_invoice:%', _bad using errcode = 'P0001', hint = 'business_rule',
+        detail = 'credit_note';
+    end if;
+  end if;
+
   -- Every note holding a line of this invoice is locked (in id order, as a claim locks documents)
   -- before anything about them is read. A claim (reissue, transmit, reconcile) or a recorded
   -- outcome of one of them holds the same row lock: it either committed first, and its status is
@@ -249,40 +336,67 @@ begin
    order by n.id
      for update;
 
-  -- credited: held by a note that stands. A note stops standing only in an error the provider made
-  -- definite: it rejected the note, or nothing of it could have reached it (`refused_attempt` is the
-  -- attempt in doubt). A note in error whose earlier submit may still arrive (never received by a
-  -- query, refused unprocessed on a resend) still stands: it is reissued or refreshed, not replaced.
-  _remaining := array(
-    select l.id from public.invoice_lines l
+  -- What is left of each line: what the notes that stand credit subtracted. A note stops standing
+  -- only in an error the provider made definite: it rejected the note, or nothing of it could have
+  -- reached it (`refused_attempt` is the attempt in doubt). A note in error whose earlier submit may
+  -- still arrive (never received by a query, refused unprocessed on a resend) still stands: it is
+  -- reissued or refreshed, not replaced.
+  for _line in
+    select l.id, l.code, l.description, l.unit_code, l.unit_price, l.line_extension, l.tax_code, l.tax_rate,
+           l.quantity - coalesce(c.units, 0) as units_left, l.line_extension - coalesce(c.base, 0) as base_left,
+           r.x is not null as asked, (r.x ->> 'quantity')::numeric as quantity, (r.x ->> 'amount')::numeric as amount
+      from public.invoice_lines l
+      left join lateral (
+        select sum(c.credited_quantity) as units, sum(c.line_extension) as base
+          from public.credit_note_lines c
+          join public.credit_notes n on n.id = c.credit_note_id
+         where c.invoice_line_id = l.id and c.released_at is null
+           and not einv_private.credit_note_replaceable(n)) c on true
+      left join jsonb_array_elements(p_lines) as r(x) on (r.x ->> 'line_id')::uuid = l.id
      where l.invoice_id = _inv.id
-       and not exists (select 1 from public.credit_note_lines c
-                         join public.credit_notes n on n.id = c.credit_note_id
-                        where c.invoice_line_id = l.id and c.released_at is null
-                          and not einv_private.credit_note_replaceable(n))
-     order by l.position);
-  if p_line_ids is null then
-    _chosen := _remaining;
-  else
-    _chosen := array(select distinct x::uuid from jsonb_array_elements_text(p_line_ids) as x);
-    select x into _bad from unnest(_chosen) x
-     where not exists (select 1 from public.invoice_lines l where l.id = x and l.invoice_id = _inv.id) limit 1;
-    if found then
-      raise exception 'line_not_of_invoice:%', _bad using errcode = 'P0001', hint = 'business_rule',
+     order by l.position
+  loop
+    _open := _line.base_left > 0 or (_line.line_extension = 0 and _line.units_left > 0);
+    if not _line.asked and p_lines is not null then
+      _left_out := _left_out + _open::integer;
+      continue;
+    end if;
+    if not _open then
+      continue when p_lines is null;
+      raise exception 'line_already_credited:%', _line.id using errcode = 'P0001', hint = 'business_rule',
         detail = 'credit_note';
     end if;
-    select x into _bad from unnest(_chosen) x where x <> all (_remaining) limit 1;
-    if found then
-      raise exception 'line_already_credited:%', _bad using errcode = 'P0001', hint = 'business_rule',
-        detail = 'credit_note';
+    if _line.quantity is not null then
+      _units := _line.quantity; _price := _line.unit_price; _unit := _line.unit_code; _credited := _line.quantity;
+      _base := round(_line.quantity * _line.unit_price, 2);
+      if _base = 0 and _line.unit_price > 0 then
+        raise exception 'credit_below_a_cent:%', _line.id using errcode = 'P0001', hint = 'business_rule',
+          detail = 'credit_note';
+      end if;
+    elsif _line.amount is not null then
+      _units := 1; _price := _line.amount; _unit := '94'; _credited := 0; _base := _line.amount;
+    elsif _line.units_left > 0 and round(_line.units_left * _line.unit_price, 2) = _line.base_left then
+      _units := _line.units_left; _price := _line.unit_price; _unit := _line.unit_code;
+      _credited := _line.units_left; _base := _line.base_left;
+    else
+      _units := 1; _price := _line.base_left; _unit := '94'; _credited := _line.units_left; _base := _line.base_left;
     end if;
-  end if;
-  if cardinality(_chosen) = 0 then
+    if _credited > _line.units_left or _base > _line.base_left then
+      raise exception 'credit_exceeds_line:% % %', _line.id, trim_scale(_line.units_left), _line.base_left
+        using errcode = 'P0001', hint = 'business_rule', detail = 'credit_note';
+    end if;
+    _parts := array_append(_parts, jsonb_build_object(
+      'position', cardinality(_parts) + 1, 'invoice_line_id', _line.id, 'code', _line.code,
+      'description', _line.description, 'unit_code', _unit, 'quantity', _units, 'unit_price', _price,
+      'line_extension', _base, 'tax_code', _line.tax_code, 'tax_rate', _line.tax_rate,
+      'tax_amount', round(_base * _line.tax_rate / 100, 2), 'credited_quantity', _credited));
+  end loop;
+  if cardinality(_parts) = 0 then
     raise exception 'nothing_left_to_credit' using errcode = 'P0001', hint = 'business_rule', detail = 'credit_note';
   end if;
-  if p_concept_code = '2' and cardinality(_chosen) < cardinality(_remaining) then
-    raise exception 'annulment_incomplete:%', cardinality(_remaining) - cardinality(_chosen)
-      using errcode = 'P0001', hint = 'business_rule', detail = 'credit_note';
+  if p_concept_code = '2' and _left_out > 0 then
+    raise exception 'annulment_incomplete:%', _left_out using errcode = 'P0001', hint = 'business_rule',
+      detail = 'credit_note';
   end if;
 
   -- the company's next number, under its counter's row lock, in this transaction: no gap, no twin
@@ -292,12 +406,12 @@ begin
    where company_id = _inv.company_id
   returning next_number - 1 into _number;
 
-  -- notes in error whose lines this one takes are replaced: discarded, their lines released
+  -- notes in error holding a line this one credits are replaced: discarded, their lines released
   for _old in
     select distinct n.id from public.credit_notes n
       join public.credit_note_lines c on c.credit_note_id = n.id
      where n.invoice_id = _inv.id and einv_private.credit_note_replaceable(n) and c.released_at is null
-       and c.invoice_line_id = any (_chosen)
+       and c.invoice_line_id in (select (p ->> 'invoice_line_id')::uuid from unnest(_parts) p)
      order by n.id
   loop
     select * into _replaced from einv_private.document_of('credit_note', p_org_id, _old.id, true);
@@ -306,7 +420,7 @@ begin
     if (_life.status = 'error' and (_life.submitted_attempt is null
                                     or _life.submitted_attempt = _life.refused_attempt)) is not true then
       raise exception 'line_already_credited:%', (select c.invoice_line_id from public.credit_note_lines c
-          where c.credit_note_id = _old.id and c.released_at is null and c.invoice_line_id = any (_chosen) limit 1)
+          where c.credit_note_id = _old.id and c.released_at is null limit 1)
         using errcode = 'P0001', hint = 'business_rule', detail = 'credit_note';
     end if;
     _life.status := 'descartada';
@@ -323,18 +437,20 @@ begin
          (select c.credit_note_prefix from public.companies c where c.id = _inv.company_id) || _number,
          _now::date, (to_char(_now, 'HH24:MI:SS') || '-05')::time(0) with time zone,
          p_concept_code, p_reason, _inv.currency,
-         coalesce(sum(l.line_extension), 0), coalesce(sum(l.tax_amount), 0),
-         coalesce(sum(l.line_extension + l.tax_amount), 0), _inv.environment, p_actor_id
-    from public.invoice_lines l where l.id = any (_chosen);
+         sum(p.line_extension), sum(p.tax_amount), sum(p.line_extension + p.tax_amount), _inv.environment, p_actor_id
+    from jsonb_to_recordset(to_jsonb(_parts)) as p(line_extension numeric, tax_amount numeric);
   insert into public.credit_note_lines (credit_note_id, org_id, invoice_line_id, position, code, description,
-    unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount)
-  select _id, _inv.org_id, l.id, row_number() over (order by l.position), l.code, l.description, l.unit_code,
-         l.quantity, l.unit_price, l.line_extension, l.tax_code, l.tax_rate, l.tax_amount
-    from public.invoice_lines l where l.id = any (_chosen);
+    unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount, credited_quantity)
+  select _id, _inv.org_id, p.invoice_line_id, p.position, p.code, p.description, p.unit_code, p.quantity,
+         p.unit_price, p.line_extension, p.tax_code, p.tax_rate, p.tax_amount, p.credited_quantity
+    from jsonb_to_recordset(to_jsonb(_parts))
+           as p(invoice_line_id uuid, position integer, code text, description text, unit_code text,
+                quantity numeric, unit_price numeric, line_extension numeric, tax_code text, tax_rate numeric,
+                tax_amount numeric, credited_quantity numeric);
 
   perform einv_private.log_event(p_org_id, 'credit_note', _id, 'credit_note_created', p_actor_id,
     jsonb_build_object('invoice_id', _inv.id, 'concept_code', p_concept_code,
-                       'lines', cardinality(_chosen)));
+                       'lines', cardinality(_parts)));
   -- claimed at once: nobody ever sees the note unclaimed
   return public.einv_document_claim(p_org_id, 'credit_note', jsonb_build_array(_id), false, p_actor_id,
                                     p_lease_seconds) -> 0;

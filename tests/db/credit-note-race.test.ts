@@ -32,7 +32,7 @@ const service = () => openTransaction(db, "service_role", SERVICE);
 
 const createSql = (invoice: Invoice, lineIds: string[]) =>
   `select public.einv_credit_note_create(p_org_id => '${tenant.org.id}', p_invoice_id => '${invoice.id}',
-     p_concept_code => '1', p_reason => 'Devolución', p_line_ids => '${JSON.stringify(lineIds)}'::jsonb,
+     p_concept_code => '1', p_reason => 'Devolución', p_lines => '${JSON.stringify(lineIds.map((line_id) => ({ line_id })))}'::jsonb,
      p_actor_id => null, p_lease_seconds => 60) as entry`;
 
 const claimSql = (noteId: string) =>

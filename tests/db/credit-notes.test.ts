@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type LineInput, type Tenant } from "../../devkit/factories.ts";
 import type { Db } from "../../shared/db/port.ts";
+import type { CreditedLine } from "../../shared/db/rows.ts";
 import { connectPostgres, type SqlClient } from "../../shared/db/sql-client.ts";
 import { createTransports, TRANSPORTS, type Transports } from "../support/transports.ts";
 
@@ -34,13 +35,20 @@ const FIVE_LINES: LineInput[] = [10_000, 20_000, 30_000, 40_000, 50_000].map((un
   taxRate: 19,
 }));
 
-const create = (invoiceId: string, lineIds: string[] | null, concept = "1", api: Db = transports.postgres) =>
+/** A note for `lines`: ids are whole lines, objects parts of them; null is everything left. */
+const create = (
+  invoiceId: string,
+  lines: (string | CreditedLine)[] | null,
+  concept = "1",
+  api: Db = transports.postgres,
+) =>
   api.asService().call("einv_credit_note_create", {
     p_org_id: tenant.org.id,
     p_invoice_id: invoiceId,
     p_concept_code: concept,
     p_reason: "Prueba de concurrencia",
-    p_line_ids: lineIds,
+    p_lines:
+      lines === null ? null : lines.map((line) => (typeof line === "string" ? { line_id: line } : line)),
     p_actor_id: tenant.operador.id,
     p_lease_seconds: 60,
   });
@@ -87,6 +95,82 @@ describe.each(TRANSPORTS)("concurrent credit notes through the %s transport", (n
     expect(mismatched).toEqual([]);
   });
 
+  it("20 partial notes at once on one line: exactly those that fit stand, in units and in base", async () => {
+    // 10 units of 5.000: returns of 1 to 3 units and discounts of 3.000 to 9.000, asking 2.5 times the line
+    const invoice = await createInvoice(db, tenant.org, tenant.company, {
+      status: "transmitida",
+      lines: [{ description: "Caja", quantity: 10, unitPrice: 5_000, taxRate: 19 }],
+    });
+    const line = invoice.lineIds[0] as string;
+    const asks = Array.from({ length: 20 }, (_, i) =>
+      i % 2 === 0
+        ? {
+            concept: "1",
+            units: 1 + (i % 3),
+            base: 5_000 * (1 + (i % 3)),
+            part: { quantity: String(1 + (i % 3)) },
+          }
+        : {
+            concept: "5",
+            units: 0,
+            base: 3_000 + 1_000 * (i % 7),
+            part: { amount: `${3_000 + 1_000 * (i % 7)}.00` },
+          },
+    );
+    expect(asks.reduce((sum, a) => sum + a.base, 0)).toBeGreaterThan(100_000);
+    const outcomes = await Promise.allSettled(
+      asks.map((a) => create(invoice.id, [{ line_id: line, ...a.part }], a.concept, transports[name])),
+    );
+
+    const made = asks.filter((_, i) => outcomes[i]?.status === "fulfilled");
+    const units = made.reduce((sum, a) => sum + a.units, 0);
+    const base = made.reduce((sum, a) => sum + a.base, 0);
+    expect(units).toBeLessThanOrEqual(10);
+    expect(base).toBeLessThanOrEqual(50_000);
+    // each refused note asked for more than was left even at the end: nothing that fit was refused
+    for (const [i, outcome] of outcomes.entries()) {
+      if (outcome.status === "fulfilled") continue;
+      const ask = asks[i] as (typeof asks)[number];
+      expect(outcome.reason).toMatchObject({ code: "business_rule" });
+      expect(String((outcome.reason as Error).message)).toContain(line);
+      expect(ask.units > 10 - units || ask.base > 50_000 - base, `ask ${i} would have fit`).toBe(true);
+    }
+    // the stored lines are exactly the notes made, each with its tax at 19 %, rounded to the cent
+    const [stored] = await db.superuser<{ notes: number; units: string; base: string; off: number }>(
+      `select count(distinct n.id)::int as notes, sum(l.credited_quantity)::text as units,
+              sum(l.line_extension)::text as base,
+              count(*) filter (where l.tax_amount <> round(l.line_extension * 0.19, 2))::int as off
+         from credit_note_lines l join credit_notes n on n.id = l.credit_note_id where n.invoice_id = $1`,
+      [invoice.id],
+    );
+    expect(stored).toEqual({ notes: made.length, units: `${units}.000000`, base: `${base}.00`, off: 0 });
+  });
+
+  it("what stands never exceeds the invoice line, whoever writes", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
+    const line = invoice.lineIds[0] as string; // 2 × 50.000
+    const { document_id } = await create(
+      invoice.id,
+      [{ line_id: line, quantity: "1" }],
+      "1",
+      transports[name],
+    );
+    // another line like the note's, taking `units` and `base` of the invoice line
+    let position = 1;
+    const add = (units: string, base: string) =>
+      db.superuser(
+        `insert into credit_note_lines (credit_note_id, org_id, invoice_line_id, position, description,
+           unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount, credited_quantity)
+         select credit_note_id, org_id, invoice_line_id, $2, description, unit_code, 1, $4, $4, tax_code,
+                tax_rate, 0, $3
+           from credit_note_lines where credit_note_id = $1 and position = 1`,
+        [document_id, ++position, units, base],
+      );
+    await add("1", "50000.00"); // the other unit: the line is now credited in full
+    expect(await sqlState(add("0.000001", "0.00"))).toBe("P0001");
+    expect(await sqlState(add("0", "0.01"))).toBe("P0001");
+  });
+
   it("20 at once for one company get consecutive numbers, no gaps, no duplicates", async () => {
     const company = await createTenant(db);
     tenant = company;
@@ -108,6 +192,33 @@ describe.each(TRANSPORTS)("concurrent credit notes through the %s transport", (n
     expect(numbers.map((n) => Number(n.number.slice(2))).sort((a, b) => a - b)).toEqual(
       Array.from({ length: 20 }, (_, i) => i + 1),
     );
+  });
+});
+
+describe("what the database takes as lines to credit, whoever calls it", () => {
+  it("refuses a malformed part, a form its concept does not take, and a line twice; creates nothing", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
+    const line = invoice.lineIds[0] as string;
+    for (const [lines, concept] of [
+      [[{ line_id: line, quantity: "0" }], "1"],
+      [[{ line_id: line, quantity: "1.1234567" }], "1"],
+      [[{ line_id: line, quantity: "-1" }], "1"],
+      [[{ line_id: line, amount: "1.001" }], "3"],
+      [[{ line_id: line, amount: "10.00" }], "1"],
+      [[{ line_id: line, quantity: "1" }], "4"],
+      [[{ line_id: line, quantity: "1" }], "2"],
+      [[{ line_id: line, quantity: "1", amount: "10.00" }], "1"],
+      [[{ line_id: line }, { line_id: line.toUpperCase(), quantity: "1" }], "1"],
+      [[{ line_id: "not-a-uuid" }], "1"],
+      [[], "1"],
+    ] as const) {
+      await expect(create(invoice.id, [...lines], concept), JSON.stringify(lines)).rejects.toMatchObject({
+        code: "business_rule",
+        message: expect.stringMatching(/^The (line .+|list of lines) cannot be credited as asked/),
+      });
+    }
+    const notes = await db.superuser("select 1 from credit_notes where invoice_id = $1", [invoice.id]);
+    expect(notes).toEqual([]);
   });
 });
 

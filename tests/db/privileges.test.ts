@@ -145,6 +145,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.membership_of(uuid, uuid)": {},
   "function einv_private.role_listed(jsonb, jsonb)": {},
   "function einv_private.credit_note_line_release_only()": {},
+  "function einv_private.credit_note_lines_within_invoice_lines()": {},
   "function einv_private.company_check_digit()": {},
   "function einv_private.credit_note_payload(uuid, jsonb)": {},
   "function einv_private.credit_note_replaceable(credit_notes)": {},

@@ -4,7 +4,8 @@
  * the race), repeated for many rounds. The oracle is the sandbox authority's own books: for every
  * invoice line, what the accepted credit notes credit there never exceeds the line. The answers
  * stay in the contract (every response is checked against docs/openapi.json): a reissue that loses
- * is 409 `invalid_state`, a new note that loses is 422 naming the line.
+ * is 409 `invalid_state`, a new note that loses is 422 naming the line. And twenty partial notes
+ * racing on one line: exactly the ones that fit are made, whatever order the database takes them in.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestApp } from "../../devkit/app.ts";
@@ -40,7 +41,7 @@ const post = (path: string, body: Record<string, unknown>) =>
  */
 async function rejectedNote(invoiceId: string, line: string): Promise<string> {
   const [made] = await db.superuser<{ entry: { document_id: string; attempt: number } }>(
-    `select public.einv_credit_note_create($1, $2, '1', 'Devolución', jsonb_build_array($3::uuid), null, 60) as entry`,
+    `select public.einv_credit_note_create($1, $2, '1', 'Devolución', jsonb_build_array(jsonb_build_object('line_id', $3::uuid)), null, 60) as entry`,
     [tenant.org.id, invoiceId, line],
   );
   const id = made?.entry.document_id as string;
@@ -111,5 +112,60 @@ describe("a reissue racing a new credit note for the same line", () => {
       expect(credited.get(line) ?? 0n, `line ${line}: credited at the authority`).toBe(amount);
     }
     console.log("answers", { reissue: [...answers.reissue], create: [...answers.create] });
+  });
+});
+
+describe("20 partial credit notes at once on one line whose sum would exceed it", () => {
+  it("exactly the ones that fit are made and accepted; the others are 422 naming the line", async () => {
+    // 10 units of 33.333,33; twenty returns of 1 to 3 units ask for 40
+    const invoice = await createInvoice(db, tenant.org, tenant.company, {
+      lines: [{ description: "Licencia", quantity: 10, unitPrice: 33_333.33, taxRate: 19 }],
+    });
+    const sent = await post("/transmit", { invoice_ids: [invoice.id] });
+    expect((await sent.json()).results[0].status).toBe("transmitida");
+    const line = invoice.lineIds[0] as string;
+    const asks = Array.from({ length: 20 }, (_, i) => 1 + (i % 3) + (i % 2));
+    const answers = await Promise.all(
+      asks.map((units) =>
+        post("/credit-notes", {
+          invoice_id: invoice.id,
+          concept_code: "1",
+          reason: "Devolución parcial",
+          lines: [{ line_id: line, quantity: String(units) }],
+        }),
+      ),
+    );
+
+    let returned = 0;
+    const refused: number[] = [];
+    for (const [i, answer] of answers.entries()) {
+      const body = await answer.json();
+      if (answer.status === 200) {
+        expect(body.status).toBe("emitida");
+        returned += asks[i] as number;
+      } else {
+        expect(answer.status).toBe(422);
+        expect(body.error).toMatchObject({ code: "business_rule", message: expect.stringContaining(line) });
+        refused.push(asks[i] as number);
+      }
+    }
+    // never more than the line, and nothing refused that would still have fit once all were made
+    expect(returned).toBeLessThanOrEqual(10);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const units of refused) expect(units).toBeGreaterThan(10 - returned);
+
+    // the authority's books agree: what its accepted notes return of the line is what was answered
+    const accepted = [...sandbox.documents.values()]
+      .filter((d) => d.status === "accepted")
+      .map((d) => d.reference);
+    const [atAuthority] = await db.superuser<{ units: string | null; base: string | null }>(
+      `select trim_scale(sum(c.credited_quantity))::text as units, sum(c.line_extension)::text as base
+         from credit_note_lines c where c.invoice_line_id = $1 and c.credit_note_id = any ($2::uuid[])`,
+      [line, `{${accepted.join(",")}}`],
+    );
+    expect(atAuthority).toEqual({
+      units: String(returned),
+      base: (Math.round(returned * 3_333_333) / 100).toFixed(2),
+    });
   });
 });

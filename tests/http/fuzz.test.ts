@@ -69,6 +69,8 @@ beforeAll(async () => {
       home.org.id,
       home.company.id,
       ...known.map((k) => (typeof k === "string" ? k : k.id)),
+      // the invoices' lines, so a credit note's `lines` and `line_ids` can name lines that exist
+      ...known.flatMap((k) => (typeof k === "object" && "lineIds" in k ? k.lineIds : [])),
       other.org.id,
       other.company.id,
     ],

@@ -163,7 +163,7 @@ describe("a run", () => {
       p_invoice_id: invoice.id,
       p_concept_code: "2",
       p_reason: "Anulación",
-      p_line_ids: null,
+      p_lines: null,
       p_actor_id: tenant.operador.id,
       p_lease_seconds: 60,
     });

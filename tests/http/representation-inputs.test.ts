@@ -187,7 +187,7 @@ describe("a credit note's PDF", () => {
       p_invoice_id: invoice.id,
       p_concept_code: "2",
       p_reason: "Anulación de la factura",
-      p_line_ids: null,
+      p_lines: null,
       p_actor_id: tenant.operador.id,
       p_lease_seconds: 60,
     });

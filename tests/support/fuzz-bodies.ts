@@ -118,6 +118,33 @@ function validString(schema: JsonSchema, context: FuzzContext, key: string): fc.
   if (schema.pattern === "^[\\x21-\\x7e]+$") {
     return boundedString(schema, fc.constantFrom(..."!~azAZ09_-sk".split("")));
   }
+  if (schema.pattern?.startsWith("^(?=.*[1-9])")) {
+    // a decimal > 0 as text (a credited quantity or amount): mostly well formed, or just off it
+    return fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc
+          .tuple(fc.integer({ min: 0, max: 120_000 }), fc.integer({ min: 0, max: 99 }))
+          .map(([whole, cents]) => `${whole}.${String(cents).padStart(2, "0")}`),
+      },
+      { weight: 1, arbitrary: fc.integer({ min: 1, max: 12 }).map(String) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          "0",
+          "0.00",
+          "-1",
+          "1e3",
+          "01",
+          "1.",
+          ".5",
+          "1.1234567",
+          "9".repeat(17),
+          " 1",
+        ),
+      },
+    );
+  }
   if (schema.maxLength === 2048) {
     // a provider url: https on a public-looking name, or anything the policy must refuse
     return fc.oneof(
