@@ -75,6 +75,7 @@ export async function invokeRoute(
     });
   }
   const policy = retryPolicy(target.retry, options.retry);
+  let unanswered = false;
   for (let attempt = 1; ; attempt++) {
     let failure: EinvoicingError;
     try {
@@ -90,10 +91,11 @@ export async function invokeRoute(
       failure = networkError(error, call);
     }
     const wait =
-      attempt < policy.attempts && isRetryable(failure)
+      attempt < policy.attempts && isRetryable(failure, unanswered)
         ? retryDelayMs(policy, attempt, failure.retry_after === null ? null : failure.retry_after * 1000)
         : null;
     if (wait === null) throw failure;
+    unanswered ||= failure.code === "network_error";
     await sleep(wait);
   }
 }

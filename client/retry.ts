@@ -1,6 +1,7 @@
 /**
- * When the client tries a call again: after no answer at all, or a 429 or 503, with exponential
- * backoff and never sooner than the service's `Retry-After`. Every try carries the call's one
+ * When the client tries a call again: after no answer at all, or a 429 or 503 (or a 409 saying an
+ * earlier unanswered try is still running), with exponential backoff and never sooner than the
+ * service's `Retry-After`. Every try carries the call's one
  * Idempotency-Key, so a try whose answer was lost is answered again, not done twice.
  */
 
@@ -40,8 +41,16 @@ export function retryPolicy(
   };
 }
 
-/** Whether a failure may be retried: no answer came, or the service asked to come back later. */
-export function isRetryable(failure: { code: string; status: number }): boolean {
+/**
+ * Whether a failure may be retried: no answer came, or the service asked to come back later. After a
+ * try that got no answer, `idempotency_conflict` too: with the same key and body it can only mean
+ * that try reached the service and is still running, and once it ends a retry gets its answer.
+ */
+export function isRetryable(
+  failure: { code: string; status: number },
+  earlierTryUnanswered: boolean,
+): boolean {
+  if (failure.code === "idempotency_conflict") return earlierTryUnanswered;
   return failure.code === "network_error" || failure.status === 429 || failure.status === 503;
 }
 

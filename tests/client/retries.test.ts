@@ -141,6 +141,19 @@ describe("retries", () => {
     expect(sent).toHaveLength(4);
   });
 
+  it("follow an idempotency_conflict only after a try that got no answer: that try is still running", async () => {
+    const { einvoicing, sent } = scripted([
+      noAnswer,
+      () => apiError(409, "idempotency_conflict"),
+      () => json(200, { results: [] }, { "Idempotent-Replayed": "true" }),
+    ]);
+    const answered = einvoicing.transmit(body, { withMeta: true });
+    await vi.runAllTimersAsync();
+    expect(await answered).toMatchObject({ data: { results: [] }, replayed: true });
+    expect(new Set(sent.map((request) => request.key)).size).toBe(1);
+    expect(sent).toHaveLength(3);
+  });
+
   it("give up after the set number of tries with the last error", async () => {
     const { einvoicing, sent } = scripted(
       [
