@@ -25,15 +25,18 @@ const contractCheckedFetch: typeof fetch = async (input, init) => {
   return response;
 };
 
-/** A supabase-js client for a demo user, as a web app has one after sign-in. */
-function clientFor(role: "admin" | "operador" | "lector"): { einvoicing: EinvoicingClient; orgId: string } {
+/** A supabase-js client for a demo user, as a web app has one after sign-in (over `fetch`, if given). */
+function clientFor(
+  role: "admin" | "operador" | "lector",
+  fetch: typeof globalThis.fetch = contractCheckedFetch,
+): { einvoicing: EinvoicingClient; orgId: string } {
   const local = server.get().run;
   const user = local.users.find((u) => u.role === role && u.org_id === local.orgs[0]?.id);
   if (!user) throw new Error(`no demo ${role}`);
   // The supabase URL is the project's root; supabase-js adds /functions/v1 and /storage/v1 itself.
   const supabase = createClient(local.base_url.replace(/\/functions$/, ""), local.apikey, {
     accessToken: async () => user.access_token,
-    global: { fetch: contractCheckedFetch },
+    global: { fetch },
   });
   return { einvoicing: createEinvoicingClient(supabase), orgId: user.org_id };
 }
@@ -157,13 +160,15 @@ describe.skipIf(target.kind !== "postgres")(
       const key = `transmit-${crypto.randomUUID()}`;
       const once = await einvoicing.transmit(
         { org_id: orgId, invoice_ids: [invoice.id] },
-        { idempotencyKey: key },
+        { idempotencyKey: key, withMeta: true },
       );
       const again = await einvoicing.transmit(
         { org_id: orgId, invoice_ids: [invoice.id] },
-        { idempotencyKey: key },
+        { idempotencyKey: key, withMeta: true },
       );
-      expect(again).toEqual(once);
+      expect(once).toMatchObject({ replayed: false, idempotency_key: key });
+      expect(again).toEqual({ ...once, replayed: true, request_id: expect.any(String) });
+      expect(again.request_id).not.toBe(once.request_id);
       const conflict = await failure(
         einvoicing.transmit(
           { org_id: orgId, invoice_ids: [invoice.id], reissue: true },
@@ -174,6 +179,27 @@ describe.skipIf(target.kind !== "postgres")(
         code: "idempotency_conflict",
         status: 409,
       });
+    });
+
+    it("retries a call whose answer was lost with the key it made, and gets the answer replayed", async () => {
+      const keys: (string | null)[] = [];
+      // the first request reaches the service and is done; its answer never comes back
+      const losingFirstAnswer: typeof fetch = async (input, init) => {
+        keys.push(new Headers(init?.headers).get("Idempotency-Key"));
+        const response = await contractCheckedFetch(input, init);
+        if (keys.length === 1) throw new TypeError("fetch failed: connection reset");
+        return response;
+      };
+      const { einvoicing, orgId } = clientFor("operador", losingFirstAnswer);
+      const invoice = pendingInvoices(orgId)[4];
+      if (!invoice) throw new Error("the seed has fewer than five pending invoices");
+      const { data, replayed, idempotency_key } = await einvoicing.transmit(
+        { org_id: orgId, invoice_ids: [invoice.id] },
+        { withMeta: true },
+      );
+      expect(keys).toEqual([idempotency_key, idempotency_key]);
+      expect(replayed).toBe(true);
+      expect(data.results).toMatchObject([{ invoice_id: invoice.id, status: "transmitida" }]);
     });
 
     it("issues, refreshes, downloads and reissues credit notes", async () => {

@@ -4,7 +4,7 @@
  * request leaving the machine, and a page of another origin uses supabase-js and the typed client to
  * transmit an invoice, keep its PDF and download it — CORS included, for functions and storage.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import ts from "typescript";
@@ -32,16 +32,29 @@ function servePage(port: number): Promise<Server> {
     new URL("node_modules/@supabase/supabase-js/dist/umd/supabase.js", root),
     "utf8",
   );
-  const clientJs = ts.transpileModule(readFileSync(new URL("client/index.ts", root), "utf8"), {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-  }).outputText;
+  // each module of the client as its build emits it (./index.js imports ./invoke.js, …)
+  const clientModules = readdirSync(new URL("client/", root))
+    .filter((name) => name.endsWith(".ts"))
+    .map((name): [string, [string, string]] => [
+      `/client/${name.replace(/\.ts$/, ".js")}`,
+      [
+        "text/javascript",
+        ts.transpileModule(readFileSync(new URL(`client/${name}`, root), "utf8"), {
+          compilerOptions: {
+            module: ts.ModuleKind.ESNext,
+            target: ts.ScriptTarget.ES2022,
+            rewriteRelativeImportExtensions: true,
+          },
+        }).outputText,
+      ],
+    ]);
   const files: Record<string, [string, string]> = {
     "/": [
       "text/html",
       '<!doctype html><html><head><link rel="icon" href="data:,"></head><body>web app</body></html>',
     ],
     "/supabase.js": ["text/javascript", supabaseJs],
-    "/client.js": ["text/javascript", clientJs],
+    ...Object.fromEntries(clientModules),
   };
   const http = createServer((request, response) => {
     const file = files[request.url ?? ""];
@@ -167,7 +180,7 @@ describe.skipIf(target.kind !== "postgres" || !hasChromium)("in a real browser (
     await page.addScriptTag({
       type: "module",
       content:
-        'import { createEinvoicingClient } from "/client.js"; window.createEinvoicingClient = createEinvoicingClient;',
+        'import { createEinvoicingClient } from "/client/index.js"; window.createEinvoicingClient = createEinvoicingClient;',
     });
     await page.waitForFunction(() => "createEinvoicingClient" in window);
 
@@ -190,10 +203,14 @@ describe.skipIf(target.kind !== "postgres" || !hasChromium)("in a real browser (
           org_id: config.orgId,
           invoice_ids: [config.invoiceId],
         });
-        const representation = await einvoicing.representation({
-          org_id: config.orgId,
-          invoice_id: config.invoiceId,
-        });
+        // the same call twice under one key: the second answer is the kept one, and says so across origins
+        const once = { idempotencyKey: crypto.randomUUID(), withMeta: true } as const;
+        const input = { org_id: config.orgId, invoice_id: config.invoiceId };
+        const { data: representation, replayed: firstReplayed } = await einvoicing.representation(
+          input,
+          once,
+        );
+        const { replayed: secondReplayed } = await einvoicing.representation(input, once);
         const { pdf } = await einvoicing.downloadRepresentation({
           org_id: config.orgId,
           invoice_id: config.invoiceId,
@@ -209,6 +226,7 @@ describe.skipIf(target.kind !== "postgres" || !hasChromium)("in a real browser (
           origin: location.origin,
           statuses: transmitted.results.map((r: { status: string }) => r.status),
           stamped: representation.stamped,
+          replayed: [firstReplayed, secondReplayed],
           pdf: { head, size: pdf.size, type: pdf.type },
           refused: refused && { code: refused.code, status: refused.status, request_id: refused.request_id },
           get: {
@@ -231,6 +249,7 @@ describe.skipIf(target.kind !== "postgres" || !hasChromium)("in a real browser (
     expect(outcome).toMatchObject({
       statuses: ["transmitida"],
       stamped: true,
+      replayed: [false, true],
       pdf: { head: "%PDF-", type: "application/pdf" },
       refused: { code: "validation_failed", status: 400, request_id: expect.any(String) },
       get: { status: 405, allow: "POST", request_id: expect.any(String) },

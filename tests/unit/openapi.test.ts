@@ -4,6 +4,7 @@ import openapiTS, { astToString, COMMENT_HEADER } from "openapi-typescript";
 import { describe, expect, it } from "vitest";
 import { API_ROUTES, expectAnswerInContract } from "../../devkit/contract.ts";
 import { OPENAPI_FILE, openApiText } from "../../scripts/docs/openapi-document.ts";
+import { ROUTE_ERRORS_FILE, routeErrorsText } from "../../scripts/docs/route-errors.ts";
 
 const committed = readFileSync(OPENAPI_FILE, "utf8");
 const document = JSON.parse(committed);
@@ -45,6 +46,11 @@ describe("docs/openapi.json", () => {
     // When this fails: run `npm run openapi` (it writes both files) and commit them.
     const generated = COMMENT_HEADER + astToString(await openapiTS(document));
     expect(readFileSync(new URL("../../client/openapi.ts", import.meta.url), "utf8")).toBe(generated);
+  });
+
+  it("is what client/route-errors.ts, the client's per-route error codes, were generated from", () => {
+    // When this fails: run `npm run openapi` (it writes both files) and commit them.
+    expect(readFileSync(ROUTE_ERRORS_FILE, "utf8")).toBe(routeErrorsText(document));
   });
 
   it("describes the contract's ten operations and the design's /credit-notes/deliver, each with both security headers and Idempotency-Key", () => {
