@@ -878,7 +878,7 @@ export interface operations {
                     reason: string;
                     /** @description Lines credited in full: all that is left of each. Absent (and no lines): the whole invoice. */
                     line_ids?: string[];
-                    /** @description Partial credits instead of line_ids: a quantity of a line's units (concept 1, a return) or a base amount of it (concepts 3 to 6); the tax of each part is its base at the line's rate, rounded to the cent. */
+                    /** @description Partial credits instead of line_ids: a quantity of a line's units (concept 1, a return) or a base amount of it (concepts 3 to 6); each part's tax is at the line's rate, to the cent, such that a line's parts never carry more tax than the line and, once its base is all credited, exactly its tax (docs/api.md). */
                     lines?: {
                         /**
                          * Format: uuid

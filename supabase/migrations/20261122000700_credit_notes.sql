@@ -4,15 +4,16 @@
 -- A credit note corrects or annuls a transmitted invoice. Each of its lines credits part or all of
 -- one invoice line: a quantity of its units at its unit price (a return, concept 1), a base amount
 -- (a discount or adjustment, concepts 3–6), or everything still left of it (whole lines, and an
--- annulment). Per invoice line, what the notes that stand credit, in units and in base amount,
--- never exceeds the line (a trigger checks every write, whoever writes), so the notes of an invoice
--- never credit more than it. Notes are created only by the service, through
--- `einv_credit_note_create`, which locks the invoice (notes of one invoice are made one at a time,
--- so what is left of each line is read once, after the lock, and cannot change before the note is
--- written), takes the next number of the company's credit-note sequence in the same transaction
--- (no gaps, no duplicates), and claims the note for sending at once, so it is never seen unclaimed.
--- The rest of its life is the lifecycle's (…_lifecycle.sql); its CUDE uses the company's software
--- PIN, which members can set but never read, like the technical key.
+-- annulment). Per invoice line, what the notes that stand credit, in units, in base amount and in
+-- tax, never exceeds the line (a trigger checks every write, whoever writes), so the notes of an
+-- invoice never credit more than it; the note that takes the last of a line's base takes the last
+-- of its tax, so a line credited in full is credited to the cent. Notes are created only by the
+-- service, through `einv_credit_note_create`, which locks the invoice (notes of one invoice are
+-- made one at a time, so what is left of each line is read once, after the lock, and cannot change
+-- before the note is written), takes the next number of the company's credit-note sequence in the
+-- same transaction (no gaps, no duplicates), and claims the note for sending at once, so it is never
+-- seen unclaimed. The rest of its life is the lifecycle's (…_lifecycle.sql); its CUDE uses the
+-- company's software PIN, which members can set but never read, like the technical key.
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
 
 -- ─── the company: its software PIN and its credit-note numbering ─────────────────────────────────
@@ -98,7 +99,7 @@ create table public.credit_note_lines (
   line_extension numeric(18, 2) not null check (line_extension >= 0),
   tax_code text not null check (tax_code in ('01', '04', 'ZZ')),
   tax_rate numeric(5, 2) not null check (tax_rate >= 0 and tax_rate <= 100),
-  -- the base's tax at the line's rate, rounded to the cent (half away from zero, as the invoice's)
+  -- the part's tax at the line's rate: see einv_credit_note_create
   tax_amount numeric(18, 2) not null check (tax_amount >= 0),
   -- the invoice line's units this line returns: 0 when it credits an amount
   credited_quantity numeric(18, 6) not null check (credited_quantity >= 0),
@@ -112,8 +113,8 @@ create index credit_note_lines_org_id_idx on public.credit_note_lines (org_id);
 create index credit_note_lines_standing_idx on public.credit_note_lines (invoice_line_id)
   where released_at is null;
 
--- Per invoice line, the lines that stand never take more units or more base than it has, whoever
--- writes (the create function's invoice lock makes that hold under concurrency; this says so).
+-- Per invoice line, the lines that stand never take more units, more base or more tax than it has,
+-- whoever writes (the create function's invoice lock makes that hold under concurrency; this says so).
 create function einv_private.credit_note_lines_within_invoice_lines() returns trigger
 language plpgsql set search_path = '' as $$
 declare
@@ -123,8 +124,9 @@ begin
     from public.invoice_lines l
     join public.credit_note_lines c on c.invoice_line_id = l.id and c.released_at is null
    where l.id in (select a.invoice_line_id from added a)
-   group by l.id, l.quantity, l.line_extension
+   group by l.id, l.quantity, l.line_extension, l.tax_amount
   having sum(c.credited_quantity) > l.quantity or sum(c.line_extension) > l.line_extension
+      or sum(c.tax_amount) > l.tax_amount
    limit 1;
   if found then
     raise exception 'invoice line % would be credited beyond what it has', _line using errcode = 'P0001';
@@ -247,7 +249,15 @@ revoke all on function einv_private.credit_note_replaceable(public.credit_notes)
 -- annulment (2) takes only whole lines, and all that are left. A line is left while base remains
 -- to credit (a line worth nothing: while units remain); what is left of it takes the units and the
 -- base that remain, shown as those units at the line's price when they still make that base, else
--- as one unit of what remains. Each part's tax is its base at the line's rate, rounded to the cent.
+-- as one unit of what remains.
+--
+-- A part's tax keeps what the line's notes credit in step with the line: it is the tax, at the line's
+-- rate rounded to the cent, of all the base credited once the part is added, less the tax already
+-- credited (never below 0, never above what is left); the part that takes the last of the base takes
+-- the tax that is left. Rounding each part alone would let a line split in parts credit cents more
+-- tax than it has (2 × 0.095 → 0.20 of 0.19) or fewer, never to be cancelled (10 × 6,333.3327 →
+-- 63,333.30 of 63,333.33). This way a part's tax stays within a cent of its base at the rate (a few
+-- cents after notes in error released what they held), and the parts of a line add up to its tax.
 --
 -- A line held by a note in `error` (rejected, or never received: nothing on the authority's books)
 -- counts as uncredited; when the new note takes it, that note is `descartada` and its lines
@@ -267,6 +277,7 @@ declare
   _price numeric;
   _unit text;
   _base numeric;
+  _tax numeric;
   _credited numeric;
   _parts jsonb[] := '{}'; -- the note's lines, appended in place
   _left_out integer := 0;
@@ -344,10 +355,12 @@ begin
   for _line in
     select l.id, l.code, l.description, l.unit_code, l.unit_price, l.line_extension, l.tax_code, l.tax_rate,
            l.quantity - coalesce(c.units, 0) as units_left, l.line_extension - coalesce(c.base, 0) as base_left,
+           coalesce(c.base, 0) as base_credited, coalesce(c.tax, 0) as tax_credited,
+           l.tax_amount - coalesce(c.tax, 0) as tax_left,
            r.x is not null as asked, (r.x ->> 'quantity')::numeric as quantity, (r.x ->> 'amount')::numeric as amount
       from public.invoice_lines l
       left join lateral (
-        select sum(c.credited_quantity) as units, sum(c.line_extension) as base
+        select sum(c.credited_quantity) as units, sum(c.line_extension) as base, sum(c.tax_amount) as tax
           from public.credit_note_lines c
           join public.credit_notes n on n.id = c.credit_note_id
          where c.invoice_line_id = l.id and c.released_at is null
@@ -385,11 +398,14 @@ begin
       raise exception 'credit_exceeds_line:% % %', _line.id, trim_scale(_line.units_left), _line.base_left
         using errcode = 'P0001', hint = 'business_rule', detail = 'credit_note';
     end if;
+    _tax := case when _base = _line.base_left then _line.tax_left
+                 else least(_line.tax_left, greatest(0,
+                        round((_line.base_credited + _base) * _line.tax_rate / 100, 2) - _line.tax_credited)) end;
     _parts := array_append(_parts, jsonb_build_object(
       'position', cardinality(_parts) + 1, 'invoice_line_id', _line.id, 'code', _line.code,
       'description', _line.description, 'unit_code', _unit, 'quantity', _units, 'unit_price', _price,
       'line_extension', _base, 'tax_code', _line.tax_code, 'tax_rate', _line.tax_rate,
-      'tax_amount', round(_base * _line.tax_rate / 100, 2), 'credited_quantity', _credited));
+      'tax_amount', _tax, 'credited_quantity', _credited));
   end loop;
   if cardinality(_parts) = 0 then
     raise exception 'nothing_left_to_credit' using errcode = 'P0001', hint = 'business_rule', detail = 'credit_note';

@@ -1,0 +1,175 @@
+/**
+ * The tax of partial credit notes on the real database. Per invoice line, the tax the notes that
+ * stand carry never exceeds the line's tax, and the note that takes the last of a line's base takes
+ * exactly the tax left of it, so a line split over many notes is credited to the cent, never a
+ * cent more (the invoice's total) nor a cent less (IVA that could never be cancelled). Each part
+ * stays within a cent of its base at the line's rate.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type LineInput, type Tenant } from "../../devkit/factories.ts";
+
+let db: TestDatabase;
+let tenant: Tenant;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  tenant = await createTenant(db);
+});
+afterAll(() => db?.close());
+
+type Part = { quantity: string } | { amount: string } | Record<string, never>;
+
+/** A note for one part of `line` (no part: what is left of it); answers the note's id. */
+async function credit(invoiceId: string, line: string, part: Part, concept = "1"): Promise<string> {
+  const [row] = await db.superuser<{ id: string }>(
+    `select public.einv_credit_note_create($1, $2, $3, 'Prueba', $4::text::jsonb, $5, 60) ->> 'document_id' as id`,
+    [tenant.org.id, invoiceId, concept, JSON.stringify([{ line_id: line, ...part }]), tenant.operador.id],
+  );
+  return row?.id as string;
+}
+
+const transmitted = (line: LineInput) =>
+  createInvoice(db, tenant.org, tenant.company, { status: "transmitida", lines: [line] });
+
+interface Sums {
+  invoice_total: string;
+  invoice_tax: string;
+  credited_total: string;
+  credited_tax: string;
+}
+
+/** The invoice's total and tax, and what its notes that stand credit of them. */
+async function sums(invoiceId: string): Promise<Sums> {
+  const [row] = await db.superuser<Sums>(
+    `select i.total::text as invoice_total, i.tax_total::text as invoice_tax,
+            coalesce(sum(n.total), 0)::text as credited_total, coalesce(sum(n.tax_total), 0)::text as credited_tax
+       from invoices i left join credit_notes n on n.invoice_id = i.id and n.status <> 'descartada'
+      where i.id = $1 group by i.id`,
+    [invoiceId],
+  );
+  return row as Sums;
+}
+
+/** Each standing part's base and tax, in the order the notes were made. */
+const parts = (line: string) =>
+  db.superuser<{ base: string; tax: string }>(
+    `select c.line_extension::text as base, c.tax_amount::text as tax
+       from credit_note_lines c join credit_notes n on n.id = c.credit_note_id
+      where c.invoice_line_id = $1 and c.released_at is null order by n.number`,
+    [line],
+  );
+
+/** |tax − base × rate| in cents, for every part. */
+const offByCents = (rows: { base: string; tax: string }[], rate: number) =>
+  rows.map((r) => Math.abs(Math.round(Number(r.tax) * 100) - Number(r.base) * rate));
+
+describe("a line credited in parts", () => {
+  it("two returns of 1 of 2 units at 0,50 (19 %) credit the invoice's 1,19, not 1,20", async () => {
+    const invoice = await transmitted({ description: "Tornillo", quantity: 2, unitPrice: 0.5, taxRate: 19 });
+    const [line] = invoice.lineIds as [string];
+    await credit(invoice.id, line, { quantity: "1" });
+    await credit(invoice.id, line, { quantity: "1" });
+    // 19 % of 0,50 is 0,095 each: the first rounds up, the second takes the 0,09 left
+    expect(await parts(line)).toEqual([
+      { base: "0.50", tax: "0.10" },
+      { base: "0.50", tax: "0.09" },
+    ]);
+    const s = await sums(invoice.id);
+    expect(s).toEqual({ ...s, credited_total: "1.19", credited_tax: "0.19" });
+    expect(s.credited_total).toBe(s.invoice_total);
+  });
+
+  it("two discounts of 0,50 on a line of 1,00 (19 %) credit its 0,19 of tax, not 0,20", async () => {
+    const invoice = await transmitted({ description: "Tornillo", quantity: 1, unitPrice: 1, taxRate: 19 });
+    const [line] = invoice.lineIds as [string];
+    await credit(invoice.id, line, { amount: "0.50" }, "3");
+    await credit(invoice.id, line, { amount: "0.50" }, "3");
+    const s = await sums(invoice.id);
+    expect(s).toEqual({ ...s, credited_total: "1.19", credited_tax: "0.19", invoice_total: "1.19" });
+  });
+
+  it("10 returns of 1 of 10 units at 33.333,33 credit all 63.333,33 of IVA; then nothing is left", async () => {
+    const invoice = await transmitted({
+      description: "Licencia",
+      quantity: 10,
+      unitPrice: 33_333.33,
+      taxRate: 19,
+    });
+    const [line] = invoice.lineIds as [string];
+    for (let i = 0; i < 10; i++) await credit(invoice.id, line, { quantity: "1" });
+    const s = await sums(invoice.id);
+    expect(s).toEqual({ ...s, credited_tax: "63333.33", credited_total: s.invoice_total });
+    expect(s.invoice_tax).toBe("63333.33");
+    // each unit's 6.333,3327 of tax is credited as 6.333,33 or 6.333,34
+    expect(Math.max(...offByCents(await parts(line), 19))).toBeLessThan(1);
+    await expect(
+      db.superuser("select public.einv_credit_note_create($1, $2, '2', 'Anulación', null, $3, 60)", [
+        tenant.org.id,
+        invoice.id,
+        tenant.operador.id,
+      ]),
+    ).rejects.toThrow(/nothing_left_to_credit/);
+  });
+
+  it("33 discounts of 0,03 and the rest of a 1,00 line: never more tax than the line, each part within a cent", async () => {
+    const invoice = await transmitted({ description: "Arandela", quantity: 1, unitPrice: 1, taxRate: 19 });
+    const [line] = invoice.lineIds as [string];
+    // rounded alone, each 0,03 would carry 0,01 (of 0,0057): 0,33 of tax on 0,99, above the line's 0,19
+    for (let i = 0; i < 33; i++) {
+      await credit(invoice.id, line, { amount: "0.03" }, "3");
+      const s = await sums(invoice.id);
+      expect(Number(s.credited_tax)).toBeLessThanOrEqual(0.19);
+    }
+    await credit(invoice.id, line, {}, "3");
+    const rows = await parts(line);
+    expect(rows.at(-1)).toEqual({ base: "0.01", tax: "0.00" });
+    expect(Math.max(...offByCents(rows, 19))).toBeLessThan(1);
+    const s = await sums(invoice.id);
+    expect(s).toEqual({ ...s, credited_tax: "0.19", credited_total: "1.19", invoice_total: "1.19" });
+  });
+});
+
+describe("a line credited in parts, one of them rejected and replaced", () => {
+  it("never carries negative tax nor more than the line's, and the last part takes what is left", async () => {
+    const invoice = await transmitted({ description: "Cinta", quantity: 3, unitPrice: 1, taxRate: 19 });
+    const [line] = invoice.lineIds as [string];
+    await credit(invoice.id, line, { amount: "0.50" }, "3"); // 0,10 (0,095 rounded up)
+    const rejected = await credit(invoice.id, line, { amount: "0.50" }, "3"); // 0,09: 0,19 in all
+    await credit(invoice.id, line, { amount: "0.50" }, "3"); // 0,10: 0,29 in all
+    // the authority rejects the second: 1,00 of base stands with 0,20 of tax, above 19 % of it
+    await db.superuser(
+      `select public.einv_document_record($1, 'credit_note', $2, 1,
+         jsonb_build_object('status', 'error', 'message', 'Rechazada', 'submitted_attempt', 1, 'definite', true))`,
+      [tenant.org.id, rejected],
+    );
+    // a cent more of base is still 0,19 at 19 %, already exceeded: this part carries no tax
+    await credit(invoice.id, line, { amount: "0.01" }, "3");
+    expect(await parts(line)).toEqual([
+      { base: "0.50", tax: "0.10" },
+      { base: "0.50", tax: "0.10" },
+      { base: "0.01", tax: "0.00" },
+    ]);
+    await credit(invoice.id, line, {}, "3");
+    expect((await parts(line)).at(-1)).toEqual({ base: "1.99", tax: "0.37" });
+    const s = await sums(invoice.id);
+    expect(s).toEqual({ ...s, credited_tax: "0.57", credited_total: s.invoice_total });
+  });
+});
+
+it("what stands never carries more tax than the invoice line, whoever writes", async () => {
+  const invoice = await transmitted({ description: "Caja", quantity: 2, unitPrice: 0.5, taxRate: 19 });
+  const [line] = invoice.lineIds as [string];
+  const note = await credit(invoice.id, line, { quantity: "1" }); // 0,50 with 0,10 of tax
+  // a line like the note's, crediting no units and no base but `tax`
+  const add = (position: number, tax: string) =>
+    db.superuser(
+      `insert into credit_note_lines (credit_note_id, org_id, invoice_line_id, position, description,
+         unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount, credited_quantity)
+       select credit_note_id, org_id, invoice_line_id, $2, description, unit_code, 1, 0, 0, tax_code,
+              tax_rate, $3, 0
+         from credit_note_lines where credit_note_id = $1 and position = 1`,
+      [note, position, tax],
+    );
+  await add(2, "0.09"); // the line's 0,19 in all
+  expect(await sqlState(add(3, "0.01"))).toBe("P0001");
+});
