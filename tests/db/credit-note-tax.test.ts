@@ -55,7 +55,7 @@ const parts = (line: string) =>
   db.superuser<{ base: string; tax: string }>(
     `select c.line_extension::text as base, c.tax_amount::text as tax
        from credit_note_lines c join credit_notes n on n.id = c.credit_note_id
-      where c.invoice_line_id = $1 and c.released_at is null order by n.number`,
+      where c.invoice_line_id = $1 and c.released_at is null order by n.created_at`,
     [line],
   );
 
