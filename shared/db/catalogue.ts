@@ -406,7 +406,10 @@ const records = {
     p_actor_id: arg<string | null>(),
     /** The provider reference; null: the delivery's own id. */
     p_send_id: arg<string | null>(),
-    /** The reconcile job's retry: the failed delivery it retries (its package is resent). */
+    /**
+     * The reconcile job's retry: the failed delivery it retries (its package is resent, to its
+     * address); `delivery_already_retried` when a newer attempt of it was begun meanwhile.
+     */
     p_retry_of: arg<string | null>(),
     /** A request's limits; null for the reconcile job's retries (neither matched nor counted). */
     p_limits: arg<DeliveryLimits | null>(),

@@ -22,6 +22,7 @@ const SENTENCES: Record<string, (noun: string, value: string) => string> = {
   unknown_kind: () => "Unknown kind of document.",
   outside_org_folder: () => "A representation must live under its organization's folder.",
   delivery_not_open: () => "This delivery was already recorded.",
+  delivery_already_retried: () => "This delivery was already tried again; that newer attempt carries on.",
   incomplete_credential: () => "A credential is saved with its url, settings and sealed key together.",
   unknown_event: () => "Unknown kind of credential event.",
   idempotency_body_differs: () =>

@@ -37,8 +37,10 @@ create table public.deliveries (
   org_id uuid not null references public.organizations (id) on delete cascade,
   document_type text not null check (document_type in ('invoice', 'credit_note')),
   document_id uuid not null,
-  -- the issuer: its sequence numbers the package (below)
+  -- the issuer, and its NIT as the package's name shows it (the document's issuer snapshot): the
+  -- NIT's sequence numbers the package (below)
   company_id uuid not null references public.companies (id),
+  issuer_nit text not null check (issuer_nit ~ '^[0-9]{5,15}$'),
   recipient text not null,
   -- separate from the document's fiscal status
   status text not null default 'pendiente' check (status in ('pendiente', 'enviada', 'error')),
@@ -47,8 +49,9 @@ create table public.deliveries (
   created_by uuid,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
-  -- DIAN's name of the package sent (shared/fiscal/co/delivery-files.ts): the issuer's consecutive
-  -- of packages sent in that year (Colombian time), written in hex as the name's last 8 characters
+  -- DIAN's name of the package sent (shared/fiscal/co/delivery-files.ts): the issuer NIT's
+  -- consecutive of packages sent in that year (Colombian time), written in hex as the name's last 8
+  -- characters
   package_year smallint not null check (package_year between 2000 and 2099),
   package_number bigint not null check (package_number between 1 and 4294967295)
 );
@@ -59,33 +62,38 @@ create index deliveries_document_id_idx on public.deliveries (document_id, creat
 create trigger deliveries_touch before update on public.deliveries
   for each row execute function einv_private.touch_updated_at();
 
--- Each issuer's packages sent per year: the last consecutive taken, under the row's lock in the
--- transaction that inserts the delivery, so concurrent deliveries never share one. (A delivery
--- whose transaction rolls back leaves a gap; DIAN's names need uniqueness, not contiguity.)
+-- Each issuer NIT's packages sent per year: the last consecutive taken, under the row's lock in the
+-- transaction that inserts the delivery, so concurrent deliveries never share one. Keyed by the NIT
+-- the name shows, not by the company: a company is unique per organization and NIT, so two
+-- organizations (or a company deleted and created again) may issue under one NIT, and the names
+-- must not repeat. (A delivery whose transaction rolls back leaves a gap; DIAN's names need
+-- uniqueness, not contiguity.)
 create table einv_private.delivery_package_counters (
-  company_id uuid not null references public.companies (id) on delete cascade,
+  nit text not null check (nit ~ '^[0-9]{5,15}$'),
   year smallint not null,
   last_number bigint not null check (last_number between 1 and 4294967295),
-  primary key (company_id, year)
+  primary key (nit, year)
 );
 revoke all on einv_private.delivery_package_counters from public, anon, authenticated, service_role;
 
 -- Before a delivery is inserted: its document must be the org's (not_found otherwise), its issuer is
--- the document's company, and unless it resends a package already named (a retry, which passes its
--- first try's year and number) it takes the issuer's next consecutive of the current year.
+-- the document's company, with the NIT the document's PDF and files show (its issuer snapshot, taken
+-- when it was sent), and unless it resends a package already named (a retry, which passes its first
+-- try's year and number) it takes that NIT's next consecutive of the current year.
 create function einv_private.delivery_package() returns trigger
 language plpgsql set search_path = '' as $$
 declare
-  _company uuid;
+  _doc record;
 begin
-  select d.company_id into _company
+  select d.company_id, (d.life).issuer_snapshot ->> 'nit' as nit into _doc
     from einv_private.document_of(new.document_type, new.org_id, new.document_id, false) d;
-  new.company_id := _company;
+  new.company_id := _doc.company_id;
+  new.issuer_nit := coalesce(_doc.nit, (select c.nit from public.companies c where c.id = _doc.company_id));
   if new.package_number is null then
     new.package_year := extract(year from now() at time zone 'America/Bogota');
-    insert into einv_private.delivery_package_counters as c (company_id, year, last_number)
-    values (_company, new.package_year, 1)
-    on conflict (company_id, year) do update set last_number = c.last_number + 1
+    insert into einv_private.delivery_package_counters as c (nit, year, last_number)
+    values (new.issuer_nit, new.package_year, 1)
+    on conflict (nit, year) do update set last_number = c.last_number + 1
     returning c.last_number into new.package_number;
   end if;
   return new;
@@ -194,11 +202,15 @@ $$;
 --
 -- A retry by the reconcile job (`p_retry_of` given, `p_limits` null) is neither matched nor
 -- counted: it is opened one attempt further than the delivery it retries, linked both ways, and
--- resends that delivery's package under its name (year and consecutive). A request under the
--- provider reference of an earlier delivery of the document (`p_send_id`: derived from the
--- request's Idempotency-Key, so the same request retried after a 502/504) is a retry of that
--- delivery in the same way: the provider must see the same message under the same key. (`send_id`, `attempt`,
--- `retry_of` and `retried_by` are the columns of …_delivery_retries.sql.)
+-- resends that delivery's package under its name (year and consecutive), to the same address. A
+-- delivery already retried is not retried twice (`delivery_already_retried`): its retry owns what
+-- happens next. A request under the provider reference of an earlier delivery of the document to
+-- the same address (`p_send_id`: derived from the request's Idempotency-Key and the address, so the
+-- same request retried after a 502/504) is a retry of the newest attempt in the same way: the
+-- provider must see the same message under the same key. A lock per provider reference makes the
+-- request and a retry of the job that continue from one delivery take turns, so the second sees
+-- the first's attempt. (`send_id`, `attempt`, `retry_of` and `retried_by` are the columns of
+-- …_delivery_retries.sql.)
 create function public.einv_delivery_begin(
   p_org_id uuid, p_kind text, p_document_id uuid, p_recipient text, p_actor_id uuid, p_send_id uuid,
   p_retry_of uuid, p_limits jsonb, p_lease_seconds integer
@@ -216,6 +228,9 @@ begin
   select * into _doc from einv_private.document_of(p_kind, p_org_id, p_document_id, false);
   if (_doc.life).status <> einv_private.accepted_status(p_kind) then
     raise exception 'not_accepted' using errcode = 'P0001', hint = 'invalid_state', detail = p_kind;
+  end if;
+  if p_send_id is not null then
+    perform pg_advisory_xact_lock(hashtextextended('einv_delivery_send:' || p_send_id::text, 0));
   end if;
   if p_limits is not null then
     perform pg_advisory_xact_lock(hashtextextended('einv_delivery_begin:' || p_org_id::text, 0));
@@ -261,17 +276,21 @@ begin
   if p_retry_of is not null then
     select * into _of from public.deliveries o
      where o.id = p_retry_of and o.org_id = p_org_id and o.document_type = p_kind
-       and o.document_id = p_document_id
+       and o.document_id = p_document_id and o.recipient = p_recipient
        for update;
     if not found then
       raise exception 'not_found' using errcode = 'P0001', hint = 'not_found', detail = p_kind;
     end if;
+    if _of.retried_by is not null then
+      raise exception 'delivery_already_retried' using errcode = 'P0001', hint = 'invalid_state', detail = p_kind;
+    end if;
   elsif p_send_id is not null then
     -- a request retried under its Idempotency-Key after its first try failed: the same message
-    -- under the same provider reference and key, so the same package, one attempt further
+    -- to the same address under the same provider reference and key, so the same package, one
+    -- attempt further
     select * into _of from public.deliveries o
      where o.org_id = p_org_id and o.document_type = p_kind and o.document_id = p_document_id
-       and o.send_id = p_send_id and o.retried_by is null
+       and o.send_id = p_send_id and o.recipient = p_recipient and o.retried_by is null
      order by o.attempt desc
      limit 1
        for update;

@@ -27,9 +27,10 @@ create index deliveries_retry_due_idx on public.deliveries (next_retry_at)
   where status = 'error' and next_retry_at is not null;
 create index deliveries_open_idx on public.deliveries (created_at) where status = 'pendiente';
 -- One package name per package: a retry resends its first try's package (the same document, the
--- same files) under the same name, one attempt further; two packages never share a name.
+-- same files) under the same name, one attempt further; two packages never share a name (the name
+-- is the issuer's NIT, the year and the consecutive).
 create unique index deliveries_package_idx
-  on public.deliveries (company_id, package_year, package_number, attempt);
+  on public.deliveries (issuer_nit, package_year, package_number, attempt);
 
 -- A failed delivery, to be tried again later (or given up after its 5th attempt). One already
 -- retried (a newer attempt was opened) is left as it is: its retry owns what happens next.

@@ -3,8 +3,10 @@
  * (shared/fiscal/co/delivery-files.ts), allocated by the database as the delivery is inserted: a
  * per-company-per-year counter row, locked in that transaction. These cases run on real concurrent
  * connections: every delivery of one issuer takes its own number, whichever transaction commits
- * first; a retry resends its first try's package under the same name; and a retry's bookkeeping
- * never reschedules a delivery that was already retried.
+ * first; the issuers of one NIT (in two organizations) share one sequence, as they share the name;
+ * a retry resends its first try's package under the same name; a delivery is retried once, whether
+ * the reconcile job or a keyed request gets there first; and a retry's bookkeeping never reschedules
+ * a delivery that was already retried.
  */
 import { randomUUID } from "node:crypto";
 import postgres from "postgres";
@@ -27,6 +29,17 @@ afterAll(() => db?.close());
 
 const begin = `select public.einv_delivery_begin(p_org_id => $1, p_kind => 'invoice', p_document_id => $2,
   p_recipient => 'cliente@test.example', p_actor_id => null, p_send_id => null, p_retry_of => $3,
+  p_limits => null, p_lease_seconds => 60) as begun`;
+
+/** As a request under an Idempotency-Key calls it: with its provider reference and the limits. */
+const keyed = `select public.einv_delivery_begin(p_org_id => $1, p_kind => 'invoice', p_document_id => $2,
+  p_recipient => 'cliente@test.example', p_actor_id => null, p_send_id => $3, p_retry_of => null,
+  p_limits => '{"per_document": 100, "per_organization": 1000, "window_seconds": 3600}',
+  p_lease_seconds => 60) as begun`;
+
+/** As the reconcile job calls it: a retry of `$3`, under its provider reference `$4`. */
+const retry = `select public.einv_delivery_begin(p_org_id => $1, p_kind => 'invoice', p_document_id => $2,
+  p_recipient => 'cliente@test.example', p_actor_id => null, p_send_id => $4, p_retry_of => $3,
   p_limits => null, p_lease_seconds => 60) as begun`;
 
 interface Begun {
@@ -97,6 +110,41 @@ describe.skipIf(ON_PGLITE)(`delivery packages (${ON_PGLITE ? PGLITE_REASON : "Po
     ).rejects.toThrow(/deliveries_package_idx/);
   });
 
+  it("numbers the packages of one NIT as one sequence, whichever organization issues under it", async () => {
+    const first = await createTenant(db);
+    const second = await createTenant(db);
+    // a company is unique per organization and NIT: another organization may issue under the same
+    await db.superuser(
+      "update companies set nit = c.nit, check_digit = c.check_digit from companies c where c.id = $1 and companies.id = $2",
+      [first.company.id, second.company.id],
+    );
+    const mine = await createInvoice(db, first.org, first.company, { status: "transmitida" });
+    const theirs = await createInvoice(db, second.org, second.company, { status: "transmitida" });
+    const [a] = await db.superuser<{ begun: Begun }>(begin, [first.org.id, mine.id, null]);
+    const [b] = await db.superuser<{ begun: Begun }>(begin, [second.org.id, theirs.id, null]);
+    expect([a?.begun.package_number, b?.begun.package_number]).toEqual([1, 2]);
+    const rows = await db.superuser<{ issuer_nit: string }>(
+      "select issuer_nit from deliveries where document_id in ($1, $2)",
+      [mine.id, theirs.id],
+    );
+    expect(rows).toEqual([{ issuer_nit: first.company.nit }, { issuer_nit: first.company.nit }]);
+  });
+
+  it("counts under the NIT the document was sent with, after the company's NIT changed", async () => {
+    const issuer = await createTenant(db);
+    const sent = await createInvoice(db, issuer.org, issuer.company, { status: "transmitida" });
+    await db.superuser("update companies set nit = '900123456', check_digit = '8' where id = $1", [
+      issuer.company.id,
+    ]);
+    await db.superuser(begin, [issuer.org.id, sent.id, null]);
+    const [row] = await db.superuser<{ issuer_nit: string }>(
+      "select issuer_nit from deliveries where document_id = $1",
+      [sent.id],
+    );
+    // the PDF and the files name the NIT of the issuer snapshot, and so does the sequence
+    expect(row?.issuer_nit).toBe(issuer.company.nit);
+  });
+
   it("resends a retried delivery's package under its name, one attempt further, linked both ways", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
     const [first] = await db.superuser<{ begun: Begun }>(begin, [tenant.org.id, invoice.id, null]);
@@ -121,6 +169,55 @@ describe.skipIf(ON_PGLITE)(`delivery packages (${ON_PGLITE ? PGLITE_REASON : "Po
     ]);
   });
 
+  it("does not retry a delivery twice: a keyed request continued it, then the reconcile job tries", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
+    const sendId = randomUUID();
+    const [first] = await db.superuser<{ begun: Begun }>(keyed, [tenant.org.id, invoice.id, sendId]);
+    const firstId = first?.begun.delivery_id as string;
+    await db.superuser("update deliveries set status = 'error' where id = $1", [firstId]);
+    const [again] = await db.superuser<{ begun: Begun }>(keyed, [tenant.org.id, invoice.id, sendId]);
+    expect(again?.begun.package_number).toBe(first?.begun.package_number);
+    await expect(db.superuser(retry, [tenant.org.id, invoice.id, firstId, sendId])).rejects.toThrow(
+      /delivery_already_retried/,
+    );
+  });
+
+  it("does not retry a delivery twice: the reconcile job retries it while a keyed request continues it", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
+    const sendId = randomUUID();
+    const [first] = await db.superuser<{ begun: Begun }>(keyed, [tenant.org.id, invoice.id, sendId]);
+    const firstId = first?.begun.delivery_id as string;
+    await db.superuser("update deliveries set status = 'error' where id = $1", [firstId]);
+    const sql = postgres(db.url ?? "", { max: 2, onnotice: () => {} });
+    try {
+      let request: Promise<unknown> | undefined;
+      // the job's retry is begun and not yet committed when the request comes
+      await sql.begin(async (tx) => {
+        await tx.unsafe(retry, [tenant.org.id, invoice.id, firstId, sendId]);
+        request = sql.unsafe(keyed, [tenant.org.id, invoice.id, sendId]).execute();
+        await until(async () => {
+          const waiting = await db.superuser(
+            `select 1 from pg_stat_activity
+              where wait_event_type = 'Lock' and query like '%einv_delivery_begin%' and pid <> pg_backend_pid()`,
+          );
+          return waiting.length > 0;
+        });
+      });
+      await request;
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+    // one package under the provider reference: the first try and the job's retry, nothing else
+    const rows = await db.superuser<{ attempt: number; package_number: string }>(
+      "select attempt, package_number from deliveries where send_id = $1 order by attempt",
+      [sendId],
+    );
+    expect(rows).toEqual([
+      { attempt: 1, package_number: String(first?.begun.package_number) },
+      { attempt: 2, package_number: String(first?.begun.package_number) },
+    ]);
+  });
+
   it("does not reschedule a failed delivery once a retry of it was begun", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
     const [first] = await db.superuser<{ begun: Begun }>(begin, [tenant.org.id, invoice.id, null]);
@@ -139,3 +236,11 @@ describe.skipIf(ON_PGLITE)(`delivery packages (${ON_PGLITE ? PGLITE_REASON : "Po
     expect(row?.next_retry_at).toBeNull();
   });
 });
+
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error("condition not reached in time");
+}

@@ -366,6 +366,28 @@ describe("what is not kept", () => {
     expect(mail.messages).toHaveLength(1);
   });
 
+  it("a key released by a 502 and reused for another address sends a new package there, under its own reference", async () => {
+    const invoice = await transmitted();
+    const key = newKey();
+    mail.setKnobs({ failNext: [{ kind: "malformed", on: "send" }] });
+    expect((await deliver(invoice, key, { to: "a@cliente.test" })).status).toBe(502);
+    const other = await deliver(invoice, key, { to: "b@cliente.test" });
+    expect(other.status).toBe(200);
+    expect((await other.json()).status).toBe("enviada");
+    const [toA, toB] = mail.messages;
+    expect([toA?.to, toB?.to]).toEqual([["a@cliente.test"], ["b@cliente.test"]]);
+    expect(toB?.reference).not.toBe(toA?.reference);
+    expect(toB?.attachments[0]?.filename).not.toBe(toA?.attachments[0]?.filename);
+    const rows = await db.superuser<{ recipient: string; attempt: number; retry_of: string | null }>(
+      "select recipient, attempt, retry_of from deliveries where document_id = $1 order by created_at",
+      [invoice.id],
+    );
+    expect(rows).toEqual([
+      { recipient: "a@cliente.test", attempt: 1, retry_of: null },
+      { recipient: "b@cliente.test", attempt: 1, retry_of: null },
+    ]);
+  });
+
   it("a crash (500) and a rate limit (429) release the key", async () => {
     const key = newKey();
     probe.mode = "crash";

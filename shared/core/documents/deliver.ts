@@ -73,7 +73,7 @@ export interface DeliverContext {
   /**
    * The request's Idempotency-Key. A retried request whose first try failed after the message may
    * have left (a 502/504 releases the key) sends it under the same provider reference and key, so
-   * the provider delivers it once.
+   * the provider delivers it once; the reference is derived from the key and the address.
    */
   idempotencyKey?: string;
 }
@@ -199,10 +199,15 @@ async function beginDelivery(
 ): Promise<{ open: OpenDelivery; package: DeliveryPackage } | { answer: DeliverResult }> {
   const { noun } = kind.words;
   // The provider's reference and idempotency key: a retry's first try's; one derived from the
-  // request's Idempotency-Key (the same on every retry of that request); else the delivery's own.
+  // request's Idempotency-Key and the address (the same on every retry of that request; a key
+  // released by a 502/504 and reused for another address is another message); else the delivery's own.
   const keyedSendId = ctx.idempotencyKey
     ? uuidFrom(
-        await hexDigest("SHA-256", `${input.org_id}|deliver|${input.document_id}|${ctx.idempotencyKey}`),
+        await hexDigest(
+          "SHA-256",
+          // JSON: an address and a key may both hold any separator
+          JSON.stringify([input.org_id, "deliver", input.document_id, to, ctx.idempotencyKey]),
+        ),
       )
     : null;
   const begun = await ctx.serviceDb.call("einv_delivery_begin", {

@@ -14,9 +14,10 @@
  *
  * Our choices within it: `ppp` is `000` (this service, the issuer's software, builds the ZIP, not the
  * provider); the consecutive and its year are the delivery's package (`deliveries.package_year`,
- * `package_number`): the issuer's sequence of packages sent in that year, allocated by the database
- * when the delivery is begun (supabase/migrations/…_documents.sql), so two documents — an invoice
- * and a credit note, or `FE1` and `FV1` of one issuer — never share a name. A retry of a delivery
+ * `package_number`): the sequence of packages sent under the issuer's NIT in that year, allocated by
+ * the database when the delivery is begun (supabase/migrations/…_documents.sql), so two documents —
+ * an invoice and a credit note, `FE1` and `FV1` of one issuer, or the documents of two organizations
+ * that issue under one NIT — never share a name. A retry of a delivery
  * resends the same package and keeps its name; a new delivery of the same document is a new package.
  * The PDF takes the XML's name with `.pdf` (the Anexo names no PDF). Hex digits are lowercase.
  */
