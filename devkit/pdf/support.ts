@@ -200,3 +200,36 @@ export async function placedTexts(page: PDFPage): Promise<PlacedText[]> {
   }
   return out;
 }
+
+/** A rectangle on the page, in points. */
+export interface PlacedBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The rectangles (`x y w h re`) a page's own content stream draws, in drawing order. */
+export function pageRects(page: PDFPage): PlacedBox[] {
+  const pattern = /([-\d.]+) ([-\d.]+) ([-\d.]+) ([-\d.]+) re/g;
+  return [...pageOperators(page).matchAll(pattern)].map(
+    ([, x = "0", y = "0", width = "0", height = "0"]) => ({
+      x: Number(x),
+      y: Number(y),
+      width: Number(width),
+      height: Number(height),
+    }),
+  );
+}
+
+/** Where the QR code is painted: its Form XObject's box (quiet zone included) scaled by its `cm`. */
+export function qrBox(page: PDFPage): PlacedBox | null {
+  const match = /([\d.]+) 0 0 ([\d.]+) ([-\d.]+) ([-\d.]+) cm\s+\/(QR-\d+) Do/.exec(pageOperators(page));
+  if (!match) return null;
+  const [, scale = "0", , x = "0", y = "0", name = ""] = match;
+  const xobjects = page.node.Resources()?.lookup(PDFName.of("XObject"));
+  const form = (xobjects as { lookup(n: PDFName): unknown } | undefined)?.lookup(PDFName.of(name));
+  const bbox = (form as PDFRawStream | undefined)?.dict.lookup(PDFName.of("BBox"));
+  const side = bbox instanceof PDFArray ? Number(String(bbox.get(2))) : Number.NaN;
+  return { x: Number(x), y: Number(y), width: Number(scale) * side, height: Number(scale) * side };
+}

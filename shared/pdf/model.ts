@@ -20,7 +20,7 @@ import * as label from "./labels.ts";
 import { pesosInWords } from "./words.ts";
 
 /** Bumped whenever the layout changes, so that stored representations are re-rendered. */
-export const INVOICE_TEMPLATE_VERSION = "invoice-pdf/2";
+export const INVOICE_TEMPLATE_VERSION = "invoice-pdf/3";
 
 export type PageSizeName = "letter" | "a4";
 

@@ -21,7 +21,12 @@ import {
   drawWatermark,
 } from "./sections.ts";
 import { drawLinesTable, drawNotes, drawSummary } from "./tables.ts";
-import { drawPendingBlock, drawValidationBlock, VALIDATION_BLOCK_HEIGHT } from "./validation-block.ts";
+import {
+  drawPendingBlock,
+  drawValidationBlock,
+  layoutValidationBlock,
+  VALIDATION_BLOCK_HEIGHT,
+} from "./validation-block.ts";
 
 export type { DocumentPdfModel } from "./model.ts";
 
@@ -43,12 +48,15 @@ export async function renderDocumentPdf(model: DocumentPdfModel): Promise<Uint8A
   if (model.notes?.trim()) drawNotes(kit, flow, model.notes);
 
   // the validation block sits at the foot of the last page, as `stampPdf` places it on a provider PDF
-  if (flow.room() < VALIDATION_BLOCK_HEIGHT + 8) flow.newPage();
   const box = { x: frame.left, y: frame.bottom, width: frame.right - frame.left };
-  if (model.fiscal.stamped) {
-    drawValidationBlock(kit, flow.page, box, model.fiscal, await qrMatrix(model.fiscal.qrText));
+  const { fiscal } = model;
+  if (fiscal.stamped) {
+    const layout = layoutValidationBlock(kit, box.width, fiscal);
+    if (flow.room() < layout.height + 8) flow.newPage();
+    drawValidationBlock(kit, flow.page, box, layout, await qrMatrix(fiscal.qrText));
   } else {
-    drawPendingBlock(kit, flow.page, box, model.fiscal.statusLabel, model.names, model.fiscal.software);
+    if (flow.room() < VALIDATION_BLOCK_HEIGHT + 8) flow.newPage();
+    drawPendingBlock(kit, flow.page, box, fiscal.statusLabel, model.names, fiscal.software);
   }
 
   finishPages(kit, flow.pages, frame, model);

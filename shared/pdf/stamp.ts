@@ -1,16 +1,18 @@
 /**
  * Stamps the authority's validation (CUFE, QR code, validation date) onto a PDF made elsewhere — the
  * company's `docsgen` provider — at the foot of its last page, exactly as the built-in renderer
- * draws it. The block is opaque: a provider template must keep the lowest `STAMP_AREA_HEIGHT` points
- * above a 36 pt margin of the last page free, or the block covers what is there.
+ * draws it. The block is opaque: on a Letter or A4 page a provider template must keep the lowest
+ * `STAMP_AREA_HEIGHT` points of the last page free, or the block covers what is there. On a
+ * narrower page the block keeps its text whole and so grows upward (a credit note on half-letter,
+ * 396 pt wide, takes about 250 pt; on an 80 mm roll the text goes under the QR code).
  */
 import { MAX_PAGES, RenderBudgetError } from "./flow.ts";
 import { loadPdfLib, makeKit, PRODUCER } from "./kit.ts";
 import type { ValidationStamp } from "./model.ts";
 import { qrMatrix } from "./qr.ts";
-import { drawValidationBlock, VALIDATION_BLOCK_HEIGHT } from "./validation-block.ts";
+import { drawValidationBlock, layoutValidationBlock, VALIDATION_BLOCK_HEIGHT } from "./validation-block.ts";
 
-/** Space the stamp takes at the foot of the last page, from the bottom edge. */
+/** Space the stamp takes at the foot of a Letter or A4 page, from the bottom edge. */
 export const STAMP_AREA_HEIGHT = 36 + VALIDATION_BLOCK_HEIGHT;
 const MARGIN = 36;
 
@@ -38,7 +40,8 @@ export async function stampPdf(
   // the visible page area (CropBox, else MediaBox), which need not start at (0, 0)
   const { x, y, width } = page.getCropBox();
   const margin = Math.min(MARGIN, width / 20);
-  drawValidationBlock(kit, page, { x: x + margin, y: y + MARGIN, width: width - 2 * margin }, stamp, qr);
+  const box = { x: x + margin, y: y + MARGIN, width: width - 2 * margin };
+  drawValidationBlock(kit, page, box, layoutValidationBlock(kit, box.width, stamp), qr);
 
   doc.setProducer(PRODUCER);
   doc.setModificationDate(fixedDate);

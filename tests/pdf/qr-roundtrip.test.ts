@@ -10,6 +10,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PDFDocument } from "pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   acceptedFiscal,
@@ -48,6 +49,13 @@ if (skip) {
   );
 }
 
+/** A provider's one blank page of the given size. */
+async function blankPdf(width: number, height: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.addPage([width, height]);
+  return doc.save();
+}
+
 describe.skipIf(skip)("QR round trip through pdftoppm and zbarimg", () => {
   let dir = "";
   beforeAll(() => {
@@ -64,7 +72,6 @@ describe.skipIf(skip)("QR round trip through pdftoppm and zbarimg", () => {
   async function toPng(name: string, pdf: Uint8Array, page: number, dpi = 150): Promise<string> {
     const pdfPath = join(dir, `${name}.pdf`);
     writeFileSync(pdfPath, pdf);
-    const { PDFDocument } = await import("pdf-lib");
     const count = (await PDFDocument.load(pdf)).getPageCount();
     const pngPath = join(dir, `${name}.png`);
     rasterise(pdfPath, page === -1 ? count : page, dpi, pngPath);
@@ -151,6 +158,21 @@ describe.skipIf(skip)("QR round trip through pdftoppm and zbarimg", () => {
       [
         "a docsgen credit note, stamped",
         async () => stampPdf(await providerPdf(), noteStamp(), new Date(DEMO_VALIDATED_AT)),
+        DEMO_NOTE_QR_TEXT,
+      ],
+      [
+        "a docsgen credit note on half-letter, stamped",
+        async () => stampPdf(await blankPdf(396, 612), noteStamp(), new Date(DEMO_VALIDATED_AT)),
+        DEMO_NOTE_QR_TEXT,
+      ],
+      [
+        "a docsgen invoice on A5, stamped",
+        async () => stampPdf(await blankPdf(419.53, 595.28), DEMO_STAMP, new Date(DEMO_VALIDATED_AT)),
+        DEMO_QR_TEXT,
+      ],
+      [
+        "a docsgen credit note on an 80 mm roll, stamped",
+        async () => stampPdf(await blankPdf(226.77, 800), noteStamp(), new Date(DEMO_VALIDATED_AT)),
         DEMO_NOTE_QR_TEXT,
       ],
     ];

@@ -210,6 +210,24 @@ describe("the issuing software", () => {
     expect(texts).toContain(softwareLine(DEMO_SOFTWARE));
     expect(softwareLine(DEMO_SOFTWARE)).toMatch(/^Software: .+ · Fabricante del software: .+, NIT \d+-\d$/);
   });
+
+  it("is printed whole when long, the validation block growing to hold it", async () => {
+    const software = {
+      ...DEMO_SOFTWARE,
+      maker:
+        "Compañía Colombiana de Soluciones Tecnológicas para la Facturación Electrónica Empresarial S.A.S.",
+    };
+    const model = toCreditNotePdfModel(demoCreditNote(), acceptedFiscal({ status: "emitida" }), { software });
+    const doc = await loadPdf(await renderDocumentPdf(model));
+    const placed = await placedTexts(doc.getPage(doc.getPageCount() - 1));
+    const said = placed.map((t) => t.text).join(" ");
+    expect(said).toContain(softwareLine(software));
+    expect(said).not.toContain("…");
+    // on two lines inside the block, above the footer
+    const lines = placed.filter((t) => softwareLine(software).includes(t.text) && t.size === 6.5);
+    expect(lines.length).toBe(2);
+    for (const t of lines) expect(t.y).toBeGreaterThan(frameFor("letter").bottom);
+  });
 });
 
 describe("exempt and untaxed lines", () => {

@@ -68,7 +68,7 @@ export interface RepresentationContext {
 }
 
 /** Bumped with any change to what the service itself puts in a PDF (stamping included). */
-const SERVICE_TEMPLATE = "stamp/2";
+const SERVICE_TEMPLATE = "stamp/3";
 
 export async function documentRepresentation<K extends DocumentKind>(args: {
   ctx: RepresentationContext;
