@@ -131,7 +131,7 @@ export function createDemoInvoiceHandler(options: {
       if (!token) throw new Error("no token");
       claims = await options.verifyToken(token);
     } catch {
-      return localError(401, "unauthorized", "A demo user's access_token from local.json is required.");
+      return localError(401, "unauthenticated", "A demo user's access_token from local.json is required.");
     }
     const text = await request.text();
     if (new TextEncoder().encode(text).byteLength > MAX_BODY_BYTES) {

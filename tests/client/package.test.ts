@@ -3,7 +3,7 @@
  * with tsc) makes a tarball; a folder laid out like a Vite + TypeScript app installs it with npm,
  * offline, next to the real supabase-js; there `tsc --noEmit` under create-vite's strict settings
  * (client/tsconfig.json's) accepts a correct use of the client and of supabase-js typed with the
- * package's `Database`, and refuses each of the mistakes the types exist to catch; and Node runs the
+ * package's `Database` (docs/creating-invoices.md's example among them), and refuses each of the mistakes the types exist to catch; and Node runs the
  * built module through the package's `exports`.
  */
 import { execFile } from "node:child_process";
@@ -122,6 +122,18 @@ await supabase.from("invoice_lines").insert([
 ]);
 console.log(draftStatus);
 `);
+    expect([...errors.values()]).toEqual([]);
+  }, 60_000);
+
+  it("type-checks the supabase-js example of docs/creating-invoices.md as it is written", async () => {
+    const doc = readFileSync(join(root, "docs/creating-invoices.md"), "utf8");
+    const example = /```ts\n([\s\S]*?)```/.exec(doc)?.[1] ?? "";
+    expect(example).toContain('supabase.from("invoice_lines").insert(rows)');
+    // what the example leaves to the app: its project's URL and key, and the ids it works with
+    const declared = `declare const SUPABASE_URL: string, SUPABASE_PUBLISHABLE_KEY: string;
+declare const org_id: string, company_id: string;
+`;
+    const errors = await typeCheck(`${example}${declared}`);
     expect([...errors.values()]).toEqual([]);
   }, 60_000);
 
