@@ -11,6 +11,7 @@
  */
 import type { TablesInsert } from "../../client/database.ts";
 import type { VerifiedClaims } from "../../shared/auth/jwt.ts";
+import { readCapped } from "../../shared/bytes.ts";
 import type { SqlClient, SqlSession } from "../../shared/db/sql-client.ts";
 import { nitCheckDigit } from "../../shared/fiscal/co/check-digit.ts";
 import { localError, methodNotAllowed } from "./answers.ts";
@@ -133,10 +134,11 @@ export function createDemoInvoiceHandler(options: {
     } catch {
       return localError(401, "unauthenticated", "A demo user's access_token from local.json is required.");
     }
-    const text = await request.text();
-    if (new TextEncoder().encode(text).byteLength > MAX_BODY_BYTES) {
+    const { bytes, truncated } = await readCapped(request.body, MAX_BODY_BYTES);
+    if (truncated) {
       return localError(413, "payload_too_large", `The body is limited to ${MAX_BODY_BYTES} bytes.`);
     }
+    const text = new TextDecoder().decode(bytes);
     let body: unknown;
     try {
       body = JSON.parse(text);

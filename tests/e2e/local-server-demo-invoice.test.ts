@@ -83,6 +83,24 @@ describe.skipIf(target.kind !== "postgres")("npm run demo:invoice", () => {
     expect(admin.status).toBe(201);
   }, 60_000);
 
+  it("refuses a request without a token, with a body other than {org_id}, or over 1 KiB", async () => {
+    const { run: local, baseUrl } = server.get();
+    const token = curlUser(local)?.access_token ?? "";
+    const send = (body: string, authorization = `Bearer ${token}`) =>
+      fetch(`${baseUrl}/local/v1/demo-invoice`, { method: "POST", headers: { authorization }, body }).then(
+        async (response) => [
+          response.status,
+          ((await response.json()) as { error: { code: string } }).error.code,
+        ],
+      );
+    const org_id = local.orgs[0]?.id;
+    expect(await send(JSON.stringify({ org_id }), "Bearer not-a-token")).toEqual([401, "unauthenticated"]);
+    expect(await send("{")).toEqual([400, "invalid_json"]);
+    expect(await send(JSON.stringify({ org_id: "demo" }))).toEqual([400, "validation_failed"]);
+    expect(await send(JSON.stringify({ org_id, number: "1" }))).toEqual([400, "validation_failed"]);
+    expect(await send(JSON.stringify({ org_id, pad: "x".repeat(2000) }))).toEqual([413, "payload_too_large"]);
+  }, 60_000);
+
   it("says to start the server when there is no local.json", async () => {
     const empty = await mkdtemp(join(tmpdir(), "einv-no-server-"));
     try {
