@@ -22,6 +22,8 @@ import type { operations } from "./openapi.ts";
 import type { RetryOptions } from "./retry.ts";
 import type { RouteErrorCodes } from "./route-errors.ts";
 
+// the tables' types for supabase-js (`createClient<Database>(…)`), generated from the migrations
+export type { Database, Json, Tables, TablesInsert, TablesUpdate } from "./database.ts";
 export {
   type ClientErrorCode,
   EinvoicingError,

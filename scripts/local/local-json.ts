@@ -84,14 +84,24 @@ export async function describeLocalRun(
   });
 }
 
-/** One curl line: the first organization's operador transmits three of its pending invoices. */
-export function printCurl(local: LocalRun): string {
-  const user = local.users.find((u) => u.role === "operador") ?? local.users[0];
+/** The demo user the printed curl lines act as: the first organization's operador. */
+export function curlUser(local: LocalRun): LocalRun["users"][number] | undefined {
+  return local.users.find((u) => u.role === "operador") ?? local.users[0];
+}
+
+/**
+ * One curl line: the first organization's operador transmits `invoiceIds`, by default three of its
+ * pending invoices.
+ */
+export function printCurl(local: LocalRun, invoiceIds?: string[]): string {
+  const user = curlUser(local);
   if (!user) return "# no demo users: the database was not seeded";
-  const ids = local.invoices
-    .filter((i) => i.org_id === user.org_id && i.status === "pendiente")
-    .slice(0, 3)
-    .map((i) => i.id);
+  const ids =
+    invoiceIds ??
+    local.invoices
+      .filter((i) => i.org_id === user.org_id && i.status === "pendiente")
+      .slice(0, 3)
+      .map((i) => i.id);
   const body = JSON.stringify({ org_id: user.org_id, invoice_ids: ids });
   return [
     `curl -sS -X POST '${local.base_url}/v1/einvoicing/transmit'`,

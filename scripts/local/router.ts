@@ -1,10 +1,12 @@
 /**
  * The local server's front door, laid out like `supabase start`: functions under /functions/v1 (the
  * prefix stripped, as Supabase does), the JWKS under /auth/v1, downloads under /storage/v1, the
- * sandboxes under /sandbox and the API reference under /docs. Whatever the method or path, the answer
+ * sandboxes under /sandbox, the API reference under /docs, and the local server's own
+ * /local/v1/demo-invoice (npm run demo:invoice). Whatever the method or path, the answer
  * is a JSON one with `x-request-id` — never a bare 500, even for a method a `Request` cannot carry.
  */
 import { localError, methodNotAllowed, preflight, UNFORWARDABLE_METHODS } from "./answers.ts";
+import { DEMO_INVOICE_PATH } from "./demo-invoice-route.ts";
 import { isDocsPath } from "./docs.ts";
 import { isStorageDownload } from "./storage-download.ts";
 
@@ -21,6 +23,8 @@ export interface LocalRoutes {
   storage: Handler;
   sandboxes: Handler;
   docs: Handler;
+  /** POST: a pending demo invoice, created as the caller (./demo-invoice-route.ts). */
+  demoInvoice: Handler;
 }
 
 export function createLocalRouter(routes: LocalRoutes): (request: Request) => Promise<Response> {
@@ -44,6 +48,7 @@ export function createLocalRouter(routes: LocalRoutes): (request: Request) => Pr
     if (isStorageDownload(url)) return routes.storage(request);
     if (url.pathname.startsWith("/sandbox/")) return routes.sandboxes(request);
     if (isDocsPath(url)) return routes.docs(request);
+    if (url.pathname === DEMO_INVOICE_PATH) return routes.demoInvoice(request);
     return localError(
       404,
       "not_found",

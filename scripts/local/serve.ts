@@ -27,6 +27,7 @@ import { connectPostgres, fromPGlite, type SqlClient } from "../../shared/db/sql
 import { migrate } from "../db/migrate.ts";
 import { adoptSandboxDocuments } from "./adopt.ts";
 import { ensureDemoCredentials } from "./demo-credentials.ts";
+import { createDemoInvoiceHandler } from "./demo-invoice-route.ts";
 import { createDocsHandler } from "./docs.ts";
 import { describeLocalRun, LOCAL_API_KEY, printCurl } from "./local-json.ts";
 import { createLocalRouter, FUNCTIONS_PREFIX } from "./router.ts";
@@ -148,6 +149,7 @@ const server = Deno.serve(
     storage: download,
     sandboxes,
     docs: createDocsHandler(functionsRoot),
+    demoInvoice: createDemoInvoiceHandler({ client, verifyToken: deps.verifyToken }),
   }),
 );
 

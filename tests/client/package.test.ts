@@ -2,8 +2,9 @@
  * The client as a package, as a web app gets it: `npm pack` in client/ (its prepack builds dist/
  * with tsc) makes a tarball; a folder laid out like a Vite + TypeScript app installs it with npm,
  * offline, next to the real supabase-js; there `tsc --noEmit` under create-vite's strict settings
- * (client/tsconfig.json's) accepts a correct use of the client and refuses each of the mistakes the
- * types exist to catch; and Node runs the built module through the package's `exports`.
+ * (client/tsconfig.json's) accepts a correct use of the client and of supabase-js typed with the
+ * package's `Database` (docs/creating-invoices.md's example among them), and refuses each of the mistakes the types exist to catch; and Node runs the
+ * built module through the package's `exports`.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -64,9 +65,9 @@ async function typeCheck(source: string): Promise<Map<number, string>> {
 }
 
 const PREAMBLE = `import { createClient } from "@supabase/supabase-js";
-import { createEinvoicingClient, type ErrorCodeOf, isEinvoicingError } from "@einvoicing/client";
+import { createEinvoicingClient, type Database, type ErrorCodeOf, isEinvoicingError } from "@einvoicing/client";
 
-const supabase = createClient("https://project.supabase.co", "sb_publishable_x");
+const supabase = createClient<Database>("https://project.supabase.co", "sb_publishable_x");
 const einvoicing = createEinvoicingClient(supabase, { retry: { attempts: 4, maxDelayMs: 5_000 } });
 const org_id = crypto.randomUUID();
 const invoice_id = crypto.randomUUID();
@@ -108,7 +109,31 @@ try {
   if (code === "invalid_state" || error.code === "network_error") console.log(error.idempotency_key);
 }
 console.log(statuses, sent, pdf.size, filename);
+const { data: draft, error: refused } = await supabase
+  .from("invoices")
+  .insert({ org_id, company_id: crypto.randomUUID(), number: "SETP990000402", buyer_name: "Cliente", subtotal: 100, tax_total: 19, total: 119 })
+  .select("id, number, status")
+  .single();
+if (refused) throw refused;
+const draftId: string = draft.id;
+const draftStatus: string = draft.status;
+await supabase.from("invoice_lines").insert([
+  { invoice_id: draftId, org_id, position: 1, description: "Servicio", quantity: 1, unit_price: 100, line_extension: 100, tax_rate: 19, tax_amount: 19 },
+]);
+console.log(draftStatus);
 `);
+    expect([...errors.values()]).toEqual([]);
+  }, 60_000);
+
+  it("type-checks the supabase-js example of docs/creating-invoices.md as it is written", async () => {
+    const doc = readFileSync(join(root, "docs/creating-invoices.md"), "utf8");
+    const example = /```ts\n([\s\S]*?)```/.exec(doc)?.[1] ?? "";
+    expect(example).toContain('supabase.from("invoice_lines").insert(rows)');
+    // what the example leaves to the app: its project's URL and key, and the ids it works with
+    const declared = `declare const SUPABASE_URL: string, SUPABASE_PUBLISHABLE_KEY: string;
+declare const org_id: string, company_id: string;
+`;
+    const errors = await typeCheck(`${example}${declared}`);
     expect([...errors.values()]).toEqual([]);
   }, 60_000);
 
@@ -134,6 +159,22 @@ console.log(statuses, sent, pdf.size, filename);
         "const { replayed } = await einvoicing.refresh({ org_id, invoice_id }); console.log(replayed);",
         /TS2339: Property 'replayed' does not exist/,
       ],
+      // the tables' types (client/database.ts): a column the table lacks, a value of the wrong type,
+      // a required column left out, a table that does not exist
+      [
+        'await supabase.from("invoices").insert({ org_id, company_id: org_id, number: "1", buyer_nmae: "x" });',
+        // supabase-js refuses excess properties by typing them `never`
+        /TS2322: Type 'string' is not assignable to type 'never'/,
+      ],
+      [
+        'await supabase.from("invoice_lines").insert({ invoice_id, org_id, position: 1, description: "d", quantity: "1", unit_price: 1, line_extension: 1 });',
+        /TS2322: Type 'string' is not assignable to type 'number'/,
+      ],
+      [
+        'await supabase.from("invoices").insert({ org_id, company_id: org_id });',
+        /TS2345: Argument of type '\{ org_id: .*; company_id: .*; \}' is not assignable/,
+      ],
+      ['await supabase.from("invoice").insert({ org_id });', /TS2769: No overload matches this call/],
     ];
     const errors = await typeCheck(`${PREAMBLE}${mistakes.map(([line]) => line).join("\n")}\n`);
     const first = PREAMBLE.split("\n").length;

@@ -17,6 +17,7 @@ const readme = read("README.md");
 const documents = [
   "README.md",
   "docs/api.md",
+  "docs/creating-invoices.md",
   "docs/guarantees.md",
   "docs/performance.md",
   ...readdirSync(join(root, "docs/adr")).map((name) => `docs/adr/${name}`),
