@@ -320,6 +320,7 @@ export type Database = {
           document_type: string
           gave_up_reason: string | null
           id: string
+          issuer_nit: string
           lease_until: string | null
           message: string | null
           next_retry_at: string | null
@@ -344,6 +345,7 @@ export type Database = {
           document_type: string
           gave_up_reason?: string | null
           id?: string
+          issuer_nit: string
           lease_until?: string | null
           message?: string | null
           next_retry_at?: string | null
@@ -368,6 +370,7 @@ export type Database = {
           document_type?: string
           gave_up_reason?: string | null
           id?: string
+          issuer_nit?: string
           lease_until?: string | null
           message?: string | null
           next_retry_at?: string | null
