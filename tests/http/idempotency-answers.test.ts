@@ -77,6 +77,29 @@ describe("a 5xx is never replayed", () => {
   });
 });
 
+describe("a kept 2xx", () => {
+  it("is replayed exactly as it was, an `error` member in it included (no request id is added)", async () => {
+    // a 200 may well carry an `error` member (a batch's answer about one of its documents)
+    const answer = { results: 1, error: { code: "partly", message: "one document failed" } };
+    const batch = mountProbe(t, {
+      input: orgScoped,
+      output: z.object({
+        results: z.number(),
+        error: z.object({ code: z.string(), message: z.string() }),
+      }),
+      errors: [],
+      handle: async () => answer,
+    });
+    const key = newKey();
+    const headers = { "idempotency-key": key };
+    expect(await (await batch.post(token, { org_id: tenant.org.id }, headers)).json()).toEqual(answer);
+    const replay = await batch.post(token, { org_id: tenant.org.id }, headers);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get(REPLAYED)).toBe("true");
+    expect(await replay.json()).toEqual(answer);
+  });
+});
+
 describe("a kept 4xx", () => {
   it("is replayed with its details, under the replay's own request id, without running again", async () => {
     const key = newKey();
