@@ -38,13 +38,15 @@ export async function ensureDemoCredentials(
         };
         if (await service.call("einv_credential_get", where)) continue;
         const identity = { org_id: company.org_id, company_id: company.id, service: name, environment };
-        await service.call("einv_credential_save", {
+        await service.call("einv_integration_save", {
           ...where,
           p_url: `${sandboxUrl}/${name}`,
           p_settings: {},
           p_api_key_ciphertext: await secretBox.seal(DEMO_SANDBOX_KEY, identity),
           p_api_key_hint: keyHint(DEMO_SANDBOX_KEY),
-          p_verified_at: null,
+          p_key_id: secretBox.keyId,
+          p_key_source: "given",
+          p_message: "Demo credential for the local sandbox.",
           p_actor_id: null,
         });
         saved++;

@@ -84,23 +84,11 @@ const credentials = {
     p_service: str,
     p_environment: str,
   }).returns<CredentialRow | null>(),
-  einv_credential_save: service({
-    p_org_id: str,
-    p_company_id: str,
-    p_service: str,
-    p_environment: str,
-    p_url: arg<string | null>(),
-    p_settings: arg<Record<string, unknown> | null>(),
-    p_api_key_ciphertext: arg<string | null>(),
-    p_api_key_hint: arg<string | null>(),
-    p_verified_at: arg<string | null>(),
-    p_actor_id: arg<string | null>(),
-  }).returns<Omit<CredentialRow, "org_id" | "api_key_ciphertext">>(),
 };
 
 /** A stored credential as /integrations reads it: with the id of the key that sealed it. */
 export interface StoredCredential extends CredentialRow {
-  /** null for a row sealed before key ids were recorded (einv_credential_save). */
+  /** null for a row sealed before key ids were recorded. */
   key_id: string | null;
 }
 
@@ -146,7 +134,8 @@ const integrations = {
     p_key_id: str,
     p_key_source: arg<"given" | "saved">(),
     p_message: str,
-    p_actor_id: str,
+    /** null when no user saves it (the local demo's and the tests' seeding). */
+    p_actor_id: arg<string | null>(),
   }).returns<SavedCredential>(),
   einv_integration_event: service({
     p_org_id: str,

@@ -4,7 +4,8 @@
 -- The API key is stored only as AES-256-GCM ciphertext sealed by the service (the key never reaches
 -- the database), with the org, company, service and environment as associated data, so a
 -- ciphertext copied to another row fails to decrypt. The table lives in the unexposed schema and
--- only the service reaches it, through the functions below.
+-- only the service reaches it: through the function below to read it, and through the integrations
+-- area's functions (…_integrations.sql) to save and re-seal it.
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
 
 create table einv_private.credentials (
@@ -50,44 +51,6 @@ begin
 end
 $$;
 
--- Creates or replaces a credential. A null ciphertext keeps the stored key (url/settings update).
-create function public.einv_credential_save(
-  p_org_id uuid, p_company_id uuid, p_service text, p_environment text, p_url text, p_settings jsonb,
-  p_api_key_ciphertext text, p_api_key_hint text, p_verified_at timestamptz, p_actor_id uuid
-) returns jsonb
-language plpgsql security definer set search_path = '' as $$
-declare
-  _row einv_private.credentials;
-begin
-  if not exists (select 1 from public.companies where id = p_company_id and org_id = p_org_id) then
-    raise exception 'company_not_found' using errcode = 'P0001', hint = 'not_found', detail = 'credential';
-  end if;
-  insert into einv_private.credentials as c (org_id, company_id, service, environment, url, settings,
-    api_key_ciphertext, api_key_hint, verified_at, updated_by)
-  values (p_org_id, p_company_id, p_service, p_environment, p_url, coalesce(p_settings, '{}'::jsonb),
-    p_api_key_ciphertext, p_api_key_hint, p_verified_at, p_actor_id)
-  on conflict (company_id, service, environment) do update
-     set url = excluded.url,
-         settings = excluded.settings,
-         api_key_ciphertext = coalesce(excluded.api_key_ciphertext, c.api_key_ciphertext),
-         api_key_hint = coalesce(excluded.api_key_hint, c.api_key_hint),
-         verified_at = excluded.verified_at,
-         updated_by = excluded.updated_by
-  returning * into _row;
-
-  perform einv_private.log_event(p_org_id, 'credential', _row.id, 'credential_saved', p_actor_id,
-    jsonb_build_object('company_id', p_company_id, 'service', p_service, 'environment', p_environment,
-                       'api_key_hint', _row.api_key_hint));
-
-  return jsonb_build_object('company_id', _row.company_id, 'service', _row.service,
-    'environment', _row.environment, 'url', _row.url, 'settings', _row.settings,
-    'api_key_hint', _row.api_key_hint, 'verified_at', _row.verified_at);
-end
-$$;
-
-revoke all on function public.einv_credential_get(uuid, uuid, text, text),
-  public.einv_credential_save(uuid, uuid, text, text, text, jsonb, text, text, timestamptz, uuid)
+revoke all on function public.einv_credential_get(uuid, uuid, text, text)
   from public, anon, authenticated, service_role;
-grant execute on function public.einv_credential_get(uuid, uuid, text, text),
-  public.einv_credential_save(uuid, uuid, text, text, text, jsonb, text, text, timestamptz, uuid)
-  to service_role;
+grant execute on function public.einv_credential_get(uuid, uuid, text, text) to service_role;

@@ -30,6 +30,22 @@ beforeAll(async () => {
 });
 afterAll(() => db?.close());
 
+/** A credential save of the tenant's company, its key sealed elsewhere (the database only stores it). */
+const saveArgs = (of: Tenant, service: string, environment: string) => ({
+  p_org_id: of.org.id,
+  p_company_id: of.company.id,
+  p_service: service,
+  p_environment: environment,
+  p_url: "https://provider.example/v1",
+  p_settings: {},
+  p_api_key_ciphertext: "v1:aaaa:bbbb",
+  p_api_key_hint: "wxyz",
+  p_key_id: "0123456789abcdef",
+  p_key_source: "given" as const,
+  p_message: "accepted",
+  p_actor_id: null,
+});
+
 describe.each(TRANSPORTS)("the %s transport", (name) => {
   const transport = (): Db => transports[name];
 
@@ -58,16 +74,10 @@ describe.each(TRANSPORTS)("the %s transport", (name) => {
   it("passes jsonb arguments and returns jsonb results unchanged", async () => {
     const saved = await transport()
       .asService()
-      .call("einv_credential_save", {
-        p_org_id: tenant.org.id,
-        p_company_id: tenant.company.id,
-        p_service: "docsgen",
-        p_environment: "uat",
+      .call("einv_integration_save", {
+        ...saveArgs(tenant, "docsgen", "uat"),
         p_url: "https://docs.example/v1",
         p_settings: { template: "clásico", copies: 2, nested: { ok: true } },
-        p_api_key_ciphertext: "v1:aaaa:bbbb",
-        p_api_key_hint: "wxyz",
-        p_verified_at: "2026-11-20T10:00:00Z",
         p_actor_id: tenant.admin.id,
       });
     expect(saved).toMatchObject({
@@ -82,35 +92,23 @@ describe.each(TRANSPORTS)("the %s transport", (name) => {
     const hostile = `it's \\'; drop table public.invoices; -- \\x41 \\n E'\\' ''$$ ñ 東京 🙂`;
     const saved = await transport()
       .asService()
-      .call("einv_credential_save", {
-        p_org_id: tenant.org.id,
-        p_company_id: tenant.company.id,
-        p_service: "deliver",
-        p_environment: "prd",
+      .call("einv_integration_save", {
+        ...saveArgs(tenant, "deliver", "prd"),
         p_url: "https://mail.example/v1",
         p_settings: { note: hostile, [hostile]: [hostile] },
-        p_api_key_ciphertext: null,
-        p_api_key_hint: null,
-        p_verified_at: null,
-        p_actor_id: null,
+        p_message: hostile,
       });
     expect(saved.settings).toEqual({ note: hostile, [hostile]: [hostile] });
     expect(await db.superuser("select count(*)::int as n from public.invoices")).toHaveLength(1);
   });
 
   it("maps a raised not_found to NotFoundError", async () => {
-    const call = transport().asService().call("einv_credential_save", {
-      p_org_id: tenant.org.id,
-      p_company_id: other.company.id,
-      p_service: "docsgen",
-      p_environment: "uat",
-      p_url: null,
-      p_settings: null,
-      p_api_key_ciphertext: null,
-      p_api_key_hint: null,
-      p_verified_at: null,
-      p_actor_id: null,
-    });
+    const call = transport()
+      .asService()
+      .call("einv_integration_save", {
+        ...saveArgs(tenant, "docsgen", "uat"),
+        p_company_id: other.company.id,
+      });
     await expect(call).rejects.toBeInstanceOf(NotFoundError);
   });
 

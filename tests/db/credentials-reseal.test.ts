@@ -71,20 +71,20 @@ const identityOf = (row: Pick<Row, "org_id" | "company_id" | "service" | "enviro
 const keyOf = (tenant: Tenant, service: string, environment: string) =>
   `sk_sandbox_${tenant.company.id.slice(0, 8)}_${service}_${environment}`;
 
-/** Stores a credential sealed by `box`, as a save does (with the key id) or as before key ids (none). */
+/**
+ * Stores a credential sealed by `box`: as a save does (with the key id), or as a writer from before
+ * key ids did (none; over an existing row, its key id left as it was).
+ */
 async function store(tenant: Tenant, box: SecretBox, svc: string, environment: string, withKeyId = true) {
   const apiKey = keyOf(tenant, svc, environment);
-  const where = {
-    p_org_id: tenant.org.id,
-    p_company_id: tenant.company.id,
-    p_service: svc,
-    p_environment: environment,
-  };
   const identity = { org_id: tenant.org.id, company_id: tenant.company.id, service: svc, environment };
   const ciphertext = await box.seal(apiKey, identity);
   if (withKeyId) {
     await service.call("einv_integration_save", {
-      ...where,
+      p_org_id: tenant.org.id,
+      p_company_id: tenant.company.id,
+      p_service: svc,
+      p_environment: environment,
       p_url: "https://provider.example.test/v1",
       p_settings: {},
       p_api_key_ciphertext: ciphertext,
@@ -95,15 +95,14 @@ async function store(tenant: Tenant, box: SecretBox, svc: string, environment: s
       p_actor_id: tenant.admin.id,
     });
   } else {
-    await service.call("einv_credential_save", {
-      ...where,
-      p_url: "https://provider.example.test/v1",
-      p_settings: {},
-      p_api_key_ciphertext: ciphertext,
-      p_api_key_hint: keyHint(apiKey),
-      p_verified_at: null,
-      p_actor_id: null,
-    });
+    await db.superuser(
+      `insert into einv_private.credentials as c
+         (org_id, company_id, service, environment, url, api_key_ciphertext, api_key_hint)
+       values ($1, $2, $3, $4, 'https://provider.example.test/v1', $5, $6)
+       on conflict (company_id, service, environment) do update
+          set api_key_ciphertext = excluded.api_key_ciphertext, api_key_hint = excluded.api_key_hint`,
+      [tenant.org.id, tenant.company.id, svc, environment, ciphertext, keyHint(apiKey)],
+    );
   }
 }
 

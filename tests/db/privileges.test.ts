@@ -72,8 +72,6 @@ const DECLARED: Record<string, Grants> = {
   "function public.einv_credential_get(uuid, uuid, text, text)": { service_role: "EXECUTE" },
   "function public.einv_credential_list(uuid, integer)": { service_role: "EXECUTE" },
   "function public.einv_credential_reseal(uuid, text, text, text)": { service_role: "EXECUTE" },
-  "function public.einv_credential_save(uuid, uuid, text, text, text, jsonb, text, text, timestamp with time zone, uuid)":
-    { service_role: "EXECUTE" },
   "function public.einv_credit_note_create(uuid, uuid, text, text, jsonb, uuid, integer)": {
     service_role: "EXECUTE",
   },

@@ -5,12 +5,13 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { TEST_API_KEY, TEST_CREDENTIALS_KEY, TEST_URL } from "../../devkit/app.ts";
 import { createLocalSigner, type LocalSigner } from "../../devkit/auth.ts";
+import { saveCredential } from "../../devkit/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { type DenoProcess, startDeno } from "../../devkit/deno.ts";
 import { createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider } from "../../sandbox/provider.ts";
 import { type RunningSandbox, startSandboxServer } from "../../sandbox/server.ts";
-import { createSecretBox, keyHint } from "../../shared/crypto/secret-box.ts";
+import { createSecretBox } from "../../shared/crypto/secret-box.ts";
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
 
 // The entry connects with a PostgreSQL URL; on the PGlite fallback there is none to give it.
@@ -28,27 +29,11 @@ beforeAll(async () => {
   db = await createTestDatabase();
   tenant = await createTenant(db);
   sandbox = await startSandboxServer(createSandboxProvider({ knobs: { latencyMs: 20 } }), { port: 0 });
-  const box = await createSecretBox(TEST_CREDENTIALS_KEY);
-  const identity = {
-    org_id: tenant.org.id,
-    company_id: tenant.company.id,
-    service: "adapter-tax",
-    environment: "uat",
-  };
-  await createPostgresDb(db.client)
-    .asService()
-    .call("einv_credential_save", {
-      p_org_id: tenant.org.id,
-      p_company_id: tenant.company.id,
-      p_service: "adapter-tax",
-      p_environment: "uat",
-      p_url: sandbox.url,
-      p_settings: {},
-      p_api_key_ciphertext: await box.seal(SANDBOX_KEY, identity),
-      p_api_key_hint: keyHint(SANDBOX_KEY),
-      p_verified_at: null,
-      p_actor_id: null,
-    });
+  await saveCredential(
+    { db: createPostgresDb(db.client), secretBox: await createSecretBox(TEST_CREDENTIALS_KEY) },
+    tenant,
+    { url: sandbox.url, apiKey: SANDBOX_KEY },
+  );
   signer = await createLocalSigner(`${TEST_URL}/auth/v1`);
   deno = await startDeno(
     "functions/einvoicing/index.ts",

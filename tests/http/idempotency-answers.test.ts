@@ -5,12 +5,13 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createTestApp, TEST_API_KEY, type TestApp } from "../../devkit/app.ts";
-import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
-import { createTenant, type Tenant } from "../../devkit/factories.ts";
-import { createPipeline } from "../../functions/einvoicing/app.ts";
+import type { TestApp } from "../../devkit/app.ts";
+import type { TestDatabase } from "../../devkit/database.ts";
+import type { Tenant } from "../../devkit/factories.ts";
 import { ApiError, type ErrorCode } from "../../shared/errors.ts";
-import { DOCUMENT_ROLES, operation, orgScoped } from "../../shared/http/route.ts";
+import { orgScoped } from "../../shared/http/route.ts";
+import { mountProbe, type Probe } from "../support/probe-route.ts";
+import { openRouteSuite } from "../support/route-suite.ts";
 
 const REPLAYED = "idempotent-replayed";
 
@@ -18,7 +19,7 @@ let db: TestDatabase;
 let t: TestApp;
 let tenant: Tenant;
 let token: string;
-let pipeline: ReturnType<typeof createPipeline>;
+let route: Probe;
 
 /** What the probe's handler does on its next runs, and how often it ran. */
 const probe = {
@@ -27,31 +28,22 @@ const probe = {
 };
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  t = await createTestApp(db);
-  tenant = await createTenant(db);
-  token = await t.token(tenant.operador);
-  pipeline = createPipeline(t.deps);
-  pipeline.post(
-    "/probe",
-    operation({
-      summary: "A probe that answers as told",
-      input: orgScoped.extend({ body: z.unknown().optional() }),
-      output: z.object({ run: z.number(), text: z.string() }),
-      roles: DOCUMENT_ROLES,
-      errors: [
-        "validation_failed",
-        "business_rule",
-        "provider_error",
-        "provider_timeout",
-        "database_unavailable",
-      ],
-      handle: async () => {
-        probe.runs++;
-        return probe.answer();
-      },
-    }),
-  );
+  ({ db, t, tenant, token } = await openRouteSuite());
+  route = mountProbe(t, {
+    input: orgScoped.extend({ body: z.unknown().optional() }),
+    output: z.object({ run: z.number(), text: z.string() }),
+    errors: [
+      "validation_failed",
+      "business_rule",
+      "provider_error",
+      "provider_timeout",
+      "database_unavailable",
+    ],
+    handle: async () => {
+      probe.runs++;
+      return probe.answer();
+    },
+  });
 });
 afterAll(() => db?.close());
 beforeEach(() => {
@@ -61,18 +53,7 @@ beforeEach(() => {
 
 const newKey = () => `key-${crypto.randomUUID()}`;
 const call = (key: string, body: unknown = { org_id: tenant.org.id }) =>
-  Promise.resolve(
-    pipeline.request("/einvoicing/probe", {
-      method: "POST",
-      headers: {
-        apikey: TEST_API_KEY,
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        "idempotency-key": key,
-      },
-      body: typeof body === "string" ? body : JSON.stringify(body),
-    }),
-  );
+  route.post(token, body, { "idempotency-key": key });
 const failWith = (code: ErrorCode, details?: { field: string; message: string }[]) => () => {
   throw new ApiError(code, `failed with ${code}`, details ? { details } : {});
 };
@@ -93,6 +74,29 @@ describe("a 5xx is never replayed", () => {
     expect(retry.status).toBe(200);
     expect(retry.headers.get(REPLAYED)).toBeNull();
     expect(await retry.json()).toEqual({ run: 2, text: "ok" });
+  });
+});
+
+describe("a kept 2xx", () => {
+  it("is replayed exactly as it was, an `error` member in it included (no request id is added)", async () => {
+    // a 200 may well carry an `error` member (a batch's answer about one of its documents)
+    const answer = { results: 1, error: { code: "partly", message: "one document failed" } };
+    const batch = mountProbe(t, {
+      input: orgScoped,
+      output: z.object({
+        results: z.number(),
+        error: z.object({ code: z.string(), message: z.string() }),
+      }),
+      errors: [],
+      handle: async () => answer,
+    });
+    const key = newKey();
+    const headers = { "idempotency-key": key };
+    expect(await (await batch.post(token, { org_id: tenant.org.id }, headers)).json()).toEqual(answer);
+    const replay = await batch.post(token, { org_id: tenant.org.id }, headers);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get(REPLAYED)).toBe("true");
+    expect(await replay.json()).toEqual(answer);
   });
 });
 

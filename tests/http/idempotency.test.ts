@@ -3,25 +3,21 @@
  * deliver provider as the oracle of what was sent, and a probe route built with `operation()` on
  * the real pipeline, whose handler the tests count, hold, and make fail at will.
  */
+import { createHash, createHmac } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createTestApp, TEST_API_KEY, type TestApp } from "../../devkit/app.ts";
-import { saveCredential } from "../../devkit/credentials.ts";
-import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { TEST_API_KEY, type TestApp } from "../../devkit/app.ts";
+import type { TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
-import { createApp, createPipeline } from "../../functions/einvoicing/app.ts";
-import {
-  createSandboxDeliver,
-  createSandboxDocsgen,
-  createSandboxProvider,
-  createSandboxRouter,
-  type SandboxDeliver,
-} from "../../sandbox/index.ts";
+import { createApp } from "../../functions/einvoicing/app.ts";
+import { createSandboxDeliver, type SandboxDeliver } from "../../sandbox/index.ts";
 import { ApiError } from "../../shared/errors.ts";
+import { canonicalJson } from "../../shared/http/idempotency.ts";
 import { MAX_BODY_DEPTH } from "../../shared/http/middleware.ts";
-import { DOCUMENT_ROLES, operation, orgScoped } from "../../shared/http/route.ts";
+import { orgScoped } from "../../shared/http/route.ts";
+import { mountProbe, type Probe } from "../support/probe-route.ts";
+import { openRouteSuite, sandboxProviders, saveRouterCredentials } from "../support/route-suite.ts";
 
-const PROVIDERS = "https://sandbox.provider.test";
 const REPLAYED = "idempotent-replayed";
 
 let db: TestDatabase;
@@ -30,7 +26,7 @@ let mail: SandboxDeliver;
 let tenant: Tenant;
 let other: Tenant;
 let token: string;
-let pipeline: ReturnType<typeof createPipeline>;
+let route: Probe;
 
 /** What the probe route's handler does next, and how often it ran. */
 const probe = {
@@ -40,39 +36,27 @@ const probe = {
 };
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   mail = createSandboxDeliver();
-  const providers = createSandboxRouter({
-    adapterTax: createSandboxProvider(),
-    docsgen: createSandboxDocsgen(),
-    deliver: mail,
-  });
-  t = await createTestApp(db, { env: { EINV_PROVIDER_TIMEOUT_MS: "5000" }, providerFetch: providers });
-  [tenant, other] = await Promise.all([createTenant(db), createTenant(db)]);
-  for (const each of [tenant, other]) {
-    await saveCredential(t.deps, each, { url: `${PROVIDERS}/adapter-tax` });
-    await saveCredential(t.deps, each, { url: `${PROVIDERS}/deliver`, service: "deliver" });
-  }
-  token = await t.token(tenant.operador);
+  ({ db, t, tenant, token } = await openRouteSuite({
+    env: { EINV_PROVIDER_TIMEOUT_MS: "5000" },
+    providerFetch: sandboxProviders({ deliver: mail }),
+    credentials: "router",
+  }));
+  other = await createTenant(db);
+  await saveRouterCredentials(t, other);
 
-  pipeline = createPipeline(t.deps);
-  pipeline.post(
-    "/probe",
-    operation({
-      summary: "A probe that counts its runs",
-      input: orgScoped.extend({ n: z.number() }),
-      output: z.object({ n: z.number(), run: z.number() }),
-      roles: DOCUMENT_ROLES,
-      errors: ["rate_limited", "business_rule"],
-      handle: async (input) => {
-        const run = ++probe.runs;
-        if (probe.mode === "hold") await new Promise<void>((resolve) => (probe.release = resolve));
-        if (probe.mode === "crash") throw new TypeError("the handler crashed");
-        if (probe.mode === "rate_limited") throw new ApiError("rate_limited", "Slow down.");
-        return { n: input.n, run };
-      },
-    }),
-  );
+  route = mountProbe(t, {
+    input: orgScoped.extend({ n: z.number() }),
+    output: z.object({ n: z.number(), run: z.number() }),
+    errors: ["rate_limited", "business_rule"],
+    handle: async (input) => {
+      const run = ++probe.runs;
+      if (probe.mode === "hold") await new Promise<void>((resolve) => (probe.release = resolve));
+      if (probe.mode === "crash") throw new TypeError("the handler crashed");
+      if (probe.mode === "rate_limited") throw new ApiError("rate_limited", "Slow down.");
+      return { n: input.n, run };
+    },
+  });
 });
 afterAll(() => db?.close());
 beforeEach(() => {
@@ -88,18 +72,7 @@ const deliver = (invoice: Invoice, key: string, extra: Record<string, unknown> =
   t.post("/deliver", { org_id: invoice.orgId, invoice_id: invoice.id, ...extra }, as, withKey(key));
 
 const callProbe = (key: string | undefined, body: unknown = { org_id: tenant.org.id, n: 1 }) =>
-  Promise.resolve(
-    pipeline.request("/einvoicing/probe", {
-      method: "POST",
-      headers: {
-        apikey: TEST_API_KEY,
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        ...(key === undefined ? {} : withKey(key)),
-      },
-      body: typeof body === "string" ? body : JSON.stringify(body),
-    }),
-  );
+  route.post(token, body, key === undefined ? {} : withKey(key));
 
 /** An invoice transmitted through the sandbox, which then hands /deliver its AttachedDocument. */
 async function transmitted(of: Tenant = tenant): Promise<Invoice> {
@@ -438,6 +411,22 @@ describe("what is not kept", () => {
   });
 });
 
+describe("the body a key is bound to", () => {
+  it("is kept only as a digest under the server's secret, which no one without it can test a guess against", async () => {
+    const key = newKey();
+    const body = { org_id: tenant.org.id, n: 4_321 };
+    expect((await callProbe(key, body)).status).toBe(200);
+    const [row] = await db.superuser<{ request_hash: string }>(
+      "select request_hash from einv_private.idempotency_keys where key = $1",
+      [key],
+    );
+    const text = canonicalJson(body);
+    expect(row?.request_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row?.request_hash).not.toBe(createHash("sha256").update(text).digest("hex"));
+    expect(row?.request_hash).not.toBe(createHmac("sha256", "").update(text).digest("hex"));
+  });
+});
+
 describe("the header", () => {
   it.each([
     ["empty", ""],
@@ -449,6 +438,7 @@ describe("the header", () => {
     expect(response.status).toBe(400);
     const { error } = await response.json();
     expect(error.code).toBe("validation_failed");
+    expect(error.message).toBe("The Idempotency-Key header is not valid.");
     expect(error.details).toEqual([
       { field: "Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" },
     ]);
@@ -565,6 +555,7 @@ describe("time", () => {
 
   it("lets a retry take over a key whose holder's lease ran out; the late holder changes nothing", async () => {
     const key = newKey();
+    const logsBefore = t.logs.length;
     probe.mode = "hold";
     const stuck = callProbe(key);
     await until(async () => probe.runs === 1);
@@ -588,9 +579,13 @@ describe("time", () => {
     const replay = await callProbe(key);
     expect(replay.headers.get(REPLAYED)).toBe("true");
     expect(await replay.json()).toEqual(taken);
-    expect(t.logs.some((l) => JSON.parse(l).msg === "idempotency key was taken over before its answer")).toBe(
-      true,
-    );
+    // the late holder's answer, not kept, is told of as a warning with its status
+    expect(
+      t.logs
+        .slice(logsBefore)
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.msg === "idempotency key was taken over before its answer"),
+    ).toEqual([expect.objectContaining({ level: "warn", status: 200 })]);
   });
 
   it("deletes a few expired keys of any organization on each call", async () => {

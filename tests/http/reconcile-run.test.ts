@@ -2,7 +2,8 @@
  * One reconcile run (shared/core/reconcile/run.ts) against the real database, with the sandbox
  * provider at the network edge and a clock the test moves: each provider request takes
  * `providerTakes` milliseconds of it. What a run leases, when it stops asking, which provider it
- * slows down, and what it counts as settled.
+ * slows down, what it counts as settled, what it does with what it cannot ask about or record, and
+ * how it settles the deliveries left open.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../devkit/app.ts";
@@ -10,6 +11,7 @@ import { SANDBOX_URL, saveCredential } from "../../devkit/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import {
+  BOUNCE_DOMAIN,
   createSandboxDeliver,
   createSandboxDocsgen,
   createSandboxProvider,
@@ -208,6 +210,74 @@ describe("a provider that fails otherwise", () => {
   });
 });
 
+describe("a document the service cannot ask about", () => {
+  it("is given back and recorded with the reason, not logged as an internal error, and the run goes on", async () => {
+    const unconfigured = await createTenant(db); // no adapter-tax credential
+    const [stuck] = await openInvoices(1, unconfigured);
+    const [next] = await openInvoices(1);
+    const result = await run();
+    expect(asked).toEqual([next?.id]);
+    expect(result).toMatchObject({ picked: 2, settled: 1, still_open: 1 });
+    expect(await rowOf(stuck as Invoice)).toEqual({ status: "en_proceso", lease_until: null });
+    const [error] = (await errorsOf(result.run_id)) ?? [];
+    expect(error).toMatchObject({ kind: "invoice", document_id: stuck?.id });
+    expect(error?.error).toMatch(/credential/i);
+    expect(logs.filter((l) => l.includes("reconcile could not settle a document"))).toEqual([]);
+  });
+
+  it("nor is an open delivery of a company without a deliver credential", async () => {
+    const unconfigured = await createTenant(db);
+    const invoice = await createInvoice(db, unconfigured.org, unconfigured.company, {
+      status: "transmitida",
+    });
+    const [open] = await db.superuser<{ id: string }>(
+      "insert into deliveries (org_id, invoice_id, recipient) values ($1, $2, 'c@test.example') returning id",
+      [invoice.orgId, invoice.id],
+    );
+    const result = await run();
+    expect(mail.queries).toHaveLength(0);
+    const [status] = await db.superuser<{ status: string }>("select status from deliveries where id = $1", [
+      open?.id ?? "",
+    ]);
+    expect(status?.status).toBe("pendiente");
+    const [error] = (await errorsOf(result.run_id)) ?? [];
+    expect(error).toMatchObject({ kind: "delivery", document_id: invoice.id });
+    expect(error?.error).toMatch(/credential/i);
+    expect(logs.filter((l) => l.includes("reconcile could not settle a delivery"))).toEqual([]);
+  });
+});
+
+describe("an answer the database refuses to record", () => {
+  it("is logged and counted as an internal error, and the rest of the batch is still settled", async () => {
+    const [refused, next] = (await openInvoices(2)) as [Invoice, Invoice];
+    // any failure of the write: here a trigger refusing this one invoice's change of status
+    await db.superuser(
+      "create function public.refuse_write() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$",
+    );
+    await db.superuser(
+      `create trigger refuse_write before update on public.invoices for each row
+         when (new.id = '${refused.id}' and new.status is distinct from old.status)
+         execute function public.refuse_write()`,
+    );
+    try {
+      const result = await run({ batchSize: 2 });
+      expect(asked).toEqual([refused.id, next.id]);
+      expect(result).toMatchObject({ picked: 2, settled: 1 });
+      expect(await errorsOf(result.run_id)).toEqual([
+        { kind: "invoice", document_id: refused.id, error: "internal error" },
+      ]);
+      expect(logs.filter((l) => l.includes("reconcile could not settle a document"))).toEqual([
+        expect.stringContaining(`"document_id":"${refused.id}"`),
+      ]);
+      expect((await rowOf(refused))?.status).toBe("en_proceso");
+      expect((await rowOf(next))?.status).not.toBe("en_proceso");
+    } finally {
+      await db.superuser("drop trigger refuse_write on public.invoices");
+      await db.superuser("drop function public.refuse_write()");
+    }
+  });
+});
+
 describe("what a run counts as settled", () => {
   it("not a document a transmission took over while the provider was asked: that one is left to it", async () => {
     const [invoice] = await openInvoices(1);
@@ -268,6 +338,51 @@ describe("deliveries", () => {
       expect.stringContaining('"count":2'),
     ]);
   });
+
+  it.each([
+    ["sent", "cliente@test.example", "enviada"],
+    ["rejected", `nadie@${BOUNCE_DOMAIN}`, "error"],
+  ])(
+    "records an open one the provider did receive (%s) as the provider says, sending nothing again",
+    async (_, to, status) => {
+      const invoice = await createInvoice(db, tenant.org, tenant.company);
+      const token = await t.token(tenant.operador);
+      const body = { org_id: tenant.org.id, invoice_ids: [invoice.id] };
+      expect((await (await t.post("/transmit", body, token)).json()).results[0].status).toBe("transmitida");
+      const delivered = await t.post(
+        "/deliver",
+        { org_id: tenant.org.id, invoice_id: invoice.id, to },
+        token,
+      );
+      expect((await delivered.json()).status).toBe(status);
+      // the provider took the message, but the function died before recording its answer
+      const [before] = await db.superuser<{ id: string; send_id: string; provider_reference: string }>(
+        `select id, coalesce(send_id, id) as send_id, provider_reference from deliveries where invoice_id = $1`,
+        [invoice.id],
+      );
+      await db.superuser(
+        "update deliveries set status = 'pendiente', message = null, provider_reference = null, lease_until = null where id = $1",
+        [before?.id ?? ""],
+      );
+      const result = await run();
+      expect(mail.queries).toEqual([expect.objectContaining({ reference: before?.send_id, found: true })]);
+      expect(mail.received).toHaveLength(1); // the first send only
+      expect(result.deliveries_retried).toBe(0);
+      const after = await db.superuser<{
+        status: string;
+        provider_reference: string;
+        next_retry_at: Date | null;
+      }>("select status, provider_reference, next_retry_at from deliveries where invoice_id = $1", [
+        invoice.id,
+      ]);
+      expect(after).toEqual([
+        { status, provider_reference: before?.provider_reference, next_retry_at: null },
+      ]);
+      expect(logs.filter((l) => l.includes("reconcile settled open deliveries"))).toEqual([
+        expect.stringContaining('"count":1'),
+      ]);
+    },
+  );
 
   it("leaves an open one it cannot ask about open, recording and logging why", async () => {
     const unsent = await createInvoice(db, tenant.org, tenant.company);

@@ -50,12 +50,20 @@ export async function openRouteSuite(
   });
   const tenant = await createTenant(db);
   if (options.credentials === "router") {
-    await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/adapter-tax` });
-    await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/deliver`, service: "deliver" });
+    await saveRouterCredentials(t, tenant);
   } else {
     await saveCredential(t.deps, tenant);
   }
   return { db, t, tenant, token: await t.token(tenant.operador) };
+}
+
+/** Points `tenant`'s adapter-tax and deliver credentials at the sandbox router (`sandboxProviders`). */
+export async function saveRouterCredentials(
+  t: TestApp,
+  tenant: Pick<Tenant, "org" | "company">,
+): Promise<void> {
+  await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/adapter-tax` });
+  await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/deliver`, service: "deliver" });
 }
 
 /** The three sandbox services behind one router, as the `router` credentials expect them. */

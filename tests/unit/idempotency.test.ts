@@ -70,4 +70,16 @@ describe("isFinalAnswer", () => {
   ] as const)("releases the key after %i %s", (status, code) => {
     expect(isFinalAnswer(status, code)).toBe(false);
   });
+
+  it.each([
+    [299, true],
+    [499, true],
+    [100, false],
+    [199, false],
+    [300, false],
+    [304, false],
+    [399, false],
+  ] as const)("keeps only 2xx and 4xx: %i is %s", (status, kept) => {
+    expect(isFinalAnswer(status)).toBe(kept);
+  });
 });
