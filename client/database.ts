@@ -763,21 +763,6 @@ export type Database = {
         }
         Returns: boolean
       }
-      einv_credential_save: {
-        Args: {
-          p_actor_id: string
-          p_api_key_ciphertext: string
-          p_api_key_hint: string
-          p_company_id: string
-          p_environment: string
-          p_org_id: string
-          p_service: string
-          p_settings: Json
-          p_url: string
-          p_verified_at: string
-        }
-        Returns: Json
-      }
       einv_credit_note_create: {
         Args: {
           p_actor_id: string

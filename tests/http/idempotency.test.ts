@@ -46,7 +46,8 @@ beforeAll(async () => {
   await saveRouterCredentials(t, other);
 
   route = mountProbe(t, {
-    input: orgScoped.extend({ n: z.number() }),
+    // `extra`: whatever a test sends besides, to vary the body (every body is strict)
+    input: orgScoped.extend({ n: z.number(), extra: z.unknown().optional() }),
     output: z.object({ n: z.number(), run: z.number() }),
     errors: ["rate_limited", "business_rule"],
     handle: async (input) => {
