@@ -68,6 +68,12 @@ export type IntegrationSaveRequest = Body<"integrationsSave">;
 export type IntegrationSaveResponse = Answer<"integrationsSave">;
 export type CreditNoteDeliverRequest = Body<"creditNotesDeliver">;
 export type CreditNoteDeliverResponse = Answer<"creditNotesDeliver">;
+/** The result codes a per-document answer carries (docs/api.md, "Result codes"), by kind of answer. */
+export type TransmissionCode = TransmitResponse["results"][number]["code"];
+export type RefreshCode = RefreshResponse["code"];
+export type DeliveryCode = DeliverResponse["code"];
+/** One rule the authority reported: a rejection (`rechazo`) or a notification (`notificacion`). */
+export type AuthorityRule = NonNullable<RefreshResponse["authority_rules"]>[number];
 
 /** The private bucket the representations are kept in; users download with their own session. */
 export const DOCUMENTS_BUCKET = "service-documentos";

@@ -540,12 +540,23 @@ export interface operations {
                      *         {
                      *           "invoice_id": "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35",
                      *           "status": "transmitida",
-                     *           "message": "La factura electrónica SETP990000001 ha sido autorizada."
+                     *           "code": "accepted",
+                     *           "message": "the authority accepted this invoice",
+                     *           "authority_message": "La factura electrónica SETP990000001 ha sido autorizada."
                      *         },
                      *         {
                      *           "invoice_id": "9a4d1c2e-6f70-4b83-a5d9-1e2f3c4b5a60",
                      *           "status": "error",
-                     *           "message": "Rechazo FAJ43b: El nombre del adquiriente no coincide con el registrado en el RUT."
+                     *           "code": "rejected",
+                     *           "message": "the authority rejected this invoice (FAJ44b; see authority_rules); correct it, then pass reissue: true to send it again",
+                     *           "authority_message": "Documento rechazado. FAJ44b: El número de identificación del adquiriente (999999999) no está registrado en el RUT.",
+                     *           "authority_rules": [
+                     *             {
+                     *               "rule": "FAJ44b",
+                     *               "kind": "rechazo",
+                     *               "message": "El número de identificación del adquiriente (999999999) no está registrado en el RUT."
+                     *             }
+                     *           ]
                      *         }
                      *       ]
                      *     }
@@ -560,8 +571,27 @@ export interface operations {
                              * @enum {string}
                              */
                             status: "pendiente" | "en_proceso" | "transmitida" | "error";
-                            /** @description What happened to this invoice, for a person to read. */
+                            /**
+                             * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem. `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
+                             * @enum {string}
+                             */
+                            code: "accepted" | "rejected" | "validation_pending" | "outcome_unknown" | "check_failed" | "credential_required" | "not_sent_retry" | "provider_refused" | "already_transmitted" | "reissue_required" | "in_progress" | "not_found";
+                            /** @description What happened, in English, for a person to read; `code` says it for a program. */
                             message: string;
+                            /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
+                            authority_message?: string;
+                            /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                            authority_rules?: {
+                                /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
+                                rule: string;
+                                /**
+                                 * @description `rechazo`: the rule rejects the document; `notificacion`: reported only, never rejecting on its own (it may come with an acceptance).
+                                 * @enum {string}
+                                 */
+                                kind: "rechazo" | "notificacion";
+                                /** @description The authority's text for the rule, as it wrote it. */
+                                message: string;
+                            }[];
                         }[];
                     };
                 };
@@ -621,7 +651,9 @@ export interface operations {
                      * @example {
                      *       "invoice_id": "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35",
                      *       "status": "transmitida",
-                     *       "message": "Documento validado por la DIAN.",
+                     *       "code": "accepted",
+                     *       "message": "the authority accepted this invoice",
+                     *       "authority_message": "Documento validado por la DIAN.",
                      *       "authority_code": "a6c1f6a1ba1e2c5b55ac4a3e9a0d3fd6b87b0b3c40a7a0b44e22fbd5f8c7a6d1e95b2d5f4e8a9c0b1d2e3f4a5b6c7d8e9",
                      *       "checked_at": "2026-11-25T14:03:27.512Z"
                      *     }
@@ -634,8 +666,27 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "en_proceso" | "transmitida" | "error";
-                        /** @description What the authority said, for a person to read. */
+                        /**
+                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `never_received`: The provider never received the document, which was left `en_proceso`; it is now `error`. `unknown_to_provider`: The provider has no record of the document; its status is unchanged.
+                         * @enum {string}
+                         */
+                        code: "accepted" | "rejected" | "validation_pending" | "never_received" | "unknown_to_provider";
+                        /** @description What happened, in English, for a person to read; `code` says it for a program. */
                         message: string;
+                        /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
+                        authority_message?: string;
+                        /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                        authority_rules?: {
+                            /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
+                            rule: string;
+                            /**
+                             * @description `rechazo`: the rule rejects the document; `notificacion`: reported only, never rejecting on its own (it may come with an acceptance).
+                             * @enum {string}
+                             */
+                            kind: "rechazo" | "notificacion";
+                            /** @description The authority's text for the rule, as it wrote it. */
+                            message: string;
+                        }[];
                         /** @description The CUFE (invoice) or CUDE (credit note) once accepted; null before. */
                         authority_code: string | null;
                         /** @description When the authority was asked (ISO 8601). */
@@ -797,7 +848,9 @@ export interface operations {
                      *       "delivery_id": "7c8d9e0f-1a2b-4c3d-9e4f-5a6b7c8d9e01",
                      *       "to": "facturacion@cliente.com.co",
                      *       "status": "enviada",
-                     *       "message": "Sent to facturacion@cliente.com.co."
+                     *       "code": "sent",
+                     *       "message": "Sent to facturacion@cliente.com.co.",
+                     *       "provider_message": "Mensaje enviado a facturacion@cliente.com.co."
                      *     }
                      */
                     "application/json": {
@@ -812,8 +865,15 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "enviada" | "error" | "pendiente";
-                        /** @description What happened, for a person to read. */
+                        /**
+                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `sent`: The deliver provider took the e-mail (`enviada`). `delivery_rejected`: The deliver provider refused the e-mail (a bounce, a blocked address; `error`); `provider_message` says why. It is not retried. `already_sent`: Nothing sent: the same document went to the same address moments ago (`enviada`). `delivery_in_progress`: Nothing sent: a delivery of this document to this address is under way (`pendiente`).
+                         * @enum {string}
+                         */
+                        code: "sent" | "delivery_rejected" | "already_sent" | "delivery_in_progress";
+                        /** @description What happened, in English, for a person to read; `code` says it for a program. */
                         message: string;
+                        /** @description The deliver provider's own words about the e-mail (a bounce's reason), as it wrote them; present when it gave them. */
+                        provider_message?: string;
                     };
                 };
             };
@@ -906,7 +966,9 @@ export interface operations {
                      * @example {
                      *       "credit_note_id": "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910",
                      *       "status": "emitida",
-                     *       "message": "La nota crédito electrónica NC4 ha sido autorizada."
+                     *       "code": "accepted",
+                     *       "message": "the authority accepted this credit note",
+                     *       "authority_message": "La nota crédito electrónica NC4 ha sido autorizada."
                      *     }
                      */
                     "application/json": {
@@ -917,8 +979,27 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "en_proceso" | "emitida" | "error";
-                        /** @description What happened, for a person to read. */
+                        /**
+                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem. `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
+                         * @enum {string}
+                         */
+                        code: "accepted" | "rejected" | "validation_pending" | "outcome_unknown" | "check_failed" | "credential_required" | "not_sent_retry" | "provider_refused" | "already_transmitted" | "reissue_required" | "in_progress" | "not_found";
+                        /** @description What happened, in English, for a person to read; `code` says it for a program. */
                         message: string;
+                        /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
+                        authority_message?: string;
+                        /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                        authority_rules?: {
+                            /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
+                            rule: string;
+                            /**
+                             * @description `rechazo`: the rule rejects the document; `notificacion`: reported only, never rejecting on its own (it may come with an acceptance).
+                             * @enum {string}
+                             */
+                            kind: "rechazo" | "notificacion";
+                            /** @description The authority's text for the rule, as it wrote it. */
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -979,7 +1060,9 @@ export interface operations {
                      * @example {
                      *       "credit_note_id": "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910",
                      *       "status": "emitida",
-                     *       "message": "La nota crédito electrónica NC2 ha sido autorizada."
+                     *       "code": "accepted",
+                     *       "message": "the authority accepted this credit note",
+                     *       "authority_message": "La nota crédito electrónica NC2 ha sido autorizada."
                      *     }
                      */
                     "application/json": {
@@ -990,8 +1073,27 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "en_proceso" | "emitida" | "error";
-                        /** @description What happened, for a person to read. */
+                        /**
+                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem. `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
+                         * @enum {string}
+                         */
+                        code: "accepted" | "rejected" | "validation_pending" | "outcome_unknown" | "check_failed" | "credential_required" | "not_sent_retry" | "provider_refused" | "already_transmitted" | "reissue_required" | "in_progress" | "not_found";
+                        /** @description What happened, in English, for a person to read; `code` says it for a program. */
                         message: string;
+                        /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
+                        authority_message?: string;
+                        /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                        authority_rules?: {
+                            /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
+                            rule: string;
+                            /**
+                             * @description `rechazo`: the rule rejects the document; `notificacion`: reported only, never rejecting on its own (it may come with an acceptance).
+                             * @enum {string}
+                             */
+                            kind: "rechazo" | "notificacion";
+                            /** @description The authority's text for the rule, as it wrote it. */
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1138,7 +1240,9 @@ export interface operations {
                      * @example {
                      *       "credit_note_id": "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910",
                      *       "status": "emitida",
-                     *       "message": "Documento validado por la DIAN.",
+                     *       "code": "accepted",
+                     *       "message": "the authority accepted this credit note",
+                     *       "authority_message": "Documento validado por la DIAN.",
                      *       "authority_code": "a6c1f6a1ba1e2c5b55ac4a3e9a0d3fd6b87b0b3c40a7a0b44e22fbd5f8c7a6d1e95b2d5f4e8a9c0b1d2e3f4a5b6c7d8e9",
                      *       "checked_at": "2026-11-25T14:03:27.512Z"
                      *     }
@@ -1151,8 +1255,27 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "en_proceso" | "emitida" | "error";
-                        /** @description What the authority said, for a person to read. */
+                        /**
+                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `never_received`: The provider never received the document, which was left `en_proceso`; it is now `error`. `unknown_to_provider`: The provider has no record of the document; its status is unchanged.
+                         * @enum {string}
+                         */
+                        code: "accepted" | "rejected" | "validation_pending" | "never_received" | "unknown_to_provider";
+                        /** @description What happened, in English, for a person to read; `code` says it for a program. */
                         message: string;
+                        /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
+                        authority_message?: string;
+                        /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                        authority_rules?: {
+                            /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
+                            rule: string;
+                            /**
+                             * @description `rechazo`: the rule rejects the document; `notificacion`: reported only, never rejecting on its own (it may come with an acceptance).
+                             * @enum {string}
+                             */
+                            kind: "rechazo" | "notificacion";
+                            /** @description The authority's text for the rule, as it wrote it. */
+                            message: string;
+                        }[];
                         /** @description The CUFE (invoice) or CUDE (credit note) once accepted; null before. */
                         authority_code: string | null;
                         /** @description When the authority was asked (ISO 8601). */
@@ -1227,7 +1350,9 @@ export interface operations {
                      *       "delivery_id": "7c8d9e0f-1a2b-4c3d-9e4f-5a6b7c8d9e01",
                      *       "to": "facturacion@cliente.com.co",
                      *       "status": "enviada",
-                     *       "message": "Sent to facturacion@cliente.com.co."
+                     *       "code": "sent",
+                     *       "message": "Sent to facturacion@cliente.com.co.",
+                     *       "provider_message": "Mensaje enviado a facturacion@cliente.com.co."
                      *     }
                      */
                     "application/json": {
@@ -1242,8 +1367,15 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "enviada" | "error" | "pendiente";
-                        /** @description What happened, for a person to read. */
+                        /**
+                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `sent`: The deliver provider took the e-mail (`enviada`). `delivery_rejected`: The deliver provider refused the e-mail (a bounce, a blocked address; `error`); `provider_message` says why. It is not retried. `already_sent`: Nothing sent: the same document went to the same address moments ago (`enviada`). `delivery_in_progress`: Nothing sent: a delivery of this document to this address is under way (`pendiente`).
+                         * @enum {string}
+                         */
+                        code: "sent" | "delivery_rejected" | "already_sent" | "delivery_in_progress";
+                        /** @description What happened, in English, for a person to read; `code` says it for a program. */
                         message: string;
+                        /** @description The deliver provider's own words about the e-mail (a bounce's reason), as it wrote them; present when it gave them. */
+                        provider_message?: string;
                     };
                 };
             };

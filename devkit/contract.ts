@@ -2,7 +2,8 @@
  * Checks an answer of the einvoicing function against the committed docs/openapi.json: its status
  * must be one the route declares, its body must match that status's schema, and it must carry
  * `x-request-id`. The test app's `post` runs this on every answer, so a route test fails when the
- * code answers something the contract does not say (or the document is stale).
+ * code answers something the contract does not say (or the document is stale), or when one of the
+ * API's own messages is in Spanish (the authority's words travel in their own fields).
  */
 import { readFileSync } from "node:fs";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
@@ -110,4 +111,40 @@ export async function expectAnswerInContract(path: string, response: Response): 
   if (response.status === 429 && !/^[0-9]+$/.test(response.headers.get("retry-after") ?? "")) {
     throw problem(`POST ${path} answered 429 without Retry-After`);
   }
+  const spanish = spanishMessages(body);
+  if (spanish.length > 0) {
+    throw problem(
+      `POST ${path} answered ${response.status} with a message in Spanish: ${spanish.join(" | ")}`,
+    );
+  }
+}
+
+/**
+ * Words only a Spanish text has. The API writes its messages in English; the authority's and the
+ * providers' own words are passed through in `authority_message`, `authority_rules` and
+ * `provider_message`, never in a `message` of the API's.
+ */
+export const SPANISH_ONLY = [
+  /\bfactura\b/i,
+  /\bautorizad[ao]s?\b/i,
+  /\brechaz(o|ad[ao]s?)\b/i,
+  /\bnota cr[eé]dito\b/i,
+  /\bdocumento\b/i,
+  /\bha sido\b/i,
+  /\bno est[aá]\b/i,
+  /\bvalidaci[oó]n\b/i,
+  /\benviad[ao]\b/i,
+];
+
+/** Every `message` of the API's in an answer body (not the authority's rules') that reads as Spanish. */
+export function spanishMessages(body: unknown): string[] {
+  if (Array.isArray(body)) return body.flatMap(spanishMessages);
+  if (body === null || typeof body !== "object") return [];
+  return Object.entries(body).flatMap(([key, value]) => {
+    if (key === "authority_rules") return [];
+    if (key === "message" && typeof value === "string") {
+      return SPANISH_ONLY.some((word) => word.test(value)) ? [value] : [];
+    }
+    return spanishMessages(value);
+  });
 }

@@ -182,12 +182,14 @@ export async function setInvoiceStatus(
   const fiscal: Record<InvoiceStatus, string> = {
     pendiente: "status = 'pendiente'",
     en_proceso: `status = 'en_proceso', environment = 'uat', attempt_count = 1, claimed_at = now(),
-      last_message = 'sent; waiting for the authority'`,
+      last_code = 'validation_pending', last_message = 'sent; the authority has not decided on this invoice yet'`,
     transmitida: `status = 'transmitida', environment = 'uat', attempt_count = 1, transmitted_at = now(),
       authority_code = encode(sha384(convert_to(id::text, 'UTF8')), 'hex'), qr_text = 'https://qr.test/' || id,
-      provider_reference = 'sandbox-' || id, last_message = 'accepted by the authority'`,
-    error: `status = 'error', environment = 'uat', attempt_count = 1,
-      last_message = 'Rechazo FAD06: el NIT del adquirente no es válido'`,
+      provider_reference = 'sandbox-' || id, last_code = 'accepted', last_message = 'the authority accepted this invoice'`,
+    error: `status = 'error', environment = 'uat', attempt_count = 1, last_code = 'rejected',
+      last_message = 'the authority rejected this invoice (FAD06); correct it, then pass reissue: true to send it again',
+      authority_message = 'Regla: FAD06, Rechazo: el CUFE no está bien calculado.',
+      authority_rules = '[{"rule": "FAD06", "kind": "rechazo", "message": "el CUFE no está bien calculado."}]'`,
   };
   // past pendiente, it was submitted once, with the issuer frozen as it was then
   const sent =

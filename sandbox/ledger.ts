@@ -77,6 +77,7 @@ export function createLedger(now: () => Date): Ledger {
     providerReference: string,
     stamped: Stamp,
     validatedAt = now().toISOString(),
+    notices: RuleViolation[] = [],
   ): DocumentOutcome {
     acceptedCufes.set(stamped.cufe, doc.reference);
     return {
@@ -86,30 +87,37 @@ export function createLedger(now: () => Date): Ledger {
       authority_code: stamped.cufe,
       qr_text: stamped.qrText,
       message: `${documentName(doc)} ${doc.number} ha sido autorizada.`,
+      ...(notices.length > 0 ? { errors: notices } : {}),
       validated_at: validatedAt,
     };
   }
 
-  function pending(doc: SubmitDocumentRequest, providerReference: string): DocumentOutcome {
+  function pending(
+    doc: SubmitDocumentRequest,
+    providerReference: string,
+    notices: RuleViolation[] = [],
+  ): DocumentOutcome {
     return {
       reference: doc.reference,
       provider_reference: providerReference,
       status: "pending",
       message: `${documentName(doc)} ${doc.number} está en proceso de validación.`,
+      ...(notices.length > 0 ? { errors: notices } : {}),
     };
   }
 
   async function decide(doc: SubmitDocumentRequest, providerReference: string): Promise<DocumentOutcome> {
     const verdict = judge(doc);
     if (verdict.status === "rejected") return rejected(doc, providerReference, verdict.errors);
-    if (verdict.status === "pending") return pending(doc, providerReference);
+    // what is left of a verdict that does not reject: DIAN's notifications, reported with the outcome
+    if (verdict.status === "pending") return pending(doc, providerReference, verdict.errors);
     const stamped = await stamp(doc);
     const owner = acceptedCufes.get(stamped.cufe);
     if (owner && owner !== doc.reference) {
       const message = "Documento procesado anteriormente: el CUFE ya fue registrado.";
-      return rejected(doc, providerReference, [{ code: DUPLICATE_RULE, message }]);
+      return rejected(doc, providerReference, [{ code: DUPLICATE_RULE, kind: "rechazo", message }]);
     }
-    return accepted(doc, providerReference, stamped);
+    return accepted(doc, providerReference, stamped, undefined, verdict.errors);
   }
 
   return {
@@ -151,8 +159,8 @@ export function createLedger(now: () => Date): Ledger {
         if (submission.pendingPollsLeft > 0) {
           submission.pendingPollsLeft--;
         } else {
-          const doc = submission.request;
-          submission.outcome = accepted(doc, submission.outcome.provider_reference, await stamp(doc));
+          const { outcome: was, request: doc } = submission;
+          submission.outcome = accepted(doc, was.provider_reference, await stamp(doc), undefined, was.errors);
         }
       }
       return submission.outcome;

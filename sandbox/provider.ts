@@ -121,7 +121,7 @@ export function createSandboxProvider(options: SandboxOptions = {}): SandboxProv
     }
     if (held.outcome.status !== "accepted") {
       log.result = "not_accepted";
-      const message = `El documento ${held.request.number} no ha sido aceptado por la DIAN (${held.outcome.status}): no tiene AttachedDocument.`;
+      const message = `Document ${held.request.number} is not accepted by the authority (${held.outcome.status}): it has no AttachedDocument.`;
       return c.json(errorBody(DOCUMENT_NOT_ACCEPTED, message), 409);
     }
     const xml = await buildAttachedDocument(held.request, held.outcome);

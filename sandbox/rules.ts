@@ -21,6 +21,10 @@ import {
 export const REJECTED_BUYER_ID = "999999999";
 /** A buyer name containing this word (any case) is rejected. */
 export const REJECT_NAME_MARKER = "RECHAZAR";
+/** A buyer name containing this word (any case) adds a notification (`RUT01`) that does not reject. */
+export const NOTIFY_NAME_MARKER = "NOTIFICAR";
+/** DIAN's notification that the RUT status check was unavailable. */
+export const NOTIFICATION_RULE = "RUT01";
 /** A line description containing this word (any case) leaves the document pending. */
 export const PENDING_MARKER = "PENDIENTE";
 /** A credit note whose reason contains this word (any case) is rejected. */
@@ -33,33 +37,40 @@ export interface Verdict {
   errors: RuleViolation[];
 }
 
-/** Applies the documented rules; every violated rule is reported, not just the first. */
+/**
+ * Applies the documented rules; every violated rule is reported, not just the first. A rejection
+ * rejects; a notification alone is reported with whatever the document's outcome is.
+ */
 export function judge(doc: SubmitDocumentRequest): Verdict {
   const errors: RuleViolation[] = [];
   // DIAN's own rules FAJ24 and FAK24: the issuer's and a NIT buyer's check digit (dian/brief.md §4, §5)
   if (doc.issuer.check_digit !== nitCheckDigit(doc.issuer.nit)) {
     errors.push({
+      kind: "rechazo",
       code: "FAJ24",
       message: `El dígito de verificación del emisor (${doc.issuer.check_digit ?? ""}) no corresponde al NIT ${doc.issuer.nit}.`,
     });
   }
   if (doc.buyer.id_type === NIT_ID_TYPE && doc.buyer.check_digit !== nitCheckDigit(doc.buyer.id_number)) {
     errors.push({
+      kind: "rechazo",
       code: "FAK24",
       message: `El dígito de verificación del adquiriente (${doc.buyer.check_digit ?? ""}) no corresponde al NIT ${doc.buyer.id_number}.`,
     });
   }
   if (doc.buyer.id_number === REJECTED_BUYER_ID) {
     errors.push({
+      kind: "rechazo",
       code: "FAJ44b",
       message: `El número de identificación del adquiriente (${REJECTED_BUYER_ID}) no está registrado en el RUT.`,
     });
   }
   for (const problem of finalConsumerProblems(doc.buyer)) {
-    errors.push({ code: "FAK61", message: `Consumidor final: ${problem}.` });
+    errors.push({ kind: "rechazo", code: "FAK61", message: `Consumidor final: ${problem}.` });
   }
   if (doc.buyer.name.toUpperCase().includes(REJECT_NAME_MARKER)) {
     errors.push({
+      kind: "rechazo",
       code: "FAJ43b",
       message: "El nombre del adquiriente no coincide con el registrado en el RUT.",
     });
@@ -67,6 +78,7 @@ export function judge(doc: SubmitDocumentRequest): Verdict {
   const sumLines = centsToMoney(sum(doc.lines.map((line) => line.line_extension)));
   if (doc.totals.subtotal !== sumLines) {
     errors.push({
+      kind: "rechazo",
       code: "FAU04",
       message: `El subtotal (${doc.totals.subtotal}) no es igual a la suma de los valores de las líneas (${sumLines}).`,
     });
@@ -74,6 +86,7 @@ export function judge(doc: SubmitDocumentRequest): Verdict {
   const sumTaxes = centsToMoney(sum(doc.lines.map((line) => line.tax_amount)));
   if (doc.totals.tax_total !== sumTaxes) {
     errors.push({
+      kind: "rechazo",
       code: "FAU06",
       message: `El total de impuestos (${doc.totals.tax_total}) no es igual a la suma de los impuestos de las líneas (${sumTaxes}).`,
     });
@@ -81,17 +94,27 @@ export function judge(doc: SubmitDocumentRequest): Verdict {
   const expectedTotal = centsToMoney(moneyToCents(doc.totals.subtotal) + moneyToCents(doc.totals.tax_total));
   if (doc.totals.total !== expectedTotal) {
     errors.push({
+      kind: "rechazo",
       code: "FAU14",
       message: `El total a pagar (${doc.totals.total}) no es igual al subtotal más impuestos (${expectedTotal}).`,
     });
   }
   if (doc.correction?.reason.toUpperCase().includes(REJECT_REASON_MARKER)) {
     errors.push({
+      kind: "rechazo",
       code: "CAJ51",
       message: "El motivo de la nota crédito no es aceptado para el concepto de corrección informado.",
     });
   }
-  if (errors.length > 0) return { status: "rejected", errors };
+  // DIAN's notifications are reported and never reject on their own (dian/brief.md §1, §5)
+  if (doc.buyer.name.toUpperCase().includes(NOTIFY_NAME_MARKER)) {
+    errors.push({
+      kind: "notificacion",
+      code: NOTIFICATION_RULE,
+      message: "No fue posible consultar el estado del RUT del adquiriente.",
+    });
+  }
+  if (errors.some((e) => e.kind === "rechazo")) return { status: "rejected", errors };
   const pending = doc.lines.some((line) => line.description.toUpperCase().includes(PENDING_MARKER));
   return { status: pending ? "pending" : "accepted", errors };
 }

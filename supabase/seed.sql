@@ -95,17 +95,22 @@ update public.invoices i
 -- every document the provider holds, stamp these and record their codes (scripts/local/adopt.ts).
 update public.invoices
    set status = 'en_proceso', environment = 'uat', attempt_count = 1, claimed_at = now(),
-       provider_reference = 'sandbox-' || number, last_message = 'sent; waiting for the authority'
+       provider_reference = 'sandbox-' || number, last_code = 'validation_pending',
+       last_message = 'sent; the authority has not decided on this invoice yet'
  where number in ('SETP990000101', 'SETP990000102', 'SETP990000103', 'FE101', 'FE102');
 
 update public.invoices
    set status = 'transmitida', environment = 'uat', attempt_count = 1, transmitted_at = now(),
-       provider_reference = 'sandbox-' || number, last_message = 'accepted by the authority'
+       provider_reference = 'sandbox-' || number, last_code = 'accepted',
+       last_message = 'the authority accepted this invoice'
  where number in ('SETP990000201', 'SETP990000202', 'SETP990000203', 'FE201', 'FE202');
 
 update public.invoices
    set status = 'error', environment = 'uat', attempt_count = 1,
-       last_message = 'Rechazo FAD06: el NIT del adquirente no es válido'
+       last_code = 'rejected',
+       last_message = 'the authority rejected this invoice (FAJ44b; see authority_rules); correct it, then pass reissue: true to send it again',
+       authority_message = 'Documento rechazado. FAJ44b: el número de identificación del adquiriente no está registrado en el RUT.',
+       authority_rules = '[{"rule": "FAJ44b", "kind": "rechazo", "message": "el número de identificación del adquiriente no está registrado en el RUT."}]'
  where number in ('SETP990000301', 'SETP990000302', 'SETP990000303', 'FE301', 'FE302');
 
 -- All of those were submitted once (attempt 1), with the issuer frozen as it was then.
@@ -127,7 +132,7 @@ with plan (invoice_number, note_number, positions, status) as (
 notes as (
   insert into public.credit_notes (id, org_id, company_id, invoice_id, number, issue_date, issue_time,
     concept_code, reason, currency, subtotal, tax_total, total, status, provider_reference, environment,
-    last_message, attempt_count, submitted_attempt, issuer_snapshot, transmitted_at)
+    last_code, last_message, attempt_count, submitted_attempt, issuer_snapshot, transmitted_at)
   select md5('demo-credit-note-' || i.number)::uuid, i.org_id, i.company_id, i.id, p.note_number,
          date '2026-11-21', time with time zone '09:30:00-05',
          case when cardinality(p.positions) = 2 then '2' else '1' end,
@@ -135,9 +140,10 @@ notes as (
          i.currency, s.subtotal, s.tax_total, s.subtotal + s.tax_total, p.status,
          case when p.status <> 'error' then 'sandbox-' || i.number || '-' || p.note_number end,
          'uat',
-         case p.status when 'emitida' then 'accepted by the authority'
-                       when 'error' then 'Rechazo CAJ51: el motivo no es aceptado para el concepto informado'
-                       else 'sent; waiting for the authority' end,
+         case p.status when 'emitida' then 'accepted' when 'error' then 'rejected' else 'validation_pending' end,
+         case p.status when 'emitida' then 'the authority accepted this credit note'
+                       when 'error' then 'the authority rejected this credit note (CAJ51; see authority_rules); correct it, then send it again with /credit-notes/reissue'
+                       else 'sent; the authority has not decided on this credit note yet' end,
          1, 1, einv_private.issuer_of(i.company_id),
          case when p.status = 'emitida' then now() end
     from plan p

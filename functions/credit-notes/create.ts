@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { createCreditNote } from "../../shared/core/credit-notes/create.ts";
 import { EXAMPLE } from "../../shared/http/examples.ts";
+import { documentResultFields } from "../../shared/http/result-fields.ts";
 import { DOCUMENT_ROLES, operation, orgScoped, transmitting, uuid } from "../../shared/http/route.ts";
 
 /** A decimal > 0 written as text, without leading zeros; its bounds are its columns' (numeric(18,n)). */
@@ -121,7 +122,7 @@ export const CreditNoteResponse = z.object({
       "`emitida`: accepted by the authority; `error`: rejected or not sent (reissue it); `en_proceso`: " +
       "sent, outcome not known yet (reconcile settles it).",
   }),
-  message: z.string().meta({ description: "What happened, for a person to read." }),
+  ...documentResultFields("transmission"),
 });
 export type CreditNoteResponse = z.infer<typeof CreditNoteResponse>;
 
@@ -142,7 +143,9 @@ export const create = operation({
     response: {
       credit_note_id: EXAMPLE.credit_note_id,
       status: "emitida",
-      message: "La nota crédito electrónica NC4 ha sido autorizada.",
+      code: "accepted",
+      message: "the authority accepted this credit note",
+      authority_message: "La nota crédito electrónica NC4 ha sido autorizada.",
     },
   },
   handle: (input, ctx) => createCreditNote({ input, ctx: transmitting(ctx) }),

@@ -23,7 +23,9 @@ export const reissue = operation({
     response: {
       credit_note_id: EXAMPLE.credit_note_id,
       status: "emitida",
-      message: "La nota crédito electrónica NC2 ha sido autorizada.",
+      code: "accepted",
+      message: "the authority accepted this credit note",
+      authority_message: "La nota crédito electrónica NC2 ha sido autorizada.",
     },
   },
   handle: (input, ctx) => reissueCreditNote({ input, ctx: transmitting(ctx) }),

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { transmitDocuments } from "../../shared/core/documents/transmit.ts";
 import { invoiceKind } from "../../shared/core/invoices/kind.ts";
 import { EXAMPLE } from "../../shared/http/examples.ts";
+import { documentResultFields } from "../../shared/http/result-fields.ts";
 import { DOCUMENT_ROLES, operation, orgScoped, transmitting, uuid } from "../../shared/http/route.ts";
 
 export const MAX_INVOICES_PER_CALL = 50;
@@ -37,7 +38,7 @@ export const TransmitResponse = z.object({
             "`transmitida`: accepted by the authority; `error`: rejected or not sent (see message); " +
             "`en_proceso`: sent, outcome not known yet (reconcile settles it); `pendiente`: not sent.",
         }),
-        message: z.string().meta({ description: "What happened to this invoice, for a person to read." }),
+        ...documentResultFields("transmission"),
       }),
     )
     .meta({ description: "One entry per requested invoice, in the order requested." }),
@@ -57,12 +58,26 @@ export const transmit = operation({
         {
           invoice_id: EXAMPLE.invoice_id,
           status: "transmitida",
-          message: "La factura electrónica SETP990000001 ha sido autorizada.",
+          code: "accepted",
+          message: "the authority accepted this invoice",
+          authority_message: "La factura electrónica SETP990000001 ha sido autorizada.",
         },
         {
           invoice_id: EXAMPLE.second_invoice_id,
           status: "error",
-          message: "Rechazo FAJ43b: El nombre del adquiriente no coincide con el registrado en el RUT.",
+          code: "rejected",
+          message:
+            "the authority rejected this invoice (FAJ44b; see authority_rules); correct it, then pass reissue: true to send it again",
+          authority_message:
+            "Documento rechazado. FAJ44b: El número de identificación del adquiriente (999999999) no está registrado en el RUT.",
+          authority_rules: [
+            {
+              rule: "FAJ44b",
+              kind: "rechazo",
+              message:
+                "El número de identificación del adquiriente (999999999) no está registrado en el RUT.",
+            },
+          ],
         },
       ],
     },
@@ -75,10 +90,10 @@ export const transmit = operation({
       ctx: transmitting(ctx),
     });
     return {
-      results: results.map(({ document_id, status, message }) => ({
+      results: results.map(({ document_id, status, ...result }) => ({
         invoice_id: document_id,
         status: status as TransmitResponse["results"][number]["status"],
-        message,
+        ...result,
       })),
     };
   },

@@ -16,6 +16,7 @@ import type {
   FiscalStatus,
   MembershipRow,
   RecordedOutcome,
+  RecordedResult,
   RepresentationRow,
 } from "./rows.ts";
 
@@ -189,7 +190,7 @@ const lifecycle = {
     p_document_id: str,
     p_attempt: num,
     p_outcome: arg<RecordedOutcome>(),
-  }).returns<{ document_id: string; status: FiscalStatus; message: string }>(),
+  }).returns<{ document_id: string; status: FiscalStatus } & RecordedResult>(),
   einv_document_get: service({ p_org_id: str, p_kind: kind, p_document_id: str }).returns<DocumentRecord>(),
   /** A document, and the `p_service` credential of its company in its environment (none: `[]`). */
   einv_document_get_with_credentials: service({
@@ -222,13 +223,14 @@ const lifecycle = {
     p_expected_status: arg<FiscalStatus>(),
     p_expected_attempt: num,
     p_outcome: arg<Partial<RecordedOutcome> & { actor_id?: string }>(),
-  }).returns<{
-    document_id: string;
-    status: Exclude<FiscalStatus, "pendiente">;
-    message: string;
-    authority_code: string | null;
-    checked_at: string;
-  }>(),
+  }).returns<
+    {
+      document_id: string;
+      status: Exclude<FiscalStatus, "pendiente">;
+      authority_code: string | null;
+      checked_at: string;
+    } & RecordedResult
+  >(),
 };
 
 /** The lifecycle calls a request's first call can be, each checking the caller on the way. */

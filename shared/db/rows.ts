@@ -2,6 +2,7 @@
  * The rows the database API returns, typed once: what `einv_*` functions hand TypeScript as JSON.
  * Shapes follow the SQL that builds them (supabase/migrations), positive lists on both sides.
  */
+import type { AuthorityRule, ResultCode } from "../core/documents/result-codes.ts";
 
 export type DocumentKind = "invoice" | "credit_note";
 export type Environment = "uat" | "prd";
@@ -240,7 +241,13 @@ export interface RecordedOutcome {
   status: FiscalStatus;
   /** Set when this attempt submitted: the attempt number its idempotency key was derived from. */
   submitted_attempt?: number;
+  /** The machine word for it, kept as `last_code` (shared/core/documents/result-codes.ts). */
+  code: ResultCode;
+  /** The API's sentence, kept as `last_message`. */
   message: string;
+  /** The authority's own words and rules, as written; left out when the provider did not answer. */
+  authority_message?: string;
+  authority_rules?: AuthorityRule[];
   authority_code?: string;
   qr_text?: string;
   provider_reference?: string;
@@ -252,4 +259,12 @@ export interface RecordedOutcome {
    */
   definite?: boolean;
   detail?: Record<string, unknown>;
+}
+
+/** What the recording functions answer of the outcome they kept (`last_code`, `last_message`, …). */
+export interface RecordedResult {
+  code: ResultCode;
+  message: string;
+  authority_message: string | null;
+  authority_rules: AuthorityRule[] | null;
 }

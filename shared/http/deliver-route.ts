@@ -8,6 +8,7 @@ import { deliverDocument } from "../core/documents/deliver.ts";
 import type { DocumentKindSpec } from "../core/documents/kind.ts";
 import { EmailAddress } from "../providers/deliver.ts";
 import { EXAMPLE } from "./examples.ts";
+import { resultCode, resultMessage } from "./result-fields.ts";
 import { DOCUMENT_ROLES, operation, orgScoped, PROVIDER_ERRORS, uuid } from "./route.ts";
 
 /** `{ org_id, <id>, to? }`; the schema is built at run time with that key. */
@@ -48,7 +49,12 @@ export function deliverRoute<F extends string>({
         "`enviada`: the provider took the e-mail; `error`: it refused or failed (retried by reconcile " +
         "unless the address bounced); `pendiente`: a delivery to this address is under way, not sent twice.",
     }),
-    message: z.string().meta({ description: "What happened, for a person to read." }),
+    code: resultCode("delivery"),
+    message: resultMessage,
+    provider_message: z.string().optional().meta({
+      description:
+        "The deliver provider's own words about the e-mail (a bounce's reason), as it wrote them; present when it gave them.",
+    }),
   });
   return {
     request,
@@ -67,7 +73,9 @@ export function deliverRoute<F extends string>({
           delivery_id: EXAMPLE.delivery_id,
           to: "facturacion@cliente.com.co",
           status: "enviada",
+          code: "sent",
           message: "Sent to facturacion@cliente.com.co.",
+          provider_message: "Mensaje enviado a facturacion@cliente.com.co.",
         } as z.input<typeof response>,
       },
       handle: async (input, ctx) => {

@@ -9,6 +9,7 @@ import type { DocumentKindSpec } from "../core/documents/kind.ts";
 import { refreshDocument } from "../core/documents/refresh.ts";
 import { documentRepresentation } from "../core/documents/representation.ts";
 import { EXAMPLE } from "./examples.ts";
+import { documentResultFields } from "./result-fields.ts";
 import { DOCUMENT_ROLES, operation, orgScoped, PROVIDER_ERRORS, uuid } from "./route.ts";
 
 interface DocumentRoute<F extends string, A extends "transmitida" | "emitida"> {
@@ -48,7 +49,7 @@ export function refreshRoute<F extends string, A extends "transmitida" | "emitid
     status: z.enum(["en_proceso", kind.accepted, "error"]).meta({
       description: `The ${noun}'s status after the query: \`${kind.accepted}\` accepted, \`error\` rejected or never received, \`en_proceso\` still undecided.`,
     }),
-    message: z.string().meta({ description: "What the authority said, for a person to read." }),
+    ...documentResultFields("refresh"),
     authority_code: z
       .string()
       .nullable()
@@ -70,7 +71,9 @@ export function refreshRoute<F extends string, A extends "transmitida" | "emitid
         response: {
           [idField]: example.id,
           status: kind.accepted,
-          message: "Documento validado por la DIAN.",
+          code: "accepted",
+          message: `the authority accepted this ${noun}`,
+          authority_message: "Documento validado por la DIAN.",
           authority_code: EXAMPLE.cufe,
           checked_at: EXAMPLE.at,
         } as z.input<typeof response>,

@@ -197,8 +197,17 @@ export type SubmitDocumentRequest = z.infer<typeof SubmitDocumentRequest>;
 export const DocumentStatus = z.enum(["accepted", "rejected", "pending"]);
 export type DocumentStatus = z.infer<typeof DocumentStatus>;
 
-/** One violated authority rule of a rejected document, e.g. `{ code: "FAU04", message: "..." }`. */
-export const RuleViolation = z.object({ code: z.string().min(1).max(50), message: z.string().max(1000) });
+/**
+ * One rule the authority applied, e.g. `{ code: "FAU04", kind: "rechazo", message: "..." }`. DIAN
+ * words each one `Regla: <code>, Rechazo|Notificación: <message>`: a rejection (`rechazo`) or a
+ * notification (`notificacion`), which never rejects on its own and may come with an acceptance.
+ * Without `kind`, a rule of a rejected outcome is taken as a rejection, any other as a notification.
+ */
+export const RuleViolation = z.object({
+  code: z.string().min(1).max(50),
+  kind: z.enum(["rechazo", "notificacion"]).optional(),
+  message: z.string().max(1000),
+});
 export type RuleViolation = z.infer<typeof RuleViolation>;
 
 /**

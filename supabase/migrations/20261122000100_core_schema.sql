@@ -134,7 +134,12 @@ create table public.invoices (
   qr_text text,
   provider_reference text,
   environment text check (environment in ('uat', 'prd')),
+  -- the last outcome: the API's sentence, its result code (shared/core/documents/result-codes.ts),
+  -- and the authority's own message and rules `[{ rule, kind, message }]`, as it wrote them
   last_message text,
+  last_code text check (last_code ~ '^[a-z_]{1,40}$'),
+  authority_message text,
+  authority_rules jsonb check (jsonb_typeof(authority_rules) = 'array'),
   attempt_count integer not null default 0 check (attempt_count >= 0),
   -- the attempt whose submit may have reached the provider; its idempotency key is reused on resend
   submitted_attempt integer,

@@ -33,6 +33,9 @@ create type einv_private.lifecycle as (
   provider_reference text,
   environment text,
   last_message text,
+  last_code text,
+  authority_message text,
+  authority_rules jsonb,
   attempt_count integer,
   submitted_attempt integer,
   refused_attempt integer,
@@ -221,6 +224,11 @@ begin
   _life.qr_text := coalesce(p_outcome ->> 'qr_text', p_life.qr_text);
   _life.provider_reference := coalesce(p_outcome ->> 'provider_reference', p_life.provider_reference);
   _life.last_message := coalesce(p_outcome ->> 'message', p_life.last_message);
+  _life.last_code := coalesce(p_outcome ->> 'code', p_life.last_code);
+  -- the authority's words belong to the answer they came with: an outcome without them (not sent,
+  -- unknown) leaves none behind
+  _life.authority_message := p_outcome ->> 'authority_message';
+  _life.authority_rules := p_outcome -> 'authority_rules';
   -- `definite`: the provider definitely holds nothing it could accept under the attempt in doubt (it
   -- rejected it, or nothing of ours could have reached it); an error is then settled, not in doubt
   if coalesce((p_outcome ->> 'definite')::boolean, false) then
@@ -231,6 +239,15 @@ begin
   end if;
   _life.status_checked_at := now();
   return _life;
+end
+$$;
+
+-- What an answer says of the outcome just kept: its code, the API's sentence, the authority's words.
+create function einv_private.recorded_result(p_life einv_private.lifecycle) returns jsonb
+language plpgsql immutable set search_path = '' as $$
+begin
+  return jsonb_build_object('code', p_life.last_code, 'message', p_life.last_message,
+    'authority_message', p_life.authority_message, 'authority_rules', p_life.authority_rules);
 end
 $$;
 
@@ -363,6 +380,9 @@ begin
     end if;
     _life.issuer_snapshot := coalesce(_life.issuer_snapshot, _company_issuer);
     _life.last_message := 'transmission in progress';
+    _life.last_code := 'in_progress';
+    _life.authority_message := null;
+    _life.authority_rules := null;
     perform einv_private.write_lifecycle(p_kind, _doc.id, _life);
     perform einv_private.log_event(p_org_id, p_kind, _doc.id, 'transmit_claimed', p_actor_id,
       jsonb_build_object('attempt', _life.attempt_count, 'action', _action, 'environment', _life.environment));
@@ -436,7 +456,8 @@ begin
                        'provider_reference', _life.provider_reference, 'authority_code', _life.authority_code)
     || coalesce(p_outcome -> 'detail', '{}'::jsonb));
 
-  return jsonb_build_object('document_id', p_document_id, 'status', _life.status, 'message', _life.last_message);
+  return jsonb_build_object('document_id', p_document_id, 'status', _life.status)
+         || einv_private.recorded_result(_life);
 end
 $$;
 
@@ -500,8 +521,8 @@ begin
                        'message', _life.last_message));
 
   return jsonb_build_object('document_id', p_document_id, 'status', _life.status,
-    'message', _life.last_message, 'authority_code', _life.authority_code,
-    'checked_at', _life.status_checked_at);
+    'authority_code', _life.authority_code, 'checked_at', _life.status_checked_at)
+         || einv_private.recorded_result(_life);
 end
 $$;
 
@@ -619,6 +640,7 @@ revoke all on function einv_private.kind_table(text), einv_private.accepted_stat
   einv_private.write_lifecycle(text, uuid, einv_private.lifecycle),
   einv_private.log_event(uuid, text, uuid, text, uuid, jsonb),
   einv_private.with_outcome(text, einv_private.lifecycle, jsonb),
+  einv_private.recorded_result(einv_private.lifecycle),
   einv_private.issuer_of(uuid), einv_private.invoice_payload(uuid, jsonb),
   einv_private.document_payload(text, uuid, uuid, jsonb),
   einv_private.kind_dispatch(text), einv_private.compile_document_kinds(),

@@ -60,6 +60,9 @@ create table public.credit_notes (
   provider_reference text,
   environment text check (environment in ('uat', 'prd')),
   last_message text,
+  last_code text check (last_code ~ '^[a-z_]{1,40}$'),
+  authority_message text,
+  authority_rules jsonb check (jsonb_typeof(authority_rules) = 'array'),
   attempt_count integer not null default 0 check (attempt_count >= 0),
   submitted_attempt integer,
   refused_attempt integer,
@@ -441,6 +444,7 @@ begin
     end if;
     _life.status := 'descartada';
     _life.last_message := 'replaced by a later credit note that credits its lines; it is not sent again';
+    _life.last_code := 'replaced';
     perform einv_private.write_lifecycle('credit_note', _old.id, _life);
     update public.credit_note_lines set released_at = now() where credit_note_id = _old.id and released_at is null;
     perform einv_private.log_event(p_org_id, 'credit_note', _old.id, 'credit_note_discarded', p_actor_id,

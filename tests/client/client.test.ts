@@ -10,6 +10,7 @@ import {
   type EinvoicingClient,
   EinvoicingError,
   ROUTES,
+  type TransmissionCode,
 } from "../../client/index.ts";
 import { API_ROUTES, expectAnswerInContract } from "../../devkit/contract.ts";
 import { useLocalServer } from "../support/local-server.ts";
@@ -113,13 +114,20 @@ describe.skipIf(target.kind !== "postgres")(
       if (!first || !second) throw new Error("the seed has fewer than two pending invoices");
 
       const { results } = await einvoicing.transmit({ org_id: orgId, invoice_ids: [first.id, second.id] });
-      expect(results).toEqual([
-        { invoice_id: first.id, status: "transmitida", message: expect.any(String) },
-        { invoice_id: second.id, status: "transmitida", message: expect.any(String) },
-      ]);
+      const accepted = (id: string) => ({
+        invoice_id: id,
+        status: "transmitida",
+        code: "accepted",
+        message: "the authority accepted this invoice",
+        authority_message: expect.any(String),
+      });
+      expect(results).toEqual([accepted(first.id), accepted(second.id)]);
+      // the codes are typed: a program branches on them, never on the message
+      const codes: TransmissionCode[] = results.map((r) => r.code);
+      expect(codes).toEqual(["accepted", "accepted"]);
 
       const refreshed = await einvoicing.refresh({ org_id: orgId, invoice_id: first.id });
-      expect(refreshed).toMatchObject({ invoice_id: first.id, status: "transmitida" });
+      expect(refreshed).toMatchObject({ invoice_id: first.id, status: "transmitida", code: "accepted" });
 
       const { pdf, path, filename, stamped } = await einvoicing.downloadRepresentation({
         org_id: orgId,

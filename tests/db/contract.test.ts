@@ -137,7 +137,7 @@ describe.each(TRANSPORTS)("the %s transport", (name) => {
       p_kind: "invoice",
       p_document_id: a.id,
       p_attempt: 7,
-      p_outcome: { status: "error", message: "late" },
+      p_outcome: { status: "error", code: "rejected", message: "late" },
     });
     await expect(stale).rejects.toBeInstanceOf(InvalidStateError);
   });

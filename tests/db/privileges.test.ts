@@ -167,6 +167,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.my_org_ids(text[])": { authenticated: "EXECUTE", service_role: "EXECUTE" },
   "function einv_private.read_documents(text, uuid, uuid[], boolean)": {},
   "function einv_private.reconcile_held(uuid, text, uuid, uuid)": {},
+  "function einv_private.recorded_result(einv_private.lifecycle)": {},
   "function einv_private.reconcile_pick_sql(regclass)": {},
   "function einv_private.touch_updated_at()": {},
   "function einv_private.with_outcome(text, einv_private.lifecycle, jsonb)": {},

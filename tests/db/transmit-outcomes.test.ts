@@ -60,7 +60,10 @@ interface RunOptions {
 interface TransmitResult {
   invoice_id: string;
   status: string;
+  code: string;
   message: string;
+  authority_message?: string;
+  authority_rules?: { rule: string; kind: string; message: string }[];
 }
 
 async function run(ids: string[], options: RunOptions = {}): Promise<{ results: TransmitResult[] }> {
@@ -91,11 +94,7 @@ async function run(ids: string[], options: RunOptions = {}): Promise<{ results: 
     },
   });
   return {
-    results: results.map(({ document_id, status, message }) => ({
-      invoice_id: document_id,
-      status,
-      message,
-    })),
+    results: results.map(({ document_id, ...result }) => ({ invoice_id: document_id, ...result })),
   };
 }
 
@@ -110,11 +109,16 @@ const stored = async (invoice: Invoice) =>
     await db.superuser<{
       status: string;
       last_message: string;
+      last_code: string | null;
+      authority_message: string | null;
+      authority_rules: unknown;
       submitted_attempt: number | null;
       attempt_count: number;
-    }>("select status, last_message, submitted_attempt, attempt_count from invoices where id = $1", [
-      invoice.id,
-    ])
+    }>(
+      `select status, last_message, last_code, authority_message, authority_rules, submitted_attempt,
+              attempt_count from invoices where id = $1`,
+      [invoice.id],
+    )
   )[0];
 
 const lastEvent = async (invoice: Invoice) =>
@@ -210,7 +214,7 @@ describe("a rate-limited submit", () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company);
     sandbox.setKnobs({ failNext: [{ kind: "rate_limited", count: 3, reference: invoice.id }] });
     const result = await one(invoice);
-    expect(result.status).toBe("error");
+    expect(result).toMatchObject({ status: "error", code: "not_sent_retry" });
     expect(result.message).toMatch(/^not sent: the provider refused it: .*rate limiting/);
     expect(sleeps).toEqual([1_000, 1_000]);
     expect(submitsOf(invoice)).toHaveLength(3);
@@ -269,11 +273,26 @@ describe("a request the provider refuses without processing it", () => {
       });
     };
     const result = await one(invoice);
-    expect(result.status).toBe("error");
+    expect(result).toMatchObject({ status: "error", code: "provider_refused" });
     expect(result.message).toMatch(/^not sent: the provider refused it: .*HTTP 422.*campo raro/);
     expect(calls).toBe(1);
     expect(sleeps).toEqual([]);
     expect(await lastEvent(invoice)).toMatchObject({ data: { outcome: "not_sent", kind: "rejected" } });
+  });
+
+  it("because of its credential is not sent, and says the credential is what to fix", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company);
+    intercept = (request) =>
+      isSubmit(request)
+        ? Response.json({ error: { code: "unauthorized", message: "bad key" } }, { status: 401 })
+        : undefined;
+    const result = await one(invoice);
+    expect(result).toMatchObject({
+      status: "error",
+      code: "credential_required",
+      message: expect.stringMatching(/^not sent: the provider refused it: .*rejected the credential/),
+    });
+    expect((await stored(invoice))?.status).toBe("pendiente");
   });
 });
 
@@ -297,7 +316,9 @@ describe("a resend", () => {
     const first = await one(invoice);
     expect(first).toMatchObject({
       status: "en_proceso",
-      message: expect.stringMatching(/en proceso de validación/),
+      code: "validation_pending",
+      message: expect.stringMatching(/^sent; the authority has not decided on this invoice yet/),
+      authority_message: expect.stringMatching(/en proceso de validación/),
     });
     const again = await one(invoice, { reissue: true });
     expect(again).toEqual({ ...first });
@@ -318,7 +339,7 @@ describe("what is recorded", () => {
     expect(row).toEqual({ provider_reference: submission?.provider_reference, submitted_attempt: 1 });
   });
 
-  it("for a rejection: the authority's message followed by each rule, and the rules in the event", async () => {
+  it("for a rejection: the API's sentence naming the rules, the authority's message and rules as written, the rules in the event", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company);
     await db.superuser(
       "update invoices set buyer_id_number = '999999999', buyer_check_digit = einv_private.nit_check_digit('999999999'), buyer_name = 'RECHAZAR SA' where id = $1",
@@ -337,7 +358,16 @@ describe("what is recorded", () => {
     expect(result).toEqual({
       invoice_id: invoice.id,
       status: "error",
-      message: `${answer?.message} (${first?.code}: ${first?.message}; ${second?.code}: ${second?.message})`,
+      code: "rejected",
+      message: `the authority rejected this invoice (${first?.code}, ${second?.code}; see authority_rules); correct it, then pass reissue: true to send it again`,
+      authority_message: answer?.message,
+      authority_rules: answer?.errors.map((e) => ({ rule: e.code, kind: "rechazo", message: e.message })),
+    });
+    expect(await stored(invoice)).toMatchObject({
+      last_code: "rejected",
+      last_message: result.message,
+      authority_message: result.authority_message,
+      authority_rules: result.authority_rules,
     });
     expect(await lastEvent(invoice)).toMatchObject({
       kind: "transmit_attempt",
@@ -345,7 +375,7 @@ describe("what is recorded", () => {
     });
   });
 
-  it("for a rejection without rules: the authority's message alone", async () => {
+  it("for a rejection without rules: the authority's message alone, and no rules", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company);
     intercept = (request) =>
       isSubmit(request)
@@ -359,7 +389,9 @@ describe("what is recorded", () => {
     expect(await one(invoice)).toEqual({
       invoice_id: invoice.id,
       status: "error",
-      message: "Documento rechazado",
+      code: "rejected",
+      message: "the authority rejected this invoice; correct it, then pass reissue: true to send it again",
+      authority_message: "Documento rechazado",
     });
     expect(await lastEvent(invoice)).toMatchObject({
       data: { rules: [], provider_reference: "prv-no-rules" },
@@ -424,7 +456,7 @@ describe("an invoice left as it is", () => {
     await db.superuser("update invoices set buyer_name = 'RECHAZAR SA' where id = $1", [invoice.id]);
     const rejected = await one(invoice);
     const again = await one(invoice);
-    expect(again.status).toBe("error");
+    expect(again).toMatchObject({ status: "error", code: "reissue_required" });
     expect(again.message.startsWith(`${rejected.message} (`)).toBe(true);
     expect(again.message).toMatch(/reissue: true/);
   });
@@ -447,6 +479,7 @@ describe("an unexpected failure (not a provider answer)", () => {
     expect(result).toEqual({
       invoice_id: invoice.id,
       status: "error",
+      code: "not_sent_retry",
       message: "not sent: an internal error stopped the transmission before anything was sent",
     });
     expect((await stored(invoice))?.status).toBe("pendiente");
@@ -480,6 +513,7 @@ describe("an unexpected failure (not a provider answer)", () => {
     expect(result).toEqual({
       invoice_id: invoice.id,
       status: "en_proceso",
+      code: "outcome_unknown",
       message: "an internal error interrupted the transmission",
     });
     expect(await stored(invoice)).toMatchObject({ status: "en_proceso", submitted_attempt: 0 });
@@ -510,6 +544,7 @@ describe("a claim taken over while its holder was sending", () => {
     expect(late).toEqual({
       invoice_id: invoice.id,
       status: "en_proceso",
+      code: "outcome_unknown",
       message: "the outcome could not be saved; use /refresh to read it from the authority",
     });
     expect(await stored(invoice)).toMatchObject({ status: "transmitida", attempt_count: 2 });

@@ -90,7 +90,9 @@ describe("POST /credit-notes", () => {
     expect(body).toEqual({
       credit_note_id: expect.any(String),
       status: "emitida",
-      message: expect.any(String),
+      code: "accepted",
+      message: "the authority accepted this credit note",
+      authority_message: expect.stringMatching(/^La nota crédito electrónica NC\d+ ha sido autorizada\.$/),
     });
     const row = await stored(body.credit_note_id);
     expect(row).toMatchObject({
@@ -246,7 +248,8 @@ describe("an unknown outcome, a rejection, and their reissue", () => {
     // the timed-out transmission released it: idle, its outcome unknown
     await db.superuser("update credit_notes set lease_until = null where id = $1", [body.credit_note_id]);
     const again = await (await reissue()).json();
-    expect(again).toMatchObject({ credit_note_id: body.credit_note_id, status: "emitida" });
+    // asked first: the provider had it, so its answer is recorded and nothing is sent again
+    expect(again).toMatchObject({ credit_note_id: body.credit_note_id, status: "emitida", code: "accepted" });
     expect(sandbox.submissions.filter((s) => s.reference === body.credit_note_id)).toHaveLength(1);
     expect(submitted(body.credit_note_id)).toHaveLength(1);
     expect(queried(body.credit_note_id)).toHaveLength(1);
@@ -255,13 +258,20 @@ describe("an unknown outcome, a rejection, and their reissue", () => {
   it("a rejected note is error, reissuable under a new key; an emitida one is 409", async () => {
     const invoice = await transmitted();
     const body = await (await note({ invoice_id: invoice.id, reason: "RECHAZAR por prueba" })).json();
-    expect(body).toMatchObject({ status: "error", message: expect.stringMatching(/CAJ51/) });
+    expect(body).toMatchObject({
+      status: "error",
+      code: "rejected",
+      message: expect.stringMatching(/\(CAJ51; see authority_rules\).*\/credit-notes\/reissue/),
+      authority_message: expect.stringMatching(/^Documento rechazado\. CAJ51: /),
+      authority_rules: [{ rule: "CAJ51", kind: "rechazo", message: expect.stringMatching(/^El motivo/) }],
+    });
     const reissue = await t.post(
       "/credit-notes/reissue",
       { org_id: tenant.org.id, credit_note_id: body.credit_note_id },
       token,
     );
-    expect((await reissue.json()).status).toBe("error"); // the same reason is rejected again
+    // the same reason is rejected again
+    expect(await reissue.json()).toMatchObject({ status: "error", code: "rejected" });
     expect(
       sandbox.received.filter((r) => r.reference === body.credit_note_id).map((r) => r.idempotency_key),
     ).toEqual([`doc-${body.credit_note_id}-submit-1`, `doc-${body.credit_note_id}-submit-2`]);
@@ -284,10 +294,11 @@ describe("an unknown outcome, a rejection, and their reissue", () => {
       await note({ invoice_id: invoice.id, concept_code: "2", reason: "Anulación" })
     ).json();
     expect(again.status).toBe("emitida");
-    const [old] = await db.superuser<{ status: string }>("select status from credit_notes where id = $1", [
-      rejected.credit_note_id,
-    ]);
-    expect(old?.status).toBe("descartada");
+    const [old] = await db.superuser<{ status: string; last_code: string }>(
+      "select status, last_code from credit_notes where id = $1",
+      [rejected.credit_note_id],
+    );
+    expect(old).toEqual({ status: "descartada", last_code: "replaced" });
     const body = { org_id: tenant.org.id, credit_note_id: rejected.credit_note_id };
     expect((await t.post("/credit-notes/reissue", body, token)).status).toBe(409);
     expect((await t.post("/credit-notes/refresh", body, token)).status).toBe(409);
@@ -392,8 +403,10 @@ describe("an unknown outcome, a rejection, and their reissue", () => {
     const body = await response.json();
     expect(body).toMatchObject({
       status: "error",
+      code: "check_failed",
       message: expect.stringMatching(/^not sent: .*software PIN/),
     });
+    expect(body).not.toHaveProperty("authority_message");
     expect(
       calls.filter((c) => c.path.includes(body.credit_note_id) || c.body?.reference === body.credit_note_id),
     ).toEqual([]);
@@ -409,6 +422,9 @@ describe("POST /credit-notes/refresh and /credit-notes/representation", () => {
     expect(await response.json()).toMatchObject({
       credit_note_id,
       status: "emitida",
+      code: "accepted",
+      message: "the authority accepted this credit note",
+      authority_message: expect.stringMatching(/ha sido autorizada/),
       authority_code: expect.stringMatching(/^[0-9a-f]{96}$/),
       checked_at: expect.any(String),
     });

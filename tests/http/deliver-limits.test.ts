@@ -190,7 +190,17 @@ describe("/deliver repeats", () => {
     expect(first.status).toBe("enviada");
     const again = await deliver(invoice, { to: "CLIENTE@test.example" });
     expect(again.status).toBe(200);
-    expect(await again.json()).toMatchObject({ delivery_id: first.delivery_id, status: "enviada" });
+    expect(first).toMatchObject({
+      code: "sent",
+      provider_message: expect.stringMatching(/^Mensaje enviado/),
+    });
+    expect(await again.json()).toMatchObject({
+      delivery_id: first.delivery_id,
+      status: "enviada",
+      code: "already_sent",
+      message: expect.stringMatching(/already sent to cliente@test\.example moments ago/),
+      provider_message: first.provider_message,
+    });
     expect(mail.received).toHaveLength(1);
 
     // to another address it is a new delivery; after the minute, to the same one too
@@ -222,7 +232,12 @@ describe("/deliver repeats", () => {
     const response = await deliver(invoice);
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(body).toMatchObject({ delivery_id: open?.id, to: "cliente@test.example", status: "pendiente" });
+    expect(body).toMatchObject({
+      delivery_id: open?.id,
+      to: "cliente@test.example",
+      status: "pendiente",
+      code: "delivery_in_progress",
+    });
     expect(body.message).toMatch(/already/);
     expect(mail.received).toHaveLength(0);
     const rows = await db.superuser("select status from deliveries where document_id = $1", [invoice.id]);

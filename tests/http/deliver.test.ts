@@ -70,7 +70,14 @@ describe.each(kindsOf("deliver"))("POST %s (%s)", (route, _name, kind) => {
     const response = await deliverIt(id);
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(body).toMatchObject({ [kind.idField]: id, to: "cliente@test.example", status: "enviada" });
+    expect(body).toMatchObject({
+      [kind.idField]: id,
+      to: "cliente@test.example",
+      status: "enviada",
+      code: "sent",
+      message: "Sent to cliente@test.example.",
+      provider_message: "Mensaje enviado a cliente@test.example.",
+    });
     expect(body.delivery_id).toMatch(/^[0-9a-f-]{36}$/);
 
     expect(mail.messages).toHaveLength(1);
@@ -123,7 +130,12 @@ describe.each(kindsOf("deliver"))("POST %s (%s)", (route, _name, kind) => {
   it("records a bounced address as a delivery in error, and says so", async () => {
     const { id } = await kind.send(suite());
     const body = await (await deliverIt(id, { to: "nadie@rebota.test" })).json();
-    expect(body.status).toBe("error");
+    expect(body).toMatchObject({
+      status: "error",
+      code: "delivery_rejected",
+      message: expect.stringMatching(/^The delivery provider refused the e-mail to nadie@rebota\.test/),
+      provider_message: expect.stringMatching(/rebote permanente/),
+    });
     const [record] = await db.superuser<{ status: string }>("select status from deliveries where id = $1", [
       body.delivery_id,
     ]);

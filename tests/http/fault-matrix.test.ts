@@ -572,7 +572,11 @@ describe.skipIf(!onPostgres)("the fault matrix", () => {
       const created = await (
         await post("/credit-notes", { invoice_id: invoice.id, concept_code: "2", reason: "Anulación" })
       ).json();
-      expect(created).toMatchObject({ status: "error", message: expect.stringMatching(/^not sent: /) });
+      expect(created).toMatchObject({
+        status: "error",
+        code: "not_sent_retry",
+        message: expect.stringMatching(/^not sent: /),
+      });
       const id = created.credit_note_id as string;
       expect(submissionsOf(id)).toHaveLength(0);
 

@@ -51,7 +51,13 @@ describe.each(kindsOf("refresh"))("POST %s (%s)", (_route, _name, kind) => {
     const response = await refreshOf(sent.id);
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(body).toMatchObject({ [kind.idField]: sent.id, status: kind.accepted });
+    expect(body).toMatchObject({
+      [kind.idField]: sent.id,
+      status: kind.accepted,
+      code: "accepted",
+      message: `the authority accepted this ${kind.name}`,
+      authority_message: expect.stringMatching(/ha sido autorizada\.$/),
+    });
     expect(body.authority_code).toMatch(/^[0-9a-f]{96}$/);
     expect(Date.parse(body.checked_at)).not.toBeNaN();
     const events = await db.superuser<{
@@ -66,7 +72,24 @@ describe.each(kindsOf("refresh"))("POST %s (%s)", (_route, _name, kind) => {
     const sent = await kind.send(suite(), failing("error"));
     expect(sent.status).toBe("en_proceso");
     const body = await (await refreshOf(sent.id)).json();
-    expect(body).toMatchObject({ status: "error", message: expect.stringMatching(kind.howToResend) });
+    expect(body).toMatchObject({
+      status: "error",
+      code: "never_received",
+      message: expect.stringMatching(kind.howToResend),
+    });
+    expect(body).not.toHaveProperty("authority_message");
+  });
+
+  it("leaves a document the provider has no record of as it is, and says so", async () => {
+    const sent = await kind.send(suite());
+    sandbox.reset(); // the provider forgot it: its books start empty
+    const body = await (await refreshOf(sent.id)).json();
+    expect(body).toMatchObject({
+      status: kind.accepted,
+      code: "unknown_to_provider",
+      message: `the provider has no record of this ${kind.name}; its status is unchanged`,
+    });
+    expect(await stateOf(sent.id)).toBe(kind.accepted);
   });
 
   it("leaves an accepted document as it is when the authority agrees", async () => {
@@ -107,8 +130,8 @@ describe("POST /refresh, what only invoices have", () => {
       "update invoice_lines set description = 'Servicio PENDIENTE de validar' where invoice_id = $1",
       [invoice.id],
     );
-    expect((await transmit(invoice)).status).toBe("en_proceso");
-    expect((await (await refresh(invoice)).json()).status).toBe("transmitida");
+    expect(await transmit(invoice)).toMatchObject({ status: "en_proceso", code: "validation_pending" });
+    expect(await (await refresh(invoice)).json()).toMatchObject({ status: "transmitida", code: "accepted" });
   });
 
   it("answers 409 for an invoice that was never sent", async () => {

@@ -27,7 +27,14 @@ beforeAll(async () => {
 afterAll(() => db?.close());
 beforeEach(() => sandbox.reset());
 
-type Entry = { invoice_id: string; status: string; message: string };
+type Entry = {
+  invoice_id: string;
+  status: string;
+  code: string;
+  message: string;
+  authority_message?: string;
+  authority_rules?: { rule: string; kind: string; message: string }[];
+};
 
 async function transmit(ids: string[], options: { reissue?: boolean; as?: string } = {}): Promise<Entry[]> {
   const response = await t.post(
@@ -59,6 +66,13 @@ describe("POST /transmit", () => {
     const batch = await invoices(3);
     const results = await transmit(batch.map((i) => i.id));
     expect(results.map((r) => r.status)).toEqual(["transmitida", "transmitida", "transmitida"]);
+    expect(results[0]).toEqual({
+      invoice_id: (batch[0] as Invoice).id,
+      status: "transmitida",
+      code: "accepted",
+      message: "the authority accepted this invoice",
+      authority_message: expect.stringMatching(/^La factura electrónica \w+ ha sido autorizada\.$/),
+    });
     const stored = await row(batch[0] as Invoice);
     expect(stored).toMatchObject({ status: "transmitida", environment: "uat", attempt_count: 1 });
     expect(stored?.authority_code).toMatch(/^[0-9a-f]{96}$/);
@@ -78,8 +92,42 @@ describe("POST /transmit", () => {
     );
     const results = await transmit([good1, bad, good2].map((i) => (i as Invoice).id));
     expect(results.map((r) => r.status)).toEqual(["transmitida", "error", "transmitida"]);
+    expect(results.map((r) => r.code)).toEqual(["accepted", "rejected", "accepted"]);
     expect(results[1]?.message).toMatch(/FAJ44b/);
+    expect(results[1]?.authority_rules).toEqual([
+      { rule: "FAJ44b", kind: "rechazo", message: expect.stringMatching(/no está registrado en el RUT/) },
+    ]);
+    expect(results[1]?.authority_message).toMatch(/^Documento rechazado\. FAJ44b: /);
     expect(await row(bad as Invoice)).toMatchObject({ status: "error", authority_code: null });
+  });
+
+  it("passes the authority's notifications through: alone they never reject, with a rejection they are told apart", async () => {
+    const [noticed, both] = await invoices(2);
+    await db.superuser("update invoices set buyer_name = 'Cliente NOTIFICAR SAS' where id = $1", [
+      (noticed as Invoice).id,
+    ]);
+    await db.superuser("update invoices set buyer_name = 'NOTIFICAR y RECHAZAR SAS' where id = $1", [
+      (both as Invoice).id,
+    ]);
+    const results = await transmit([(noticed as Invoice).id, (both as Invoice).id]);
+    const notification = { rule: "RUT01", kind: "notificacion", message: expect.stringMatching(/RUT/) };
+    expect(results[0]).toMatchObject({
+      status: "transmitida",
+      code: "accepted",
+      message: "the authority accepted this invoice, with notifications (RUT01; see authority_rules)",
+      authority_rules: [notification],
+    });
+    expect(results[1]).toMatchObject({
+      status: "error",
+      code: "rejected",
+      message: expect.stringMatching(/^the authority rejected this invoice \(FAJ43b; see authority_rules\)/),
+      authority_rules: [{ rule: "FAJ43b", kind: "rechazo", message: expect.any(String) }, notification],
+    });
+    const [kept] = await db.superuser<{ last_code: string; authority_rules: unknown }>(
+      "select last_code, authority_rules from invoices where id = $1",
+      [(noticed as Invoice).id],
+    );
+    expect(kept).toEqual({ last_code: "accepted", authority_rules: [notification] });
   });
 
   it("refuses a buyer identified by NIT whose check digit is wrong or missing, naming the digit, without calling the provider", async () => {
@@ -94,6 +142,7 @@ describe("POST /transmit", () => {
       [(noDigit as Invoice).id],
     );
     const results = await transmit([(wrongDigit as Invoice).id, (noDigit as Invoice).id]);
+    expect(results.map((r) => r.code)).toEqual(["check_failed", "check_failed"]);
     expect(results.map((r) => r.message)).toEqual([
       "not sent: buyer_check_digit 3 is wrong; the check digit of NIT 860000001 is 8",
       "not sent: buyer_check_digit is missing; the check digit of NIT 860000001 is 8",
@@ -110,6 +159,7 @@ describe("POST /transmit", () => {
     expect(results[0]).toEqual({
       invoice_id: (foreign as Invoice).id,
       status: "error",
+      code: "not_found",
       message: "invoice not found",
     });
     expect(results[1]?.status).toBe("transmitida");
@@ -146,11 +196,18 @@ describe("POST /transmit", () => {
     await transmit([(failed as Invoice).id]);
     sandbox.reset();
     const results = await transmit([(sent as Invoice).id, (failed as Invoice).id]);
-    expect(results[0]).toMatchObject({
+    expect(results[0]).toEqual({
+      invoice_id: (sent as Invoice).id,
       status: "transmitida",
+      code: "already_transmitted",
       message: expect.stringMatching(/already transmitted/),
     });
-    expect(results[1]).toMatchObject({ status: "error", message: expect.stringMatching(/reissue: true/) });
+    expect(results[1]).toEqual({
+      invoice_id: (failed as Invoice).id,
+      status: "error",
+      code: "reissue_required",
+      message: expect.stringMatching(/^the authority rejected this invoice \(FAJ43b; .*reissue: true/),
+    });
     expect(sandbox.received).toHaveLength(0);
   });
 
@@ -159,11 +216,16 @@ describe("POST /transmit", () => {
     const id = (slow as Invoice).id;
     sandbox.setKnobs({ hangMs: 2_000, failNext: [{ kind: "hang", reference: id }] });
     const [first] = await transmit([id]);
-    expect(first).toMatchObject({ status: "en_proceso", message: expect.stringMatching(/unknown/) });
+    expect(first).toMatchObject({
+      status: "en_proceso",
+      code: "outcome_unknown",
+      message: expect.stringMatching(/unknown/),
+    });
+    expect(first).not.toHaveProperty("authority_message");
     expect(sentTimes(slow as Invoice)).toBe(1);
 
     const [again] = await transmit([id]);
-    expect(again?.status).toBe("en_proceso");
+    expect(again).toMatchObject({ status: "en_proceso", code: "in_progress" });
     expect(sandbox.received).toHaveLength(1);
 
     const [reissued] = await transmit([id], { reissue: true });
@@ -237,7 +299,7 @@ describe("POST /transmit", () => {
       await t.token(bare.admin),
     );
     const body = (await response.json()) as { results: Entry[] };
-    expect(body.results[0]?.status).toBe("error");
+    expect(body.results[0]).toMatchObject({ status: "error", code: "credential_required" });
     expect(body.results[0]?.message).toMatch(/no adapter-tax credential for uat.*\/integrations\/save/);
   });
 
@@ -276,6 +338,7 @@ describe("stored provider keys", () => {
     const body = (await response.json()) as { results: Entry[] };
     expect(body.results[0]).toMatchObject({
       status: "error",
+      code: "credential_required",
       message: expect.stringMatching(/cannot be decrypted/),
     });
     expect(sandbox.received).toHaveLength(0);
@@ -310,6 +373,7 @@ describe("a transmission that dies midway", () => {
     const [entry] = (await response.json()).results;
     expect(entry).toMatchObject({
       status: "en_proceso",
+      code: "outcome_unknown",
       message: expect.stringMatching(/could not ask the provider/),
     });
   });

@@ -7,7 +7,13 @@
  */
 
 import type { CreditedLine } from "../../db/rows.ts";
-import { leaseSeconds, sendClaimed, type TransmitContext } from "../documents/transmit.ts";
+import type { AuthorityRule, TransmissionCode } from "../documents/result-codes.ts";
+import {
+  leaseSeconds,
+  sendClaimed,
+  type TransmitContext,
+  type TransmitResult,
+} from "../documents/transmit.ts";
 import type { CreditNoteStatus } from "./kind.ts";
 import { creditNoteKind } from "./kind.ts";
 
@@ -27,7 +33,10 @@ export interface CreateCreditNoteInput {
 export interface CreditNoteResult {
   credit_note_id: string;
   status: CreditNoteStatus;
+  code: TransmissionCode;
   message: string;
+  authority_message?: string;
+  authority_rules?: AuthorityRule[];
 }
 
 export async function createCreditNote({
@@ -57,14 +66,6 @@ function creditedLines(input: CreateCreditNoteInput): CreditedLine[] | null {
 }
 
 /** A lifecycle result in the credit-note routes' words. */
-export function toCreditNoteResult(result: {
-  document_id: string;
-  status: string;
-  message: string;
-}): CreditNoteResult {
-  return {
-    credit_note_id: result.document_id,
-    status: result.status as CreditNoteStatus,
-    message: result.message,
-  };
+export function toCreditNoteResult({ document_id, status, ...rest }: TransmitResult): CreditNoteResult {
+  return { credit_note_id: document_id, status: status as CreditNoteStatus, ...rest };
 }

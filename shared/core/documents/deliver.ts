@@ -39,6 +39,7 @@ import { beforeSending, domainReason, type OpenDelivery, sendAndRecord } from ".
 import { type BuyerPackage, packageForBuyer, stampedPdf } from "./delivery-package.ts";
 import type { DocumentKindSpec } from "./kind.ts";
 import { storable } from "./outcome.ts";
+import type { DeliveryCode } from "./result-codes.ts";
 
 export interface DeliverInput {
   org_id: string;
@@ -53,7 +54,10 @@ export interface DeliverResult {
   to: string;
   /** `pendiente`: a delivery to this address is already under way; it is not sent again. */
   status: "enviada" | "error" | "pendiente";
+  code: DeliveryCode;
   message: string;
+  /** The deliver provider's own words about the e-mail, as it wrote them (`deliveries.message`). */
+  provider_message?: string;
 }
 
 export interface DeliverContext {
@@ -146,12 +150,19 @@ export async function deliverDocument<K extends DocumentKind>({
     ...email,
     attachments: [{ filename: parcel.files.zip, content_type: "application/zip", content: parcel.zip }],
   });
+  // a 200 in `error` is the provider's refusal (a bounce, a blocked address): its failures are thrown
+  const sent = recorded.status === "enviada";
   return {
     document_id: recorded.document_id,
     delivery_id: recorded.delivery_id,
     to: recorded.to,
     status: recorded.status,
-    message: recorded.message,
+    code: sent ? "sent" : "delivery_rejected",
+    message: sent
+      ? `Sent to ${recorded.to}.`
+      : `The delivery provider refused the e-mail to ${recorded.to} (see provider_message); it is not ` +
+        "tried again: deliver it again with a corrected `to`.",
+    ...(recorded.message ? { provider_message: recorded.message } : {}),
   };
 }
 
@@ -233,17 +244,19 @@ async function beginDelivery(
   const deliveryId = begun.delivery_id;
   if (begun.existing) {
     const { existing } = begun;
+    const open = existing.status === "pendiente";
     return {
       answer: {
         document_id: existing.document_id,
         delivery_id: deliveryId,
         to: existing.to,
         status: existing.status,
-        message:
-          existing.status === "pendiente"
-            ? `A delivery of this ${noun} to ${existing.to} is already under way (begun ${existing.created_at}); ` +
-              "it is not sent again, and its outcome is recorded once known."
-            : `This ${noun} was already sent to ${existing.to} moments ago; it is not sent again. ${existing.message ?? ""}`.trim(),
+        code: open ? "delivery_in_progress" : "already_sent",
+        message: open
+          ? `A delivery of this ${noun} to ${existing.to} is already under way (begun ${existing.created_at}); ` +
+            "it is not sent again, and its outcome is recorded once known."
+          : `This ${noun} was already sent to ${existing.to} moments ago; it is not sent again.`,
+        ...(!open && existing.message ? { provider_message: existing.message } : {}),
       },
     };
   }

@@ -1,32 +1,82 @@
-/** What a provider's answer about a document means for it, and how its text is stored. */
+/**
+ * What a provider's answer about a document means for it, and how it is stored: the status, the
+ * result code (./result-codes.ts), the API's own sentence, and the authority's words as it wrote them.
+ */
 import type { RecordedOutcome } from "../../db/rows.ts";
-import type { DocumentOutcome } from "../../providers/protocol.ts";
+import type { DocumentOutcome, RuleViolation } from "../../providers/protocol.ts";
 import type { DocumentKindSpec } from "./kind.ts";
+import type { AuthorityRule } from "./result-codes.ts";
 
 /** The provider's decision as the document's new status (the kind's word for "accepted"). */
 export function outcomeFromProvider(
-  kind: Pick<DocumentKindSpec, "accepted">,
+  kind: Pick<DocumentKindSpec, "accepted" | "words">,
   outcome: DocumentOutcome,
 ): RecordedOutcome {
-  const base = { provider_reference: outcome.provider_reference };
+  const rules = authorityRules(outcome);
+  const base = {
+    provider_reference: outcome.provider_reference,
+    authority_message: outcome.message,
+    ...(rules.length > 0 ? { authority_rules: rules } : {}),
+  };
+  const { noun, howToResend, whileInProgress } = kind.words;
   switch (outcome.status) {
     case "accepted":
       return {
         ...base,
         status: kind.accepted,
-        message: outcome.message,
+        code: "accepted",
+        message: `the authority accepted this ${noun}${noticed(rules)}`,
         authority_code: outcome.authority_code,
         qr_text: outcome.qr_text,
         validated_at: outcome.validated_at,
       };
     case "rejected": {
-      const rules = (outcome.errors ?? []).map((e) => `${e.code}: ${e.message}`);
-      const message = rules.length > 0 ? `${outcome.message} (${rules.join("; ")})` : outcome.message;
-      return { ...base, status: "error", message, detail: { rules: outcome.errors ?? [] } };
+      const broken = rules.filter((r) => r.kind === "rechazo").map((r) => r.rule);
+      const which = broken.length > 0 ? ` (${broken.join(", ")}; see authority_rules)` : "";
+      return {
+        ...base,
+        status: "error",
+        code: "rejected",
+        message: `the authority rejected this ${noun}${which}; correct it, then ${howToResend}`,
+        detail: { rules: outcome.errors ?? [] },
+      };
     }
     case "pending":
-      return { ...base, status: "en_proceso", message: outcome.message };
+      return {
+        ...base,
+        status: "en_proceso",
+        code: "validation_pending",
+        message: `sent; the authority has not decided on this ${noun} yet: ${whileInProgress}`,
+      };
   }
+}
+
+/** Asked about, the provider had never received the document it was left `en_proceso` with. */
+export function neverReceived(kind: Pick<DocumentKindSpec, "words">): RecordedOutcome {
+  const { noun, howToResend } = kind.words;
+  return {
+    status: "error",
+    code: "never_received",
+    message: `the provider never received this ${noun}; ${howToResend}`,
+  };
+}
+
+/**
+ * The rules as the API answers them. DIAN says of each whether it rejects; a provider that does not
+ * say leaves it to the outcome: a rule of a rejection rejects, any other only notifies.
+ */
+export function authorityRules(outcome: Pick<DocumentOutcome, "status" | "errors">): AuthorityRule[] {
+  const fallback = outcome.status === "rejected" ? "rechazo" : "notificacion";
+  return (outcome.errors ?? []).map((e: RuleViolation) => ({
+    rule: e.code,
+    kind: e.kind ?? fallback,
+    message: e.message,
+  }));
+}
+
+function noticed(rules: AuthorityRule[]): string {
+  const notes = rules.filter((r) => r.kind === "notificacion").map((r) => r.rule);
+  return notes.length > 0 ? `, with notifications (${notes.join(", ")}; see authority_rules)` : "";
 }
 
 /**

@@ -9,7 +9,8 @@ import { BusyError, InvalidStateError } from "../../errors.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
 import type { DocumentOutcome } from "../../providers/protocol.ts";
 import type { DocumentKindSpec } from "./kind.ts";
-import { outcomeFromProvider, storable } from "./outcome.ts";
+import { neverReceived, outcomeFromProvider, storable } from "./outcome.ts";
+import type { AuthorityRule, RefreshCode } from "./result-codes.ts";
 
 export interface RefreshInput {
   org_id: string;
@@ -19,7 +20,11 @@ export interface RefreshInput {
 export interface RefreshResult {
   document_id: string;
   status: Exclude<FiscalStatus, "pendiente">;
+  code: RefreshCode;
   message: string;
+  /** The authority's own message and rules, when the provider answered with them. */
+  authority_message?: string;
+  authority_rules?: AuthorityRule[];
   authority_code: string | null;
   checked_at: string;
 }
@@ -76,8 +81,18 @@ export async function refreshDocument<K extends DocumentKind>({
       ...(ctx.actorId ? { actor_id: ctx.actorId } : {}),
     }),
   });
-  const { document_id, message, authority_code, checked_at } = recorded;
-  return { document_id, status: recorded.status, message, authority_code, checked_at };
+  const { document_id, code, message, authority_message, authority_rules, authority_code, checked_at } =
+    recorded;
+  return {
+    document_id,
+    status: recorded.status,
+    code: code as RefreshCode,
+    message,
+    ...(authority_message === null ? {} : { authority_message }),
+    ...(authority_rules?.length ? { authority_rules } : {}),
+    authority_code,
+    checked_at,
+  };
 }
 
 function toOutcome(
@@ -86,10 +101,10 @@ function toOutcome(
   current: FiscalStatus,
 ): Partial<RecordedOutcome> {
   if (known) return outcomeFromProvider(kind, known);
-  const { noun, howToResend } = kind.words;
-  if (current === "en_proceso") {
-    // Idle and unknown to the provider: it never arrived, so it can safely be sent again.
-    return { status: "error", message: `the provider never received this ${noun}; ${howToResend}` };
-  }
-  return { message: `the provider has no record of this ${noun}; its status is unchanged` };
+  // Idle and unknown to the provider: it never arrived, so it can safely be sent again.
+  if (current === "en_proceso") return neverReceived(kind);
+  return {
+    code: "unknown_to_provider",
+    message: `the provider has no record of this ${kind.words.noun}; its status is unchanged`,
+  };
 }

@@ -13,10 +13,16 @@ import type { ClaimEntry, DocumentKind, FiscalStatus, RecordedOutcome } from "..
 import { DomainError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
-import { ProviderError, ProviderRateLimitedError } from "../../providers/errors.ts";
+import {
+  ProviderError,
+  ProviderRateLimitedError,
+  ProviderUnauthorizedError,
+  ProviderUnavailableError,
+} from "../../providers/errors.ts";
 import type { DocumentOutcome, SubmitDocumentRequest, TaxAdapter } from "../../providers/protocol.ts";
 import type { DocumentKindSpec } from "./kind.ts";
 import { outcomeFromProvider, storable } from "./outcome.ts";
+import type { AuthorityRule, TransmissionCode } from "./result-codes.ts";
 
 export interface TransmitInput {
   org_id: string;
@@ -27,7 +33,11 @@ export interface TransmitInput {
 export interface TransmitResult {
   document_id: string;
   status: FiscalStatus;
+  code: TransmissionCode;
   message: string;
+  /** The authority's own message and rules, when it answered in this call. */
+  authority_message?: string;
+  authority_rules?: AuthorityRule[];
 }
 
 export interface TransmitContext {
@@ -107,13 +117,18 @@ export function sendClaimed<K extends DocumentKind>({
 /** Why a document was left as it was, in the kind's words. */
 function skipped(kind: DocumentKindSpec, entry: Extract<ClaimEntry, { action: "skip" }>): TransmitResult {
   const { words } = kind;
-  const message = {
-    accepted: words.alreadyAccepted,
-    failed: `${entry.last_message ?? "the last transmission failed"} (${words.howToResend})`,
-    in_progress: `transmission in progress; ${words.whileInProgress}`,
-    not_found: `${words.noun} not found`,
-  }[entry.reason];
-  return { document_id: entry.document_id, status: entry.status, message };
+  const [code, message] = (
+    {
+      accepted: ["already_transmitted", words.alreadyAccepted],
+      failed: [
+        "reissue_required",
+        `${entry.last_message ?? "the last transmission failed"} (${words.howToResend})`,
+      ],
+      in_progress: ["in_progress", `transmission in progress; ${words.whileInProgress}`],
+      not_found: ["not_found", `${words.noun} not found`],
+    } as const
+  )[entry.reason];
+  return { document_id: entry.document_id, status: entry.status, code, message };
 }
 
 /**
@@ -154,7 +169,12 @@ async function processClaim<K extends DocumentKind>(
     ctx.log.error("transmit failed unexpectedly", { kind: kind.kind, document_id: entry.document_id, error });
     outcome =
       progress.submittedWith === null
-        ? notSent(kind, entry, "an internal error stopped the transmission before anything was sent")
+        ? notSent(
+            kind,
+            entry,
+            "not_sent_retry",
+            "an internal error stopped the transmission before anything was sent",
+          )
         : unknownOutcome("an internal error interrupted the transmission", progress.submittedWith);
   }
   try {
@@ -166,10 +186,14 @@ async function processClaim<K extends DocumentKind>(
       p_outcome: storable(outcome),
     });
     // A draft released without sending is still an `error` entry for this call.
+    const { code, message, authority_message, authority_rules } = recorded;
     return {
       document_id: recorded.document_id,
       status: recorded.status === "pendiente" ? "error" : recorded.status,
-      message: recorded.message,
+      code: code as TransmissionCode,
+      message,
+      ...(authority_message === null ? {} : { authority_message }),
+      ...(authority_rules?.length ? { authority_rules } : {}),
     };
   } catch (error) {
     ctx.log.error("could not record a transmit outcome", {
@@ -180,6 +204,7 @@ async function processClaim<K extends DocumentKind>(
     return {
       document_id: entry.document_id,
       status: "en_proceso",
+      code: "outcome_unknown",
       message: "the outcome could not be saved; use /refresh to read it from the authority",
     };
   }
@@ -206,7 +231,7 @@ async function decide<K extends DocumentKind>(
     if (!(error instanceof DomainError)) throw error;
     return mayBeThere
       ? unknownOutcome(`could not ask the provider about the earlier attempt: ${error.message}`)
-      : notSent(kind, entry, error.message, { stage: "credential" });
+      : notSent(kind, entry, credentialCode(error), error.message, { stage: "credential" });
   }
 
   let key = entry.attempt;
@@ -231,7 +256,9 @@ async function decide<K extends DocumentKind>(
     key = entry.submitted_attempt ?? entry.attempt;
   }
   const prepared = kind.prepare(entry.document, entry.environment);
-  if (!prepared.ok) return notSent(kind, entry, prepared.problems.join("; "), { stage: "checks" });
+  if (!prepared.ok) {
+    return notSent(kind, entry, "check_failed", prepared.problems.join("; "), { stage: "checks" });
+  }
   return submit(ctx, kind, entry, adapter, prepared.request, key, progress);
 }
 
@@ -271,7 +298,9 @@ async function submit(
         await sleep(wait * 1000);
         continue;
       }
-      return notSent(kind, entry, `the provider refused it: ${error.message}`, { kind: error.kind });
+      return notSent(kind, entry, refusalCode(error), `the provider refused it: ${error.message}`, {
+        kind: error.kind,
+      });
     }
   }
 }
@@ -286,11 +315,13 @@ async function submit(
 function notSent(
   kind: DocumentKindSpec,
   entry: Claimed,
+  code: "check_failed" | "credential_required" | "not_sent_retry" | "provider_refused",
   why: string,
   detail: Record<string, unknown> = {},
 ): RecordedOutcome {
   return {
     status: entry.submitted_attempt === null ? kind.unsent : "error",
+    code,
     message: `not sent: ${why}`,
     // a fresh send (nothing earlier in doubt) refused before it left: nothing of it is at the provider
     ...(entry.action === "send" ? { definite: true } : {}),
@@ -298,9 +329,22 @@ function notSent(
   };
 }
 
+/** No usable credential (none, one that cannot be opened), or a provider that cannot be reached now. */
+function credentialCode(error: DomainError): "credential_required" | "not_sent_retry" {
+  return error instanceof ProviderUnavailableError ? "not_sent_retry" : "credential_required";
+}
+
+/** A provider's refusal without processing: its credential, its rate limit, or the request itself. */
+function refusalCode(error: ProviderError): "credential_required" | "not_sent_retry" | "provider_refused" {
+  if (error instanceof ProviderUnauthorizedError) return "credential_required";
+  if (error.kind === "rejected" || error.kind === "malformed") return "provider_refused";
+  return "not_sent_retry";
+}
+
 function unknownOutcome(message: string, submittedWith?: number): RecordedOutcome {
   return {
     status: "en_proceso",
+    code: "outcome_unknown",
     message,
     ...(submittedWith === undefined ? {} : { submitted_attempt: submittedWith }),
     detail: { outcome: "unknown" },

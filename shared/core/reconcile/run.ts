@@ -24,7 +24,7 @@ import type { DocumentStore } from "../../storage/port.ts";
 import { creditNoteKind } from "../credit-notes/kind.ts";
 import { deliverDocument } from "../documents/deliver.ts";
 import type { DocumentKindSpec } from "../documents/kind.ts";
-import { outcomeFromProvider, storable } from "../documents/outcome.ts";
+import { neverReceived, outcomeFromProvider, storable } from "../documents/outcome.ts";
 import { invoiceKind } from "../invoices/kind.ts";
 
 /** Every kind the lifecycle knows: reconcile settles them all the same way. */
@@ -121,10 +121,7 @@ export async function reconcile({
     try {
       const adapter = await ctx.providers.taxAdapter(doc.org_id, doc.company_id, doc.environment);
       const known = await adapter.query(doc.document_id);
-      const { noun, howToResend } = kind.words;
-      outcome = known
-        ? outcomeFromProvider(kind, known)
-        : { status: "error", message: `the provider never received this ${noun}; ${howToResend}` };
+      outcome = known ? outcomeFromProvider(kind, known) : neverReceived(kind);
     } catch (error) {
       if (error instanceof ProviderRateLimitedError) slowDown.add(provider);
       if (!(error instanceof ProviderError) && !(error instanceof DomainError)) throw error;
