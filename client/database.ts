@@ -195,6 +195,8 @@ export type Database = {
         Row: {
           attempt_count: number
           authority_code: string | null
+          authority_message: string | null
+          authority_rules: Json | null
           claimed_at: string | null
           company_id: string
           concept_code: string
@@ -207,6 +209,7 @@ export type Database = {
           issue_date: string
           issue_time: string
           issuer_snapshot: Json | null
+          last_code: string | null
           last_message: string | null
           lease_until: string | null
           number: string
@@ -227,6 +230,8 @@ export type Database = {
         Insert: {
           attempt_count?: number
           authority_code?: string | null
+          authority_message?: string | null
+          authority_rules?: Json | null
           claimed_at?: string | null
           company_id: string
           concept_code: string
@@ -239,6 +244,7 @@ export type Database = {
           issue_date: string
           issue_time: string
           issuer_snapshot?: Json | null
+          last_code?: string | null
           last_message?: string | null
           lease_until?: string | null
           number: string
@@ -259,6 +265,8 @@ export type Database = {
         Update: {
           attempt_count?: number
           authority_code?: string | null
+          authority_message?: string | null
+          authority_rules?: Json | null
           claimed_at?: string | null
           company_id?: string
           concept_code?: string
@@ -271,6 +279,7 @@ export type Database = {
           issue_date?: string
           issue_time?: string
           issuer_snapshot?: Json | null
+          last_code?: string | null
           last_message?: string | null
           lease_until?: string | null
           number?: string
@@ -508,6 +517,8 @@ export type Database = {
         Row: {
           attempt_count: number
           authority_code: string | null
+          authority_message: string | null
+          authority_rules: Json | null
           buyer_address: string | null
           buyer_check_digit: string | null
           buyer_city_code: string | null
@@ -526,6 +537,7 @@ export type Database = {
           issue_date: string
           issue_time: string
           issuer_snapshot: Json | null
+          last_code: string | null
           last_message: string | null
           lease_until: string | null
           notes: string | null
@@ -548,6 +560,8 @@ export type Database = {
         Insert: {
           attempt_count?: number
           authority_code?: string | null
+          authority_message?: string | null
+          authority_rules?: Json | null
           buyer_address?: string | null
           buyer_check_digit?: string | null
           buyer_city_code?: string | null
@@ -566,6 +580,7 @@ export type Database = {
           issue_date?: string
           issue_time?: string
           issuer_snapshot?: Json | null
+          last_code?: string | null
           last_message?: string | null
           lease_until?: string | null
           notes?: string | null
@@ -588,6 +603,8 @@ export type Database = {
         Update: {
           attempt_count?: number
           authority_code?: string | null
+          authority_message?: string | null
+          authority_rules?: Json | null
           buyer_address?: string | null
           buyer_check_digit?: string | null
           buyer_city_code?: string | null
@@ -606,6 +623,7 @@ export type Database = {
           issue_date?: string
           issue_time?: string
           issuer_snapshot?: Json | null
+          last_code?: string | null
           last_message?: string | null
           lease_until?: string | null
           notes?: string | null
