@@ -13,7 +13,15 @@ import type { ProviderService } from "../../shared/providers/errors.ts";
 export const DEMO_SANDBOX_KEY = "sk_sandbox_local_demo";
 const DOCSGEN_DEMO_ORG = "22222222-2222-4222-8222-222222222222";
 
-/** `sandboxUrl` is where the sandboxes answer, each under its service name. */
+/** A demo credential's url: this local server's sandbox of `service`, at whatever address it ran. */
+const LOCAL_SANDBOX =
+  /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/sandbox\/(adapter-tax|docsgen|deliver)$/;
+
+/**
+ * `sandboxUrl` is where the sandboxes answer, each under its service name. A demo credential saved by
+ * a run at another address (another PORT or HOST, same .data/) is saved again at this one, so the
+ * demo companies keep reaching the sandbox; a credential someone saved by hand is left alone.
+ */
 export async function ensureDemoCredentials(
   client: SqlClient,
   db: Db,
@@ -36,17 +44,21 @@ export async function ensureDemoCredentials(
           p_service: name,
           p_environment: environment,
         };
-        if (await service.call("einv_credential_get", where)) continue;
+        const url = `${sandboxUrl}/${name}`;
+        const stored = await service.call("einv_credential_get", where);
+        if (stored && (stored.url === url || !LOCAL_SANDBOX.test(stored.url ?? ""))) continue;
         const identity = { org_id: company.org_id, company_id: company.id, service: name, environment };
         await service.call("einv_integration_save", {
           ...where,
-          p_url: `${sandboxUrl}/${name}`,
+          p_url: url,
           p_settings: {},
           p_api_key_ciphertext: await secretBox.seal(DEMO_SANDBOX_KEY, identity),
           p_api_key_hint: keyHint(DEMO_SANDBOX_KEY),
           p_key_id: secretBox.keyId,
           p_key_source: "given",
-          p_message: "Demo credential for the local sandbox.",
+          p_message: stored
+            ? `Demo credential moved to this local server's sandbox (it was at ${stored.url}).`
+            : "Demo credential for the local sandbox.",
           p_actor_id: null,
         });
         saved++;

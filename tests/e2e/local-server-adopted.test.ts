@@ -153,6 +153,21 @@ describe.skipIf(target.kind !== "postgres")(
       } finally {
         await server.stop();
       }
-    }, 240_000);
+
+      // the same data folder at another PORT: new tokens for the new issuer, and the demo
+      // credentials follow the sandbox to its new address
+      server = await startLocalServer(fresh?.url ?? "", { dataDir, port: await freePort() });
+      try {
+        expect(server.output()).toMatch(/demo companies: \d+ sandbox credential\(s\) sealed and saved/);
+        const local = await server.local();
+        const draft = find(local.invoices, "SETP990000002");
+        const sent = await call(local, "transmit", { invoice_ids: [draft.id] });
+        expect(sent).toMatchObject({ status: 200, body: { results: [{ status: "transmitida" }] } });
+        const delivered = await call(local, "deliver", { invoice_id: handSent.id });
+        expect(delivered).toMatchObject({ status: 200, body: { status: "enviada" } });
+      } finally {
+        await server.stop();
+      }
+    }, 360_000);
   },
 );
