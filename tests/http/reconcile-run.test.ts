@@ -231,7 +231,7 @@ describe("a document the service cannot ask about", () => {
       status: "transmitida",
     });
     const [open] = await db.superuser<{ id: string }>(
-      "insert into deliveries (org_id, invoice_id, recipient) values ($1, $2, 'c@test.example') returning id",
+      "insert into deliveries (org_id, document_type, document_id, recipient) values ($1, 'invoice', $2, 'c@test.example') returning id",
       [invoice.orgId, invoice.id],
     );
     const result = await run();
@@ -357,7 +357,7 @@ describe("deliveries", () => {
       expect((await delivered.json()).status).toBe(status);
       // the provider took the message, but the function died before recording its answer
       const [before] = await db.superuser<{ id: string; send_id: string; provider_reference: string }>(
-        `select id, coalesce(send_id, id) as send_id, provider_reference from deliveries where invoice_id = $1`,
+        `select id, coalesce(send_id, id) as send_id, provider_reference from deliveries where document_type = 'invoice' and document_id = $1`,
         [invoice.id],
       );
       await db.superuser(
@@ -372,9 +372,10 @@ describe("deliveries", () => {
         status: string;
         provider_reference: string;
         next_retry_at: Date | null;
-      }>("select status, provider_reference, next_retry_at from deliveries where invoice_id = $1", [
-        invoice.id,
-      ]);
+      }>(
+        "select status, provider_reference, next_retry_at from deliveries where document_type = 'invoice' and document_id = $1",
+        [invoice.id],
+      );
       expect(after).toEqual([
         { status, provider_reference: before?.provider_reference, next_retry_at: null },
       ]);
