@@ -6,7 +6,49 @@
  * password's key derivation runs in JavaScript): open once per credential, sign many times.
  */
 import { createHash } from "node:crypto";
-import forge from "node-forge";
+import forgeModule from "node-forge";
+
+/**
+ * The part of node-forge used here, typed here: the deploy bundler resolves `npm:` packages without
+ * package.json, so @types/node-forge is not there, and this module must type-check the same anyway.
+ */
+interface ForgeBuffer {
+  getBytes(): string;
+}
+interface BigNumber {
+  equals(other: BigNumber): boolean;
+}
+interface RsaKey {
+  n?: BigNumber;
+  e?: BigNumber;
+}
+interface NameAttribute {
+  type?: string;
+  value?: unknown;
+}
+interface ForgeCertificate {
+  publicKey: unknown;
+  serialNumber: string;
+  issuer: { attributes: NameAttribute[] };
+  subject: { attributes: NameAttribute[] };
+  validity: { notBefore: Date; notAfter: Date };
+}
+interface Pkcs12 {
+  getBags(filter: {
+    bagType: string;
+  }): Record<string, { key?: unknown; cert?: ForgeCertificate | null }[] | undefined>;
+}
+interface Forge {
+  asn1: { fromDer(bytes: ForgeBuffer): unknown; toDer(asn1: unknown): ForgeBuffer };
+  util: { createBuffer(binary: string): ForgeBuffer; encode64(binary: string): string };
+  pkcs12: { pkcs12FromAsn1(asn1: unknown, strict: boolean, password: string): Pkcs12 };
+  pki: {
+    privateKeyToAsn1(key: unknown): unknown;
+    wrapRsaPrivateKey(asn1: unknown): unknown;
+    certificateToAsn1(cert: ForgeCertificate): unknown;
+  };
+}
+const forge = forgeModule as unknown as Forge;
 
 /** The subject attributes DIAN reads the holder's NIT from, in its order ([D] CertificateValidator). */
 const NIT_ATTRIBUTES = ["1.3.6.1.4.1.23267.2.3", "2.5.4.5", "2.5.4.97"] as const;
@@ -61,7 +103,7 @@ export class CertificateError extends Error {
 
 /** Opens a PKCS#12 (`.p12`/`.pfx`) with its password. Throws CertificateError with a plain reason. */
 export async function openPkcs12(p12: Uint8Array, password: string): Promise<Signer> {
-  let pfx: forge.pkcs12.Pkcs12Pfx;
+  let pfx: Pkcs12;
   try {
     const asn1 = forge.asn1.fromDer(forge.util.createBuffer(binaryString(p12)));
     pfx = forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
@@ -77,16 +119,15 @@ export async function openPkcs12(p12: Uint8Array, password: string): Promise<Sig
     ...(pfx.getBags({ bagType: SHROUDED_KEY_BAG })[SHROUDED_KEY_BAG] ?? []),
     ...(pfx.getBags({ bagType: KEY_BAG })[KEY_BAG] ?? []),
   ];
-  const key = keyBags.find((bag) => bag.key)?.key as forge.pki.rsa.PrivateKey | undefined;
-  if (!key || typeof key.n === "undefined")
-    throw new CertificateError("the PKCS#12 holds no RSA private key");
+  const key = keyBags.find((bag) => bag.key)?.key as RsaKey | undefined;
+  if (!key?.n || !key.e) throw new CertificateError("the PKCS#12 holds no RSA private key");
   const certificates = (pfx.getBags({ bagType: CERT_BAG })[CERT_BAG] ?? [])
     .map((bag) => bag.cert)
-    .filter((cert): cert is forge.pki.Certificate => cert !== undefined && cert !== null);
+    .filter((cert): cert is ForgeCertificate => cert !== undefined && cert !== null);
   // the leaf is the certificate of the key; the others are its chain
   const leaf = certificates.find((cert) => {
-    const publicKey = cert.publicKey as forge.pki.rsa.PublicKey;
-    return publicKey.n?.equals(key.n) && publicKey.e?.equals(key.e);
+    const publicKey = cert.publicKey as RsaKey;
+    return key.n && key.e && publicKey.n?.equals(key.n) && publicKey.e?.equals(key.e);
   });
   if (!leaf) throw new CertificateError("the PKCS#12 holds no certificate for its private key");
   const pkcs8 = forge.asn1.toDer(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(key))).getBytes();
@@ -101,7 +142,7 @@ export async function openPkcs12(p12: Uint8Array, password: string): Promise<Sig
 }
 
 /** The fields of `cert` the signature and the credential check need. */
-export function describe(cert: forge.pki.Certificate): CertificateInfo {
+export function describe(cert: ForgeCertificate): CertificateInfo {
   const binary = forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes();
   const der = bytesOf(binary);
   return {
@@ -117,7 +158,7 @@ export function describe(cert: forge.pki.Certificate): CertificateInfo {
 }
 
 /** The NIT in the subject, as DIAN reads it: the first of its attributes present, digits before any DV. */
-function nitOf(attributes: forge.pki.CertificateField[]): string | null {
+function nitOf(attributes: NameAttribute[]): string | null {
   for (const oid of NIT_ATTRIBUTES) {
     const value = attributes.find((a) => a.type === oid)?.value;
     const nit = typeof value === "string" ? /\d{5,15}/.exec(value)?.[0] : undefined;
@@ -127,7 +168,7 @@ function nitOf(attributes: forge.pki.CertificateField[]): string | null {
 }
 
 /** A name as RFC 4514 writes it: the last RDN first, `type=value` joined by commas, specials escaped. */
-function rfc4514(attributes: forge.pki.CertificateField[]): string {
+function rfc4514(attributes: NameAttribute[]): string {
   return [...attributes]
     .reverse()
     .map((a) => `${SHORT_NAMES[a.type ?? ""] ?? a.type}=${escapeDn(String(a.value ?? ""))}`)
