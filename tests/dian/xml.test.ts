@@ -17,12 +17,20 @@ function libxmlC14n(text: string): string {
 }
 
 const NS = { "": "urn:default", b: "urn:b", a: "urn:a" };
+/** A namespace whose URI sorts before most letters: unqualified attributes still come first. */
+const LOW = { n: "0urn:numbered" };
 
 describe("canonical form", () => {
   it("writes namespaces first (default, then by prefix), then attributes by namespace URI and local name", () => {
     const root = el("r", { z: "1", "b:y": "2", "a:x": "3", m: "4" });
     expect(canonical(root, NS)).toBe(
       '<r xmlns="urn:default" xmlns:a="urn:a" xmlns:b="urn:b" m="4" z="1" a:x="3" b:y="2"></r>',
+    );
+  });
+
+  it("sorts unqualified attributes before any namespaced one, whatever the namespace's URI", () => {
+    expect(canonical(el("r", { "n:x": "1", Z: "2" }), LOW)).toBe(
+      '<r xmlns:n="0urn:numbered" Z="2" n:x="1"></r>',
     );
   });
 
@@ -36,6 +44,8 @@ describe("canonical form", () => {
   it("writes empty elements as start and end tags, skipping absent attributes and children", () => {
     const root = el("r", { gone: undefined, kept: "" }, undefined, null, false, el("e"), "");
     expect(canonical(root, {})).toBe('<r kept=""><e></e></r>');
+    expect(root.children).toEqual([el("e"), ""]);
+    expect(root.attributes).toEqual({ kept: "" });
   });
 
   it("renders the root's namespaces on a part canonicalised on its own, and only on it", () => {
@@ -88,5 +98,7 @@ describe("findElement", () => {
     expect(findElement(root, "x")).toBe(first);
     expect(findElement(root, "r")).toBe(root);
     expect(findElement(root, "y")).toBeUndefined();
+    const deep = el("z");
+    expect(findElement(el("r", {}, el("s", {}, el("t")), el("u", {}, deep)), "z")).toBe(deep);
   });
 });

@@ -45,28 +45,32 @@ export function el(name: string, attributes: Record<string, string | undefined> 
   } satisfies XmlElement;
 }
 
-/** Anything but the characters XML 1.0 allows (its `Char` production): C0 controls, lone surrogates, U+FFFE/F. */
-const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
-
-/** `text` without the characters XML cannot hold (a control character pasted into a description). */
+/**
+ * `text` without the characters XML cannot hold (a control character pasted into a description):
+ * anything but XML 1.0's `Char` production — C0 controls, lone surrogates, U+FFFE/F.
+ */
 export function xmlSafe(text: string): string {
-  return text.replace(NOT_XML, "");
+  return text.replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "");
 }
 
-const escapeText = (text: string) =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r/g, "&#xD;");
+function escapeText(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r/g, "&#xD;");
+}
 
-const escapeAttribute = (value: string) =>
-  value
+function escapeAttribute(value: string): string {
+  return value
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
     .replace(/"/g, "&quot;")
     .replace(/\t/g, "&#x9;")
     .replace(/\n/g, "&#xA;")
     .replace(/\r/g, "&#xD;");
+}
 
 /** Code-unit order, as c14n asks (not locale order). */
-const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
 
 /**
  * The canonical form of `element`, rendering the declarations of `namespaces` on it (give the
@@ -75,12 +79,9 @@ const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  */
 export function canonical(element: XmlElement, namespaces: Namespaces, omit?: XmlElement): string {
   const out: string[] = [];
-  const declarations = Object.keys(namespaces)
-    .sort(byCodeUnits)
-    .map(
-      (prefix) =>
-        ` ${prefix === "" ? "xmlns" : `xmlns:${prefix}`}="${escapeAttribute(namespaces[prefix] ?? "")}"`,
-    )
+  const declarations = Object.entries(namespaces)
+    .sort(([a], [b]) => byCodeUnits(a, b))
+    .map(([prefix, uri]) => ` ${prefix === "" ? "xmlns" : `xmlns:${prefix}`}="${escapeAttribute(uri)}"`)
     .join("");
   write(element, declarations, namespaces, omit, out);
   return out.join("");
