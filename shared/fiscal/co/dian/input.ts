@@ -58,7 +58,13 @@ export interface DianDocumentInput {
 
 /** Why `input` cannot be built into a DIAN document, or null: the rules that tie the two parts together. */
 export function dianInputProblem(input: DianDocumentInput): string | null {
-  const { document, dian } = input;
+  const parsed = DianMode.safeParse(input.dian);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return `DIAN mode's ${issue?.path.join(".") || "settings"}: ${issue?.message ?? "invalid"}`;
+  }
+  const { document } = input;
+  const dian = parsed.data;
   if (document.kind === "invoice") {
     const resolution = dian.resolution;
     if (!resolution) return "an invoice needs its numbering resolution";
