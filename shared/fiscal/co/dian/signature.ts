@@ -47,7 +47,7 @@ export function issueInstant(issueDate: string, issueTime: string): string {
   return `${issueDate}T${issueTime.slice(0, 8)}.000${issueTime.slice(8)}`;
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("base64");
+const sha256 = (text: string) => createHash("sha256").update(text).digest("base64");
 
 const digest = (value: string) =>
   [el("ds:DigestMethod", { Algorithm: SHA256 }), text("ds:DigestValue", value)] as const;
@@ -152,9 +152,7 @@ export async function signDocument(
   );
 }
 
+/** An RSA signature (256 or 512 bytes) in base64. */
 function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000)
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
+  return btoa(String.fromCharCode(...bytes));
 }
