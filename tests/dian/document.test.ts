@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
-import { dianCreditNote, dianInvoice, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
+import { dianCreditNote, dianInvoice, TEST_RESOLUTION, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
 import { xmllintValidate, xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
 import { computeCude } from "../../shared/fiscal/co/cufe.ts";
 import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
@@ -97,7 +97,7 @@ describe("an invoice, as Anexo 1.9 asks", () => {
       ];
     });
     input.dian.resolution = {
-      ...input.dian.resolution!,
+      ...TEST_RESOLUTION,
       prefix: "",
       from: "1",
       to: "999999999999",
