@@ -29,6 +29,7 @@ import { RememberedFingerprints } from "../shared/core/documents/remembered-fing
 import type { FetchLike } from "../shared/providers/tax-client.ts";
 import { measureColdStart, measureFirstCall, measureImports } from "./cold-start.ts";
 import { openBenchDatabase } from "./database.ts";
+import { measureDianSigning } from "./dian-timing.ts";
 import { measureLoad } from "./load.ts";
 import { measurePhases } from "./phases.ts";
 import { measureRenderHeap } from "./render-heap.ts";
@@ -41,6 +42,7 @@ const BATCH = 50;
 const LATENCY_MS = 200;
 const C10_RUNS = 3;
 const OVERHEAD = { warmup: 30, calls: 300, p50: 2.5, p99: 10 };
+const DIAN = { lines: 20, runs: 50, budget: 25 };
 const RENDER = { lines: [20, 200], runs: 20, budget20: 15, worstBudget: 300, heapBudgetMiB: 128 };
 const CACHED = { warmup: 30, calls: 300, p50: 2.5 };
 const CREDIT_NOTES = { sequential: 40, concurrent: 40, concurrency: 8 };
@@ -156,6 +158,8 @@ async function budgets(argv: string[]): Promise<Figure[]> {
     // 3. PDFs: render time of stamped invoices (sequential, warm), and a representation answered
     //    from the stored file (cached: true) as a whole request
     const renders = await measureRenderTiming({ lines: RENDER.lines, runs: RENDER.runs });
+    // 3b. DIAN mode: build and sign an invoice (UBL 2.1, XAdES-EPES), the certificate opened once
+    const dian = await measureDianSigning(DIAN.lines, DIAN.runs);
     const worst = await measureWorstCase();
     const renderHeap = await measureRenderHeap(1000);
     const [cachedId] = await freshIds(1);
@@ -308,6 +312,14 @@ async function budgets(argv: string[]): Promise<Figure[]> {
           note: `CPU ${r.cpuMedianMs} ms`,
         }),
       ),
+      {
+        id: "dian.sign.20",
+        what: `DIAN mode: build and sign a ${dian.lines}-line invoice, p50 (${dian.runs} runs)`,
+        value: dian.p50Ms,
+        unit: "ms",
+        max: DIAN.budget,
+        note: `p95 ${dian.p95Ms} ms, CPU ${dian.cpuMedianMs} ms; ${(dian.bytes / 1024).toFixed(0)} KiB of XML`,
+      },
       {
         id: "render.worst_refused",
         what: `worst invoice the limits allow, refused at the render budget (median of ${worst.runs})`,

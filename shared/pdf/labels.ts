@@ -2,6 +2,7 @@
  * Printable names for the DIAN codes an invoice stores (Anexo Técnico v1.9 code lists). Only the
  * codes in common use are named; any other code is printed as "código X" rather than guessed.
  */
+import { cityName } from "../fiscal/co/divipola.ts";
 
 const ID_TYPES: Record<string, string> = {
   "11": "RC",
@@ -48,22 +49,6 @@ const UNITS: Record<string, string> = {
   ZZ: "Mutuo",
 };
 
-/** DIVIPOLA codes of the largest municipalities; other codes print as the code. */
-const CITIES: Record<string, string> = {
-  "11001": "Bogotá, D.C.",
-  "05001": "Medellín",
-  "76001": "Cali",
-  "08001": "Barranquilla",
-  "13001": "Cartagena",
-  "68001": "Bucaramanga",
-  "54001": "Cúcuta",
-  "66001": "Pereira",
-  "17001": "Manizales",
-  "73001": "Ibagué",
-  "50001": "Villavicencio",
-  "47001": "Santa Marta",
-};
-
 export const TAX_NAMES: Record<string, string> = { "01": "IVA", "04": "INC", "03": "ICA", ZZ: "No gravado" };
 
 /**
@@ -85,7 +70,7 @@ export const idTypeLabel = (code: string) => ID_TYPES[code] ?? `Doc. ${code}`;
 export const paymentFormLabel = (code: string) => named(PAYMENT_FORMS, code) ?? "—";
 export const paymentMethodLabel = (code: string) => named(PAYMENT_METHODS, code) ?? "—";
 export const unitLabel = (code: string) => UNITS[code] ?? code;
-export const cityLabel = (code: string | null) => (code ? (CITIES[code] ?? `Municipio ${code}`) : null);
+export const cityLabel = (code: string | null) => (code ? (cityName(code) ?? `Municipio ${code}`) : null);
 export const taxRegimeLabel = (code: unknown) =>
   typeof code === "string" ? (TAX_REGIMES[code] ?? null) : null;
 export const personTypeLabel = (code: unknown) =>

@@ -1,0 +1,128 @@
+/**
+ * A small element tree written out in canonical form (Canonical XML 1.0, W3C REC-xml-c14n-20010315,
+ * without comments). A signed DIAN document is written this way from the start, so the bytes we send
+ * are their own canonical form: what we digest and sign is exactly what any verifier (DIAN's .NET
+ * `SignedXml`, xmlsec1) recomputes after parsing them, with no parse-and-reserialise step in between
+ * that could change a byte.
+ *
+ * The rules this relies on (c14n §2.3 and §4): no XML declaration inside the canonical form; empty
+ * elements as start-end pairs; attributes in double quotes with `&`, `<`, `"`, TAB, LF and CR
+ * escaped; text with `&`, `<`, `>` and CR escaped; namespace declarations before the attributes,
+ * sorted by prefix (the default namespace first), then attributes sorted by namespace URI and local
+ * name (unqualified ones first). Every namespace is declared on the root element only; an element
+ * canonicalised on its own (a signed part: inclusive c14n of a subtree) carries all of them, as
+ * inclusive c14n renders every namespace in scope on the apex of a document subset.
+ */
+
+/** A node of the tree: an element or a text. */
+export type XmlNode = XmlElement | string;
+
+export interface XmlElement {
+  /** Qualified name as written: `cbc:ID`, or `Invoice` in the default namespace. */
+  name: string;
+  /** Attributes in any order (the writer sorts them); values unescaped. */
+  attributes: Record<string, string>;
+  children: XmlNode[];
+}
+
+/** Prefix → namespace URI; `""` is the default namespace. */
+export type Namespaces = Readonly<Record<string, string>>;
+
+/** What a child may be when building: absent parts (undefined, null, false) are skipped. */
+export type Child = XmlNode | undefined | null | false;
+
+/**
+ * An element. Attributes whose value is undefined are left out; so are absent children, so optional
+ * parts read as `cond && el(...)`.
+ */
+export function el(name: string, attributes: Record<string, string | undefined> = {}, ...children: Child[]) {
+  const present: Record<string, string> = {};
+  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) present[key] = value;
+  return {
+    name,
+    attributes: present,
+    children: children.filter((c): c is XmlNode => c !== undefined && c !== null && c !== false),
+  } satisfies XmlElement;
+}
+
+/**
+ * `text` without the characters XML cannot hold (a control character pasted into a description):
+ * anything but XML 1.0's `Char` production — C0 controls, lone surrogates, U+FFFE/F.
+ */
+export function xmlSafe(text: string): string {
+  return text.replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "");
+}
+
+function escapeText(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r/g, "&#xD;");
+}
+
+function escapeAttribute(value: string): string {
+  return value
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/"/g, "&quot;")
+    .replace(/\t/g, "&#x9;")
+    .replace(/\n/g, "&#xA;")
+    .replace(/\r/g, "&#xD;");
+}
+
+/** Code-unit order, as c14n asks (not locale order). */
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The canonical form of `element`, rendering the declarations of `namespaces` on it (give the
+ * root's declarations both for the root and for any part of the tree canonicalised on its own).
+ * `omit` is left out with everything under it: the enveloped-signature transform.
+ */
+export function canonical(element: XmlElement, namespaces: Namespaces, omit?: XmlElement): string {
+  const out: string[] = [];
+  const declarations = Object.entries(namespaces)
+    .sort(([a], [b]) => byCodeUnits(a, b))
+    .map(([prefix, uri]) => ` ${prefix === "" ? "xmlns" : `xmlns:${prefix}`}="${escapeAttribute(uri)}"`)
+    .join("");
+  write(element, declarations, namespaces, omit, out);
+  return out.join("");
+}
+
+function write(
+  element: XmlElement,
+  declarations: string,
+  namespaces: Namespaces,
+  omit: XmlElement | undefined,
+  out: string[],
+): void {
+  out.push(`<${element.name}${declarations}${attributesOf(element, namespaces)}>`);
+  for (const child of element.children) {
+    if (typeof child === "string") out.push(escapeText(child));
+    else if (child !== omit) write(child, "", namespaces, omit, out);
+  }
+  out.push(`</${element.name}>`);
+}
+
+function attributesOf(element: XmlElement, namespaces: Namespaces): string {
+  const keyed = Object.entries(element.attributes).map(([name, value]) => {
+    const colon = name.indexOf(":");
+    const uri = colon < 0 ? "" : namespaces[name.slice(0, colon)];
+    if (uri === undefined) throw new Error(`undeclared namespace prefix in attribute ${name}`);
+    return {
+      key: [uri, colon < 0 ? name : name.slice(colon + 1)] as const,
+      text: ` ${name}="${escapeAttribute(value)}"`,
+    };
+  });
+  keyed.sort((a, b) => byCodeUnits(a.key[0], b.key[0]) || byCodeUnits(a.key[1], b.key[1]));
+  return keyed.map((a) => a.text).join("");
+}
+
+/** The first element named `name` in document order (the element itself included), or undefined. */
+export function findElement(root: XmlElement, name: string): XmlElement | undefined {
+  if (root.name === name) return root;
+  for (const child of root.children) {
+    if (typeof child === "string") continue;
+    const found = findElement(child, name);
+    if (found) return found;
+  }
+  return undefined;
+}

@@ -1,0 +1,104 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { canonical, el, findElement, xmlSafe } from "../../shared/fiscal/co/dian/xml.ts";
+
+/** libxml2's own Canonical XML 1.0 of `text` (xmllint --c14n): an implementation independent of ours. */
+function libxmlC14n(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "einv-c14n-"));
+  try {
+    writeFileSync(join(dir, "doc.xml"), text);
+    return execFileSync("xmllint", ["--c14n", join(dir, "doc.xml")], { encoding: "utf8" });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const NS = { "": "urn:default", b: "urn:b", a: "urn:a" };
+/** A namespace whose URI sorts before most letters: unqualified attributes still come first. */
+const LOW = { n: "0urn:numbered" };
+
+describe("canonical form", () => {
+  it("writes namespaces first (default, then by prefix), then attributes by namespace URI and local name", () => {
+    const root = el("r", { z: "1", "b:y": "2", "a:x": "3", m: "4" });
+    expect(canonical(root, NS)).toBe(
+      '<r xmlns="urn:default" xmlns:a="urn:a" xmlns:b="urn:b" m="4" z="1" a:x="3" b:y="2"></r>',
+    );
+  });
+
+  it("sorts unqualified attributes before any namespaced one, whatever the namespace's URI", () => {
+    expect(canonical(el("r", { "n:x": "1", Z: "2" }), LOW)).toBe(
+      '<r xmlns:n="0urn:numbered" Z="2" n:x="1"></r>',
+    );
+  });
+
+  it('escapes text (&, <, >, CR) and attributes (&, <, ", TAB, LF, CR) as c14n does', () => {
+    const root = el("r", { v: `a&b<c"d\te\nf\rg>h'` }, `1 & 2 < 3 > 0\r"'\t\n`);
+    expect(canonical(root, {})).toBe(
+      '<r v="a&amp;b&lt;c&quot;d&#x9;e&#xA;f&#xD;g>h\'">1 &amp; 2 &lt; 3 &gt; 0&#xD;"\'\t\n</r>',
+    );
+  });
+
+  it("writes empty elements as start and end tags, skipping absent attributes and children", () => {
+    const root = el("r", { gone: undefined, kept: "" }, undefined, null, false, el("e"), "");
+    expect(canonical(root, {})).toBe('<r kept=""><e></e></r>');
+    expect(root.children).toEqual([el("e"), ""]);
+    expect(root.attributes).toEqual({ kept: "" });
+  });
+
+  it("renders the root's namespaces on a part canonicalised on its own, and only on it", () => {
+    const part = el("a:p", { Id: "x" }, el("b:q", {}, "t"));
+    const root = el("r", {}, el("s", {}, part));
+    expect(canonical(part, NS)).toBe(
+      '<a:p xmlns="urn:default" xmlns:a="urn:a" xmlns:b="urn:b" Id="x"><b:q>t</b:q></a:p>',
+    );
+    expect(canonical(root, NS)).toContain('<s><a:p Id="x">');
+  });
+
+  it("leaves out the omitted element and all under it (the enveloped signature)", () => {
+    const signature = el("a:sig", {}, el("a:inner", {}, "x"));
+    const root = el("r", {}, el("s", {}, signature, "tail"), el("t"));
+    expect(canonical(root, NS, signature)).toBe(
+      '<r xmlns="urn:default" xmlns:a="urn:a" xmlns:b="urn:b"><s>tail</s><t></t></r>',
+    );
+  });
+
+  it("refuses an attribute whose prefix is not declared", () => {
+    expect(() => canonical(el("r", { "c:x": "1" }), NS)).toThrow(
+      /undeclared namespace prefix in attribute c:x/,
+    );
+  });
+
+  it("is its own canonical form by libxml2's implementation too", () => {
+    const root = el(
+      "r",
+      { "b:y": "é\t\n\r", z: "<&>" },
+      el("a:p", { Id: "1" }, "text & <more> \r\n", el("b:q", { x: '"' })),
+      "ñ 😀",
+      el("e"),
+    );
+    const ours = canonical(root, NS);
+    expect(libxmlC14n(`<?xml version="1.0" encoding="UTF-8"?>\n${ours}\n`)).toBe(ours);
+  });
+});
+
+describe("xmlSafe", () => {
+  it("drops what XML 1.0 cannot carry and keeps TAB, LF, CR and any other character", () => {
+    expect(xmlSafe("a\u0000b\u0008c\u000Bd\u001Fe\uFFFEf\uFFFFg\uD800h\uDC00i")).toBe("abcdefghi");
+    expect(xmlSafe("\t\n\r ñ€😀\uE000\uFFFD")).toBe("\t\n\r ñ€😀\uE000\uFFFD");
+  });
+});
+
+describe("findElement", () => {
+  it("finds the first element of a name in document order, or nothing", () => {
+    const first = el("x", { n: "1" });
+    const root = el("r", {}, "text", el("s", {}, first), el("x", { n: "2" }));
+    expect(findElement(root, "x")).toBe(first);
+    expect(findElement(root, "r")).toBe(root);
+    expect(findElement(root, "y")).toBeUndefined();
+    const deep = el("z");
+    expect(findElement(el("r", {}, el("s", {}, el("t")), el("u", {}, deep)), "z")).toBe(deep);
+  });
+});
