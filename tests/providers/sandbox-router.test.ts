@@ -95,15 +95,23 @@ describe("over HTTP (sandbox/server.ts)", () => {
       kind: "timeout",
       service: "docsgen",
     });
-    // With one slot, a render succeeds only if the abandoned (still hung) one released its slot;
-    // the patient client leaves room for a first render that loads pdf-lib on a busy machine.
+    // With one slot, a render succeeds only if the abandoned (still hung, for 10 s) one released its
+    // slot: asked until 5 s have passed, since the abort takes a moment to arrive on a busy machine;
+    // the patient client leaves room for a first render that loads pdf-lib.
     running.docsgen.setKnobs({ concurrencyLimit: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
     const patient = createDocsgenClient({
       baseUrl: `${running.url}/docsgen`,
       apiKey: SANDBOX_KEY,
       timeoutMs: 5_000,
     });
-    await expect(patient.render(makeRenderRequest())).resolves.toBeInstanceOf(Uint8Array);
+    const deadline = Date.now() + 5_000;
+    let rendered: unknown;
+    while (rendered === undefined) {
+      rendered = await patient.render(makeRenderRequest()).catch((error: { kind?: string }) => {
+        if (error.kind !== "rate_limited" || Date.now() > deadline) throw error;
+        return new Promise((resolve) => setTimeout(resolve, 100)).then(() => undefined);
+      });
+    }
+    expect(rendered).toBeInstanceOf(Uint8Array);
   });
 });
