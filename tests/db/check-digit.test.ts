@@ -71,7 +71,8 @@ describe("a company's check digit", () => {
     const nit = randomDigits(9);
     const dv = nitCheckDigit(nit) as string;
     const [made] = await insert(nit, dv);
-    const other = nit === "800197268" ? "1018419008" : "800197268";
+    // a NIT whose own digit is not this one's (DIAN's examples: 800197268-4, 1018419008-5)
+    const other = dv === "4" ? "1018419008" : "800197268";
     expect(
       await sqlState(
         asRole(
