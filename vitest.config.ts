@@ -11,5 +11,8 @@ export default defineConfig({
     // cloning a database or loading PGlite with the schema takes a moment in beforeAll
     hookTimeout: 60_000,
     testTimeout: 15_000,
+    // two files at a time even on two cores (vitest would run one): the suites mostly wait on
+    // PostgreSQL and on Deno children, so a second worker halves the run (8 → 4 minutes here)
+    maxWorkers: 2,
   },
 });
