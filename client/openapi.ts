@@ -230,14 +230,21 @@ export interface components {
     schemas: {
         Error: {
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, as a stable word a program can branch on.
+                 * @enum {string}
+                 */
                 code: "invalid_json" | "validation_failed" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_state" | "idempotency_conflict" | "payload_too_large" | "unsupported_media_type" | "credential_rejected" | "business_rule" | "rate_limited" | "internal_error" | "provider_error" | "service_unavailable" | "database_unavailable" | "provider_timeout";
+                /** @description What went wrong, in English, for a person. */
                 message: string;
                 /** @description Which fields are wrong, and how. */
                 details?: {
+                    /** @description The field, as a path (`lines.0.quantity`); `(body)` for the whole body. */
                     field: string;
+                    /** @description What is wrong with it: `required`, a bound it breaks, `unknown field`. */
                     message: string;
                 }[];
+                /** @description The request's id, also in the `x-request-id` header: quote it to find the request in the logs. */
                 request_id: string;
             };
         };

@@ -141,17 +141,27 @@ const local = await describeLocalRun(client, signer, baseUrl, {
   secret: reconcileSecret,
 });
 await writeFile(`${dataDir}/local.json`, `${JSON.stringify(local, null, 2)}\n`);
-const server = Deno.serve(
-  { hostname: host, port, onListen: () => {} },
-  createLocalRouter({
-    functions: { [FUNCTION_NAME]: app.fetch, [RECONCILE_FUNCTION]: reconcileApp.fetch },
-    jwks: () => signer.jwks,
-    storage: download,
-    sandboxes,
-    docs: createDocsHandler(functionsRoot),
-    demoInvoice: createDemoInvoiceHandler({ client, verifyToken: deps.verifyToken }),
-  }),
-);
+// the port was free at start; another process may have taken it since (a second npm start)
+const server = (() => {
+  try {
+    return Deno.serve(
+      { hostname: host, port, onListen: () => {} },
+      createLocalRouter({
+        functions: { [FUNCTION_NAME]: app.fetch, [RECONCILE_FUNCTION]: reconcileApp.fetch },
+        jwks: () => signer.jwks,
+        storage: download,
+        sandboxes,
+        docs: createDocsHandler(functionsRoot),
+        demoInvoice: createDemoInvoiceHandler({ client, verifyToken: deps.verifyToken }),
+      }),
+    );
+  } catch (error) {
+    const problem = error instanceof Deno.errors.AddrInUse ? checkAddress(host, port) : undefined;
+    if (!problem) throw error;
+    console.error(problem);
+    Deno.exit(1);
+  }
+})();
 
 console.error(
   `einvoicing listening on ${functionsRoot}/v1/${FUNCTION_NAME}  (details: ${dataDir}/local.json)`,

@@ -15,7 +15,7 @@ export const ERROR_EXAMPLES: Record<
     message: "The request body is not valid.",
     details: [
       { field: "org_id", message: "required" },
-      { field: "reisue", message: 'unknown field; did you mean "reissue"?' },
+      { field: "colour", message: "unknown field" },
     ],
   },
   unauthenticated: {
@@ -33,7 +33,7 @@ export const ERROR_EXAMPLES: Record<
   method_not_allowed: { summary: "Not a POST", message: "Use POST." },
   invalid_state: {
     summary: "The document's state does not allow it",
-    message: "The invoice is pendiente; it has not been sent to the authority yet.",
+    message: "This invoice was never sent; transmit it first.",
   },
   idempotency_conflict: {
     summary: "The Idempotency-Key was used with another body, or is in flight",
@@ -50,7 +50,7 @@ export const ERROR_EXAMPLES: Record<
   },
   business_rule: {
     summary: "A rule refuses it; nothing was done",
-    message: "The line 2 of invoice SETP990000201 was already credited in full.",
+    message: "Every line of this invoice has already been credited.",
   },
   rate_limited: {
     summary: "Too many requests; retry after Retry-After",

@@ -223,8 +223,12 @@ const ERROR_BODY: Json = {
       required: ["code", "message", "request_id"],
       additionalProperties: false,
       properties: {
-        code: { type: "string", enum: Object.keys(ERROR_STATUS) },
-        message: { type: "string" },
+        code: {
+          type: "string",
+          enum: Object.keys(ERROR_STATUS),
+          description: "What went wrong, as a stable word a program can branch on.",
+        },
+        message: { type: "string", description: "What went wrong, in English, for a person." },
         details: {
           description: "Which fields are wrong, and how.",
           type: "array",
@@ -232,10 +236,23 @@ const ERROR_BODY: Json = {
             type: "object",
             required: ["field", "message"],
             additionalProperties: false,
-            properties: { field: { type: "string" }, message: { type: "string" } },
+            properties: {
+              field: {
+                type: "string",
+                description: "The field, as a path (`lines.0.quantity`); `(body)` for the whole body.",
+              },
+              message: {
+                type: "string",
+                description: "What is wrong with it: `required`, a bound it breaks, `unknown field`.",
+              },
+            },
           },
         },
-        request_id: { type: "string" },
+        request_id: {
+          type: "string",
+          description:
+            "The request's id, also in the `x-request-id` header: quote it to find the request in the logs.",
+        },
       },
     },
   },

@@ -77,6 +77,13 @@ const KINDS: Record<string, string> = {
   boolean: "true or false",
   array: "a list",
   object: "an object",
+  record: "an object",
+  map: "an object",
+  set: "a list",
+  tuple: "a list",
+  date: "a date",
+  bigint: "a whole number",
+  nan: "a number",
   null: "null",
 };
 

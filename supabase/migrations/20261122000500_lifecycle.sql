@@ -511,18 +511,28 @@ begin
     raise exception 'unknown_status' using errcode = 'P0001', hint = 'business_rule', detail = p_kind;
   end if;
 
-  _life := einv_private.with_outcome(p_kind, _before, p_outcome);
+  -- An answer that says nothing of the document (the provider has no record of it, its status is
+  -- unchanged) keeps its last outcome — a rejection's rules stay — and only notes when it was asked.
+  if p_outcome ->> 'code' = 'unknown_to_provider' then
+    _life := _before;
+    _life.status_checked_at := now();
+  else
+    _life := einv_private.with_outcome(p_kind, _before, p_outcome);
+  end if;
   perform einv_private.write_lifecycle(p_kind, p_document_id, _life);
   perform einv_private.log_event(p_org_id, p_kind, p_document_id, 'status_refreshed',
     nullif(p_outcome ->> 'actor_id', '')::uuid,
     jsonb_build_object('from', _before.status, 'to', _life.status,
                        'changed', _life.status <> _before.status
                                   or _life.authority_code is distinct from _before.authority_code,
-                       'message', _life.last_message));
+                       'message', coalesce(p_outcome ->> 'message', _life.last_message)));
 
   return jsonb_build_object('document_id', p_document_id, 'status', _life.status,
     'authority_code', _life.authority_code, 'checked_at', _life.status_checked_at)
-         || einv_private.recorded_result(_life);
+         || case when p_outcome ->> 'code' = 'unknown_to_provider'
+                 then jsonb_build_object('code', p_outcome ->> 'code', 'message', p_outcome ->> 'message',
+                                         'authority_message', null, 'authority_rules', null)
+                 else einv_private.recorded_result(_life) end;
 end
 $$;
 

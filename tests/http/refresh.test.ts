@@ -92,6 +92,28 @@ describe.each(kindsOf("refresh"))("POST %s (%s)", (_route, _name, kind) => {
     expect(await stateOf(sent.id)).toBe(kind.accepted);
   });
 
+  it("keeps a rejection's code and rules when the provider has no record of the document", async () => {
+    const sent = await kind.send(suite());
+    // as the authority would have left it: rejected, with its rule
+    const rules = [{ rule: "FAJ44b", kind: "rechazo", message: "no está registrado en el RUT" }];
+    await db.superuser(
+      `update ${kind.table} set status = 'error', last_code = 'rejected', last_message = 'rejected',
+              authority_message = 'Documento rechazado', authority_rules = $2::text::jsonb where id = $1`,
+      [sent.id, JSON.stringify(rules)],
+    );
+    sandbox.reset(); // the provider forgot it
+    const body = await (await refreshOf(sent.id)).json();
+    expect(body).toMatchObject({ status: "error", code: "unknown_to_provider" });
+    expect(body).not.toHaveProperty("authority_rules");
+    const [kept] = await db.superuser<{
+      last_code: string;
+      authority_rules: unknown;
+      status_checked_at: string;
+    }>(`select last_code, authority_rules, status_checked_at from ${kind.table} where id = $1`, [sent.id]);
+    expect(kept).toMatchObject({ last_code: "rejected", authority_rules: rules });
+    expect(kept?.status_checked_at).toBeTruthy();
+  });
+
   it("leaves an accepted document as it is when the authority agrees", async () => {
     const sent = await kind.send(suite());
     const body = await (await refreshOf(sent.id)).json();

@@ -61,6 +61,19 @@ describe("what a caller reads in each detail", () => {
     ]);
   });
 
+  it("says what a free-form object must be, in the project's words", async () => {
+    const body = {
+      org_id: fx.home.org.id,
+      company_id: fx.home.company.id,
+      service: "deliver",
+      environment: "uat",
+    };
+    for (const settings of [[1], null, "x"]) {
+      const details = await refused("/integrations/save", { ...body, settings });
+      expect(details).toEqual([{ field: "settings", message: "must be an object" }]);
+    }
+  });
+
   it("answers a body of hundreds of unknown keys with the first twenty, each name cut short", async () => {
     const body: Record<string, unknown> = { org_id: fx.home.org.id, invoice_id: crypto.randomUUID() };
     for (let i = 0; i < 400; i++) body[`${"k".repeat(120)}${i}`] = i; // 50 KB, under the body limit

@@ -181,7 +181,7 @@ async function deliverable<K extends DocumentKind>(
   const { status, environment } = record.fiscal;
   if (status !== kind.accepted || !environment) {
     throw new InvalidStateError(
-      `Only a ${kind.words.noun} the authority accepted (${kind.accepted}) can be delivered; this one is ${status}.`,
+      `Only ${/^[aeiou]/.test(kind.words.noun) ? "an" : "a"} ${kind.words.noun} the authority accepted (${kind.accepted}) can be delivered; this one is ${status}.`,
     );
   }
   return { record, environment };

@@ -120,10 +120,8 @@ function skipped(kind: DocumentKindSpec, entry: Extract<ClaimEntry, { action: "s
   const [code, message] = (
     {
       accepted: ["already_transmitted", words.alreadyAccepted],
-      failed: [
-        "reissue_required",
-        `${entry.last_message ?? "the last transmission failed"} (${words.howToResend})`,
-      ],
+      // the stored outcome says why (the document's last_code, last_message, authority_rules)
+      failed: ["reissue_required", `the last transmission ended in error; ${words.howToResend}`],
       in_progress: ["in_progress", `transmission in progress; ${words.whileInProgress}`],
       not_found: ["not_found", `${words.noun} not found`],
     } as const
