@@ -99,10 +99,10 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
     inspector = await openInspector(inspectorPort);
     const operador = state.users.find((u) => u.role === "operador" && u.org_id === DEMO_ORG);
     const admin = state.users.find((u) => u.role === "admin" && u.org_id === DEMO_ORG);
-    const accepted = state.invoices.find((i) => i.org_id === DEMO_ORG && i.status === "transmitida");
+    const draft = state.invoices.find((i) => i.org_id === DEMO_ORG && i.status === "pendiente");
     const company = state.companies.find((c) => c.id === DEMO_COMPANY);
-    if (!operador || !admin || !accepted || !company)
-      throw new Error("the local server's demo data has no operador, admin, company or transmitted invoice");
+    if (!operador || !admin || !draft || !company)
+      throw new Error("the local server's demo data has no operador, admin, company or pending invoice");
     const headers = {
       authorization: `Bearer ${operador.access_token}`,
       apikey: state.apikey,
@@ -127,8 +127,17 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
     });
     if (save.status !== 200) throw new Error(`could not save the load's provider: ${await save.text()}`);
 
-    // the cached representation: rendered once here, then answered from the stored file
-    const representation = JSON.stringify({ org_id: DEMO_ORG, invoice_id: accepted.id });
+    // the cached representation of an invoice this sandbox accepted (it hands over its XML, so the
+    // stored record is complete): rendered once here, then answered from the stored file
+    const sent = await fetch(`${base}/transmit`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ org_id: DEMO_ORG, invoice_ids: [draft.id] }),
+    });
+    const [result] = ((await sent.json()) as { results?: { status: string }[] }).results ?? [];
+    if (result?.status !== "transmitida")
+      throw new Error(`the load's invoice was not accepted: ${result?.status}`);
+    const representation = JSON.stringify({ org_id: DEMO_ORG, invoice_id: draft.id });
     for (let i = 0; i < 2; i++) {
       const response = await fetch(`${base}/representation`, {
         method: "POST",
