@@ -135,6 +135,21 @@ export const BillingReference = z.object({
 });
 export type BillingReference = z.infer<typeof BillingReference>;
 
+/**
+ * For an invoice: the DIAN numbering resolution its number falls under (InvoiceControl: the
+ * resolution's number, its period, and the range's prefix and bounds), as the issuer holds it.
+ */
+export const Numbering = z.object({
+  resolution_number: digits(1, 20),
+  start_date: z.iso.date(),
+  end_date: z.iso.date(),
+  /** Up to four capital letters or digits; "" when the range has none. */
+  prefix: z.string().regex(/^[A-Z0-9]{0,4}$/, "expected up to four capital letters or digits"),
+  from: digits(1, 15),
+  to: digits(1, 15),
+});
+export type Numbering = z.infer<typeof Numbering>;
+
 /** For a credit note: why (DIAN correction concept 1–6, Anexo 1.9) and the stated reason. */
 export const Correction = z.object({
   concept_code: z.enum(["1", "2", "3", "4", "5", "6"]),
@@ -165,6 +180,8 @@ export const SubmitDocumentFields = z.object({
   buyer: Buyer,
   lines: z.array(Line).min(1).max(1000),
   totals: Totals,
+  /** An invoice's numbering resolution, when the issuer has one on record; never for credit notes. */
+  numbering: Numbering.optional(),
   /** A credit note's invoice (its CUFE is the note's billing reference); only for credit notes. */
   billing_reference: BillingReference.required({ authority_code: true }).optional(),
   /** A credit note's concept and reason; only for credit notes. */
@@ -181,6 +198,9 @@ export const SubmitDocumentRequest = SubmitDocumentFields.superRefine((doc, ctx)
     required: "required for a credit note",
     forbidden: "only allowed for a credit note",
   });
+  if (credit && doc.numbering !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["numbering"], message: "only allowed for an invoice" });
+  }
   presentOnlyWhen(ctx, doc.issuer, ["software_pin"], credit, {
     required: "required for a credit note",
     forbidden: "only allowed for a credit note",
@@ -319,18 +339,36 @@ export function attachedDocumentProblem(bytes: Uint8Array, authorityCode: string
   return null;
 }
 
+/** What the lifecycle knows of a document it asks a provider about. */
+export interface KnownDocument {
+  /** The document as a submit carries it (the same request, rebuilt from the stored document). */
+  request: SubmitDocumentRequest;
+  /** The provider's reference as last recorded (DIAN habilitación: the test set batch's ZipKey), or null. */
+  providerReference: string | null;
+}
+
+/**
+ * Reads the document when an adapter needs more than our reference to find it: a provider speaking
+ * our protocol never calls it; DIAN finds a document by its CUFE/CUDE, computed from the document.
+ * Throws a DomainError when the stored document can no longer be turned into its request.
+ */
+export type DocumentLookup = () => Promise<KnownDocument>;
+
 /** The port the core uses to reach the tax authority through a provider. */
 export interface TaxAdapter {
   /** Submits a document. Throws a ProviderError when no definite outcome came back. */
   submit(document: SubmitDocumentRequest, options?: { attempt?: number }): Promise<DocumentOutcome>;
   /** The provider's view of our document, or null when it never received it. */
-  query(reference: string): Promise<DocumentOutcome | null>;
+  query(reference: string, lookup?: DocumentLookup): Promise<DocumentOutcome | null>;
   /**
    * The AttachedDocument XML of an accepted document, checked to name `authorityCode` (its CUFE or
    * CUDE). A ProviderError otherwise: `rejected` with `providerCode` `document_not_accepted` (409)
    * or `document_not_found` (404) when the provider has no accepted document under `reference`.
    */
-  attachedDocument(reference: string, expected: { authorityCode: string }): Promise<Uint8Array>;
+  attachedDocument(
+    reference: string,
+    expected: { authorityCode: string; lookup?: DocumentLookup },
+  ): Promise<Uint8Array>;
   /** Whether the configured key authenticates; `ok: false` when the provider refuses it. */
   checkCredential(): Promise<CredentialCheck>;
 }

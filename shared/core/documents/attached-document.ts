@@ -15,6 +15,7 @@ import type { ProviderDirectory } from "../../providers/directory.ts";
 import { ATTACHED_DOCUMENT_CONTENT_TYPE } from "../../providers/protocol.ts";
 import { type DocumentStore, documentPath } from "../../storage/port.ts";
 import type { DocumentKindSpec } from "./kind.ts";
+import { lookupOf } from "./lookup.ts";
 
 export interface AttachedDocumentContext {
   providers: ProviderDirectory;
@@ -59,7 +60,10 @@ export async function ensureAttachedDocument<K extends DocumentKind>({
   if (stored) return { bytes: stored, path, cached: true };
 
   const adapter = await ctx.providers.taxAdapter(orgId, document.company_id, fiscal.environment);
-  const bytes = await adapter.attachedDocument(document.id, { authorityCode: fiscal.authority_code });
+  const bytes = await adapter.attachedDocument(document.id, {
+    authorityCode: fiscal.authority_code,
+    lookup: lookupOf(kind, document, fiscal.environment, fiscal.provider_reference),
+  });
   await ctx.documents.put(path, bytes, ATTACHED_DOCUMENT_CONTENT_TYPE);
   return { bytes, path, cached: false };
 }

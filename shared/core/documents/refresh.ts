@@ -4,11 +4,12 @@
  * 502/504), and a document a transmission holds right now is left to that transmission.
  */
 import { callAuthorized, type DbScope } from "../../db/port.ts";
-import type { DocumentKind, FiscalStatus, RecordedOutcome } from "../../db/rows.ts";
+import type { DocumentKind, DocumentPayloads, FiscalStatus, RecordedOutcome } from "../../db/rows.ts";
 import { BusyError, InvalidStateError } from "../../errors.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
 import type { DocumentOutcome } from "../../providers/protocol.ts";
 import type { DocumentKindSpec } from "./kind.ts";
+import { lookupOf } from "./lookup.ts";
 import { neverReceived, outcomeFromProvider, storable } from "./outcome.ts";
 import type { AuthorityRule, RefreshCode } from "./result-codes.ts";
 
@@ -69,7 +70,10 @@ export async function refreshDocument<K extends DocumentKind>({
   const companyId = record.document.company_id;
   ctx.providers.prime("adapter-tax", input.org_id, [{ company_id: companyId, environment }], credentials);
   const adapter = await ctx.providers.taxAdapter(input.org_id, companyId, environment);
-  const known = await adapter.query(input.document_id);
+  const known = await adapter.query(
+    input.document_id,
+    lookupOf(kind, record.document as DocumentPayloads[K], environment, record.fiscal.provider_reference),
+  );
   const recorded = await ctx.serviceDb.call("einv_document_refresh_record", {
     p_org_id: input.org_id,
     p_kind: kind.kind,

@@ -21,6 +21,7 @@ import {
 } from "../../providers/errors.ts";
 import type { DocumentOutcome, SubmitDocumentRequest, TaxAdapter } from "../../providers/protocol.ts";
 import type { DocumentKindSpec } from "./kind.ts";
+import { lookupOf } from "./lookup.ts";
 import { outcomeFromProvider, storable } from "./outcome.ts";
 import type { AuthorityRule, TransmissionCode } from "./result-codes.ts";
 
@@ -236,9 +237,9 @@ async function decide<K extends DocumentKind>(
   if (mayBeThere) {
     let known: DocumentOutcome | null;
     try {
-      known = await adapter.query(entry.document_id);
+      known = await adapter.query(entry.document_id, lookupOf(kind, entry.document, entry.environment, null));
     } catch (error) {
-      if (error instanceof ProviderError) {
+      if (error instanceof ProviderError || error instanceof DomainError) {
         return unknownOutcome(
           `could not confirm the earlier attempt (${error.message}); nothing was re-sent`,
         );

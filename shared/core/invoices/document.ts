@@ -104,6 +104,22 @@ function toRequest(doc: InvoiceDocumentRow, environment: Environment): unknown {
     buyer: buyerRequest(doc),
     lines: linesRequest(doc.lines),
     totals: totalsRequest(doc),
+    numbering: numberingRequest(doc.company),
+  };
+}
+
+/** The company's numbering resolution, when all of it is on record (DIAN direct needs it). */
+function numberingRequest(c: InvoiceDocumentRow["company"]) {
+  const { resolution_number, resolution_date, resolution_valid_until, resolution_from, resolution_to } = c;
+  if (!resolution_number || !resolution_date || !resolution_valid_until) return undefined;
+  if (resolution_from == null || resolution_to == null) return undefined;
+  return {
+    resolution_number,
+    start_date: resolution_date,
+    end_date: resolution_valid_until,
+    prefix: c.invoice_prefix ?? "",
+    from: String(resolution_from),
+    to: String(resolution_to),
   };
 }
 

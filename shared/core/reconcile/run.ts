@@ -24,6 +24,7 @@ import type { DocumentStore } from "../../storage/port.ts";
 import { creditNoteKind } from "../credit-notes/kind.ts";
 import { deliverDocument } from "../documents/deliver.ts";
 import type { DocumentKindSpec } from "../documents/kind.ts";
+import { lookupOf } from "../documents/lookup.ts";
 import { neverReceived, outcomeFromProvider, storable } from "../documents/outcome.ts";
 import { invoiceKind } from "../invoices/kind.ts";
 
@@ -120,7 +121,16 @@ export async function reconcile({
     let outcome: Partial<RecordedOutcome>;
     try {
       const adapter = await ctx.providers.taxAdapter(doc.org_id, doc.company_id, doc.environment);
-      const known = await adapter.query(doc.document_id);
+      const known = await adapter.query(doc.document_id, async () => {
+        // read only by an adapter that finds documents by their content (DIAN: by CUFE/CUDE)
+        const record = await db.call("einv_document_get", {
+          p_org_id: doc.org_id,
+          p_kind: doc.kind,
+          p_document_id: doc.document_id,
+        });
+        const environment = doc.environment as Environment; // checked above
+        return lookupOf(kind, record.document, environment, record.fiscal.provider_reference)();
+      });
       outcome = known ? outcomeFromProvider(kind, known) : neverReceived(kind);
     } catch (error) {
       if (error instanceof ProviderRateLimitedError) slowDown.add(provider);
