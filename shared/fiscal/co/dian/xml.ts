@@ -12,6 +12,10 @@
  * name (unqualified ones first). Every namespace is declared on the root element only; an element
  * canonicalised on its own (a signed part: inclusive c14n of a subtree) carries all of them, as
  * inclusive c14n renders every namespace in scope on the apex of a document subset.
+ *
+ * `exclusiveCanonical` writes a part of such a tree in Exclusive XML Canonicalization 1.0 instead,
+ * which WS-Security uses: the SOAP envelope (./soap.ts) is written with `canonical` and its signed
+ * parts are digested in their exclusive form, which is what a verifier recomputes after parsing it.
  */
 
 /** A node of the tree: an element or a text. */
