@@ -58,6 +58,38 @@ export async function xmlsecVerify(xml: Uint8Array, caPem: string): Promise<Tool
   }
 }
 
+/**
+ * `xmlsec1 --verify` of a SOAP request's WS-Security signature, as brief §8 gives it: the reference
+ * to `wsa:To` (whose `wsu:Id` is declared to xmlsec1) and the signature value, with the key of the
+ * request's own BinarySecurityToken — xmlsec1 ignores the SecurityTokenReference that names it, so
+ * the certificate is read out of the envelope and handed over as PEM.
+ */
+export async function xmlsecVerifyEnvelope(xml: Uint8Array): Promise<ToolResult> {
+  const token = /<wsse:BinarySecurityToken[^>]*>([A-Za-z0-9+/=\s]+)<\/wsse:BinarySecurityToken>/.exec(
+    new TextDecoder().decode(xml),
+  )?.[1];
+  if (!token) return { ok: false, output: "no wsse:BinarySecurityToken in the envelope" };
+  const body = token.replace(/\s/g, "").replace(/(.{64})/g, "$1\n");
+  const { dir, cleanup } = scratch();
+  try {
+    writeFileSync(join(dir, "envelope.xml"), xml);
+    writeFileSync(
+      join(dir, "token.pem"),
+      `-----BEGIN CERTIFICATE-----\n${body.trimEnd()}\n-----END CERTIFICATE-----\n`,
+    );
+    return await run("xmlsec1", [
+      "--verify",
+      "--pubkey-cert-pem",
+      join(dir, "token.pem"),
+      "--id-attr:Id",
+      "http://www.w3.org/2005/08/addressing:To",
+      join(dir, "envelope.xml"),
+    ]);
+  } finally {
+    cleanup();
+  }
+}
+
 const MAIN_SCHEMA = {
   invoice: ["urn:oasis:names:specification:ubl:schema:xsd:Invoice-2", "UBL-Invoice-2.1.xsd"],
   credit_note: ["urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2", "UBL-CreditNote-2.1.xsd"],

@@ -119,36 +119,20 @@ export function createProviderTransport(
 
   async function call(operation: ProviderOperation, path: string, init: CallInit): Promise<RawAnswer> {
     const { accept = "application/json", maxBytes = MAX_JSON_ANSWER_BYTES, ...requestInit } = init;
-    // cleared when the call ends, so that nothing holds the answer afterwards (./deadline.ts)
-    const { signal, stop } = deadline(timeoutMs);
     const headers = new Headers(requestInit.headers);
     headers.set("Authorization", `Bearer ${apiKey}`);
     headers.set("Accept", accept);
     try {
-      // Raced against the signal too, so a fetch that ignores it (an in-process handler) still times out.
-      return await Promise.race([
-        (async () => {
-          // No redirects: a provider API has no reason to send one, and following it could carry
-          // the key elsewhere or reach an internal host the URL policy never checked.
-          const response = await doFetch(new URL(path, base), {
-            ...requestInit,
-            headers,
-            signal,
-            redirect: "manual",
-          });
-          return {
-            status: response.status,
-            headers: response.headers,
-            ...(await readAnswer(response, maxBytes)),
-          };
-        })(),
-        aborted(signal),
-      ]);
+      return await exchange(
+        doFetch,
+        new URL(path, base),
+        { ...requestInit, headers },
+        { timeoutMs, maxBytes },
+      );
     } catch (error) {
-      if (signal.aborted) throw providerError({ type: "timeout", service, operation, timeoutMs });
+      if (error instanceof ExchangeTimeout)
+        throw providerError({ type: "timeout", service, operation, timeoutMs });
       throw providerError({ type: "network", service, operation, cause: scrubError(error, apiKey) });
-    } finally {
-      stop();
     }
   }
 
@@ -208,6 +192,47 @@ export function createProviderTransport(
       return { ok: check.ok, message: clean(check.message) };
     },
   };
+}
+
+/** The call's deadline passed before its answer's body was read. */
+export class ExchangeTimeout extends Error {
+  override name = "ExchangeTimeout";
+}
+
+/**
+ * One HTTP request and its answer's body, read up to `maxBytes`, all within `timeoutMs`; redirects
+ * returned, never followed (an API has no reason to send one, and following it could carry a key
+ * elsewhere or reach an internal host the URL policy never checked). Throws ExchangeTimeout when
+ * the deadline passes, or what the fetch threw (a lost connection). Every provider client's calls
+ * go through it, DIAN's SOAP calls too (shared/fiscal/co/dian/service.ts).
+ */
+export async function exchange(
+  doFetch: FetchLike,
+  url: string | URL,
+  init: RequestInit,
+  limits: { timeoutMs: number; maxBytes: number },
+): Promise<RawAnswer> {
+  // cleared when the call ends, so that nothing holds the answer afterwards (./deadline.ts)
+  const { signal, stop } = deadline(limits.timeoutMs);
+  try {
+    // Raced against the signal too, so a fetch that ignores it (an in-process handler) still times out.
+    return await Promise.race([
+      (async () => {
+        const response = await doFetch(url, { ...init, signal, redirect: "manual" });
+        return {
+          status: response.status,
+          headers: response.headers,
+          ...(await readAnswer(response, limits.maxBytes)),
+        };
+      })(),
+      aborted(signal),
+    ]);
+  } catch (error) {
+    if (signal.aborted) throw new ExchangeTimeout("the call's deadline passed");
+    throw error;
+  } finally {
+    stop();
+  }
 }
 
 export function isSuccess(status: number): boolean {

@@ -2,8 +2,10 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DOMParser } from "@xmldom/xmldom";
 import { describe, expect, it } from "vitest";
-import { canonical, el, findElement, xmlSafe } from "../../shared/fiscal/co/dian/xml.ts";
+import { ExclusiveCanonicalization } from "xml-crypto";
+import { canonical, el, exclusiveCanonical, findElement, xmlSafe } from "../../shared/fiscal/co/dian/xml.ts";
 
 /** libxml2's own Canonical XML 1.0 of `text` (xmllint --c14n): an implementation independent of ours. */
 function libxmlC14n(text: string): string {
@@ -81,6 +83,117 @@ describe("canonical form", () => {
     );
     const ours = canonical(root, NS);
     expect(libxmlC14n(`<?xml version="1.0" encoding="UTF-8"?>\n${ours}\n`)).toBe(ours);
+  });
+});
+
+/** libxml2's Exclusive XML Canonicalization of a whole document (xmllint --exc-c14n). */
+function libxmlExcC14n(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "einv-exc-c14n-"));
+  try {
+    writeFileSync(join(dir, "doc.xml"), text);
+    return execFileSync("xmllint", ["--exc-c14n", join(dir, "doc.xml")], { encoding: "utf8" });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** xml-crypto's exclusive c14n of the first element named `name` in `text`, parsed (independent of ours). */
+function xmlCryptoExcC14n(text: string, name: string, prefixes: string[]): string {
+  const document = new DOMParser().parseFromString(text, "text/xml");
+  const node = document.getElementsByTagName(name)[0];
+  if (!node) throw new Error(`no ${name}`);
+  // the namespaces its ancestors declare, as xml-crypto's SignedXml hands them over
+  const ancestorNamespaces: { prefix: string; namespaceURI: string }[] = [];
+  for (
+    let up = node.parentNode as Element | null;
+    up && up.nodeType === 1;
+    up = up.parentNode as Element | null
+  ) {
+    for (const attribute of Array.from(up.attributes)) {
+      if (attribute.prefix === "xmlns" && !ancestorNamespaces.some((a) => a.prefix === attribute.localName)) {
+        ancestorNamespaces.push({ prefix: attribute.localName, namespaceURI: attribute.value });
+      }
+    }
+  }
+  return new ExclusiveCanonicalization().process(node as unknown as Element, {
+    inclusiveNamespacesPrefixList: prefixes,
+    ancestorNamespaces,
+  }) as string;
+}
+
+describe("exclusive canonical form", () => {
+  const ENVELOPE = {
+    soap: "urn:soap",
+    wcf: "urn:wcf",
+    wsa: "urn:wsa",
+    wsu: "urn:wsu",
+    ds: "urn:ds",
+    ec: "urn:ec",
+  };
+  const to = el("wsa:To", { "wsu:Id": "id-1" }, "https://dian.example/s.svc");
+  const signedInfo = el(
+    "ds:SignedInfo",
+    {},
+    el(
+      "ds:CanonicalizationMethod",
+      { Algorithm: "x" },
+      el("ec:InclusiveNamespaces", { PrefixList: "wsa soap wcf" }),
+    ),
+    el("ds:Reference", { URI: "#id-1" }, el("ec:InclusiveNamespaces", { PrefixList: "soap wcf" })),
+  );
+  const root = el("soap:Envelope", {}, el("soap:Header", {}, el("ds:Signature", {}, signedInfo), to));
+  const document = canonical(root, ENVELOPE);
+
+  it("renders only the prefixes an element or its attributes use, plus the inclusive list, on the apex", () => {
+    expect(exclusiveCanonical(to, ENVELOPE)).toBe(
+      '<wsa:To xmlns:wsa="urn:wsa" xmlns:wsu="urn:wsu" wsu:Id="id-1">https://dian.example/s.svc</wsa:To>',
+    );
+    expect(exclusiveCanonical(to, ENVELOPE, ["soap", "wcf"])).toBe(
+      '<wsa:To xmlns:soap="urn:soap" xmlns:wcf="urn:wcf" xmlns:wsa="urn:wsa" xmlns:wsu="urn:wsu" wsu:Id="id-1">https://dian.example/s.svc</wsa:To>',
+    );
+  });
+
+  it("declares a prefix again only where no output ancestor did: on each ec: element, ds: once", () => {
+    expect(exclusiveCanonical(signedInfo, ENVELOPE, ["wsa", "soap", "wcf"])).toBe(
+      '<ds:SignedInfo xmlns:ds="urn:ds" xmlns:soap="urn:soap" xmlns:wcf="urn:wcf" xmlns:wsa="urn:wsa">' +
+        '<ds:CanonicalizationMethod Algorithm="x"><ec:InclusiveNamespaces xmlns:ec="urn:ec" PrefixList="wsa soap wcf"></ec:InclusiveNamespaces></ds:CanonicalizationMethod>' +
+        '<ds:Reference URI="#id-1"><ec:InclusiveNamespaces xmlns:ec="urn:ec" PrefixList="soap wcf"></ec:InclusiveNamespaces></ds:Reference>' +
+        "</ds:SignedInfo>",
+    );
+  });
+
+  it("ignores inclusive prefixes not in scope and reads #default as the default namespace", () => {
+    expect(exclusiveCanonical(el("a:x"), { a: "urn:a", "": "urn:d" }, ["nope", "#default"])).toBe(
+      '<a:x xmlns="urn:d" xmlns:a="urn:a"></a:x>',
+    );
+    // an unprefixed element uses the default namespace; none declared: nothing to render
+    expect(exclusiveCanonical(el("x", {}, el("y")), { a: "urn:a" })).toBe("<x><y></y></x>");
+    expect(exclusiveCanonical(el("x", {}, el("y")), { "": "urn:d" })).toBe('<x xmlns="urn:d"><y></y></x>');
+  });
+
+  it("refuses a prefix no namespace declares", () => {
+    expect(() => exclusiveCanonical(el("q:x"), ENVELOPE)).toThrow(/undeclared namespace prefix q/);
+  });
+
+  it("matches xml-crypto's implementation on the parsed document, subset by subset", () => {
+    expect(xmlCryptoExcC14n(document, "wsa:To", ["soap", "wcf"])).toBe(
+      exclusiveCanonical(to, ENVELOPE, ["soap", "wcf"]),
+    );
+    expect(xmlCryptoExcC14n(document, "ds:SignedInfo", ["wsa", "soap", "wcf"])).toBe(
+      exclusiveCanonical(signedInfo, ENVELOPE, ["wsa", "soap", "wcf"]),
+    );
+  });
+
+  it("matches libxml2's implementation on a whole document", () => {
+    const tricky = el(
+      "a:r",
+      { "b:y": "é\t\n\r", z: "<&>" },
+      el("c:p", { Id: "1" }, "x & <y>\r\n", el("b:q")),
+      "ñ 😀",
+    );
+    const namespaces = { a: "urn:a", b: "urn:b", c: "urn:c", unused: "urn:unused" };
+    expect(libxmlExcC14n(canonical(tricky, namespaces))).toBe(exclusiveCanonical(tricky, namespaces));
+    expect(libxmlExcC14n(document)).toBe(exclusiveCanonical(root, ENVELOPE));
   });
 });
 

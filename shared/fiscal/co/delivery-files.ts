@@ -50,14 +50,22 @@ export function dianDeliveryFiles(input: {
   issuerNit: string;
   package: DeliveryPackage;
 }): DianDeliveryFiles {
-  const { year, consecutive } = input.package;
+  const stem = dianFileStem(input.issuerNit, input.package);
+  return { xml: `ad${stem}.xml`, pdf: `ad${stem}.pdf`, zip: `z${stem}.zip` };
+}
+
+/**
+ * The part of the Anexo's file names after the prefix: `<NIT10>000<aa><hex8>`. Throws a RangeError
+ * for a year or consecutive out of range.
+ */
+export function dianFileStem(issuerNit: string, pkg: DeliveryPackage): string {
+  const { year, consecutive } = pkg;
   if (!Number.isInteger(consecutive) || consecutive < 1 || consecutive > MAX_CONSECUTIVE) {
     throw new RangeError(`a package consecutive is 1 to ${MAX_CONSECUTIVE}, not ${consecutive}`);
   }
   if (!Number.isInteger(year) || year < 2000 || year > 2099) {
     throw new RangeError(`a package year is 2000 to 2099, not ${year}`);
   }
-  const nit = input.issuerNit.replace(/\D/g, "").padStart(10, "0");
-  const stem = `${nit}${OWN_SOFTWARE}${String(year % 100).padStart(2, "0")}${consecutive.toString(16).padStart(8, "0")}`;
-  return { xml: `ad${stem}.xml`, pdf: `ad${stem}.pdf`, zip: `z${stem}.zip` };
+  const nit = issuerNit.replace(/\D/g, "").padStart(10, "0");
+  return `${nit}${OWN_SOFTWARE}${String(year % 100).padStart(2, "0")}${consecutive.toString(16).padStart(8, "0")}`;
 }

@@ -12,6 +12,10 @@
  * name (unqualified ones first). Every namespace is declared on the root element only; an element
  * canonicalised on its own (a signed part: inclusive c14n of a subtree) carries all of them, as
  * inclusive c14n renders every namespace in scope on the apex of a document subset.
+ *
+ * `exclusiveCanonical` writes a part of such a tree in Exclusive XML Canonicalization 1.0 instead,
+ * which WS-Security uses: the SOAP envelope (./soap.ts) is written with `canonical` and its signed
+ * parts are digested in their exclusive form, which is what a verifier recomputes after parsing it.
  */
 
 /** A node of the tree: an element or a text. */
@@ -114,6 +118,68 @@ function attributesOf(element: XmlElement, namespaces: Namespaces): string {
   });
   keyed.sort((a, b) => byCodeUnits(a.key[0], b.key[0]) || byCodeUnits(a.key[1], b.key[1]));
   return keyed.map((a) => a.text).join("");
+}
+
+/**
+ * The Exclusive XML Canonicalization 1.0 form (W3C REC-xml-exc-c14n-20020718, without comments) of
+ * `element` taken as the apex of a document subset, in a document whose namespaces are the
+ * `namespaces` this writer declares on its root (so every one of them is in scope everywhere).
+ *
+ * Unlike inclusive c14n, which renders every namespace in scope on the apex, exclusive c14n (§3)
+ * renders a declaration on an element only when the element's name or one of its attributes
+ * visibly uses the prefix — or the prefix is in `inclusivePrefixes` (the InclusiveNamespaces
+ * PrefixList, `#default` for the default namespace), which is rendered the inclusive way, when in
+ * scope — and the nearest output ancestor has not already rendered it with that value. The rest of
+ * the form (escaping, sorting, start-end pairs) is Canonical XML 1.0's, as `canonical` writes it.
+ * This is what WS-Security signs: the SOAP envelope's `wsa:To` and `ds:SignedInfo` (./soap.ts).
+ */
+export function exclusiveCanonical(
+  element: XmlElement,
+  namespaces: Namespaces,
+  inclusivePrefixes: readonly string[] = [],
+): string {
+  const inclusive = inclusivePrefixes
+    .map((p) => (p === "#default" ? "" : p))
+    .filter((p) => namespaces[p] !== undefined);
+  const out: string[] = [];
+  writeExclusive(element, namespaces, inclusive, new Map(), out);
+  return out.join("");
+}
+
+function prefixOf(qualifiedName: string): string {
+  const colon = qualifiedName.indexOf(":");
+  return colon < 0 ? "" : qualifiedName.slice(0, colon);
+}
+
+function writeExclusive(
+  element: XmlElement,
+  namespaces: Namespaces,
+  inclusive: readonly string[],
+  rendered: ReadonlyMap<string, string>,
+  out: string[],
+): void {
+  // the element's own prefix ("" = the default namespace) and its attributes' prefixes are used
+  const used = new Set<string>([prefixOf(element.name), ...inclusive]);
+  for (const name of Object.keys(element.attributes)) {
+    const prefix = prefixOf(name);
+    if (prefix !== "") used.add(prefix);
+  }
+  const own = new Map(rendered);
+  const declarations: string[] = [];
+  for (const prefix of [...used].sort(byCodeUnits)) {
+    // no default namespace is the empty one: only rendered (xmlns="") to undo a rendered one
+    const uri = prefix === "" ? (namespaces[""] ?? "") : namespaces[prefix];
+    if (uri === undefined) throw new Error(`undeclared namespace prefix ${prefix} in ${element.name}`);
+    if ((rendered.get(prefix) ?? (prefix === "" ? "" : undefined)) === uri) continue;
+    declarations.push(` ${prefix === "" ? "xmlns" : `xmlns:${prefix}`}="${escapeAttribute(uri)}"`);
+    own.set(prefix, uri);
+  }
+  out.push(`<${element.name}${declarations.join("")}${attributesOf(element, namespaces)}>`);
+  for (const child of element.children) {
+    if (typeof child === "string") out.push(escapeText(child));
+    else writeExclusive(child, namespaces, inclusive, own, out);
+  }
+  out.push(`</${element.name}>`);
 }
 
 /** The first element named `name` in document order (the element itself included), or undefined. */
