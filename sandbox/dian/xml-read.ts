@@ -28,12 +28,26 @@ export function parseXml(text: string): XmlDocument {
       },
     }).parseFromString(text, "text/xml");
   } catch (error) {
-    throw new XmlReadError(error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error));
+    const reason = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+    throw new XmlReadError(undeclaredPrefix(text) ?? reason);
   }
   const root = doc.documentElement;
   if (!root) throw new XmlReadError("Root element is missing.");
   if (depth(root) > MAX_DEPTH) throw new XmlReadError(`Elements are nested deeper than ${MAX_DEPTH} levels.`);
   return doc;
+}
+
+/**
+ * .NET's words for the commonest parse error of a DIAN document, a prefix used but never declared
+ * ([F] SendBillSync_errors_nsmap.xml: "Namespace prefix 'sts' is not defined."), or undefined.
+ */
+function undeclaredPrefix(text: string): string | undefined {
+  for (const match of text.matchAll(/<\/?([A-Za-z_][\w.-]*):[A-Za-z_]/g)) {
+    const prefix = match[1] as string;
+    if (prefix !== "xml" && !text.includes(`xmlns:${prefix}=`))
+      return `Namespace prefix '${prefix}' is not defined.`;
+  }
+  return undefined;
 }
 
 /** The deepest nesting under `root`, walked without recursion. */

@@ -32,9 +32,8 @@ export interface Sender {
 export function senderOf(certs: TestCertificates): Sender {
   const asn1 = forge.asn1.fromDer(forge.util.binary.raw.encode(certs.p12));
   const p12 = forge.pkcs12.pkcs12FromAsn1(asn1, false, certs.password);
-  const bag = p12.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag })[
-    forge.pki.oids.pkcs8ShroudedKeyBag
-  ]?.[0];
+  const type = forge.pki.oids.pkcs8ShroudedKeyBag as string;
+  const bag = p12.getBags({ bagType: type })[type]?.[0];
   if (!bag?.key) throw new Error("no key in the PKCS#12");
   const der = forge.asn1.toDer(
     forge.pki.certificateToAsn1(forge.pki.certificateFromPem(certs.certificatePem)),
