@@ -12,8 +12,10 @@ import { readCapped } from "../../shared/bytes.ts";
 import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
 import { type SandboxFetch, sleep, toRequest } from "../common.ts";
 import { faultEnvelope } from "./answers.ts";
-import { EnvelopeError, OPERATIONS, type Operation, operationOfAction, readEnvelope } from "./envelope.ts";
+import { handleControl } from "./control.ts";
+import { EnvelopeError, type Operation, operationOfAction, readEnvelope } from "./envelope.ts";
 import { createDianKnobs, type DianKnobs, type DianKnobsPatch } from "./knobs.ts";
+import { MAX_MESSAGE_BYTES, tooLarge } from "./limits.ts";
 import {
   getNumberingRange,
   getStatus,
@@ -45,8 +47,8 @@ export type {
   DianTestSet,
 } from "./registry.ts";
 
-/** DIAN's message cap ([D] Web.config maxReceivedMessageSize), also the cap of a next-response body. */
-export const MAX_MESSAGE_BYTES = 10_485_760;
+export { MAX_MESSAGE_BYTES };
+
 const LOG_LIMIT = 1_000;
 const SOAP = "application/soap+xml; charset=utf-8";
 
@@ -229,51 +231,6 @@ export function createDianStandIn(options: DianStandInOptions = {}): DianStandIn
     return soap(answer);
   }
 
-  async function handleControl(name: string, request: Request, url: URL): Promise<Response> {
-    if (name === "next-response" && request.method === "POST") {
-      const operation = url.searchParams.get("operation") as Operation;
-      if (!(OPERATIONS as readonly string[]).includes(operation)) {
-        return Response.json(
-          {
-            error: {
-              code: "validation_failed",
-              message: `operation must be one of ${OPERATIONS.join(", ")}`,
-            },
-          },
-          { status: 400 },
-        );
-      }
-      const { bytes, truncated } = await readCapped(request.body, MAX_MESSAGE_BYTES);
-      if (truncated) return tooLarge();
-      nextResponses.set(operation, bytes);
-      return Response.json({ ok: true, operation, bytes: bytes.length });
-    }
-    if (name === "reset" && request.method === "POST") {
-      reset();
-      return Response.json({ ok: true });
-    }
-    if (name === "release" && request.method === "POST") {
-      releaseBatches();
-      return Response.json({ ok: true });
-    }
-    if (name === "knobs") {
-      if (request.method === "GET") return Response.json(knobs.current);
-      try {
-        return Response.json(knobs.set((await request.json()) as DianKnobsPatch));
-      } catch (error) {
-        return Response.json(
-          { error: { code: "validation_failed", message: String(error).slice(0, 500) } },
-          { status: 400 },
-        );
-      }
-    }
-    if (name === "requests" && request.method === "GET") return Response.json({ requests });
-    return Response.json(
-      { error: { code: "not_found", message: "No such control endpoint." } },
-      { status: 404 },
-    );
-  }
-
   function releaseBatches(): void {
     for (const batch of store.batches.values()) {
       batch.held = false;
@@ -294,7 +251,15 @@ export function createDianStandIn(options: DianStandInOptions = {}): DianStandIn
     const request = toRequest(input, init);
     const url = new URL(request.url);
     const control = /\/_sandbox\/dian\/([a-z-]+)$/.exec(url.pathname);
-    if (control?.[1]) return handleControl(control[1], request, url);
+    if (control?.[1]) {
+      return handleControl(control[1], request, url, {
+        setNextResponse: (operation, bytes) => nextResponses.set(operation, bytes),
+        reset,
+        releaseBatches,
+        knobs,
+        requests: () => requests,
+      });
+    }
     if (/\/WcfDianCustomerServices\.svc$/i.test(url.pathname)) {
       if (request.method === "GET" && url.searchParams.has("wsdl")) {
         return new Response(wsdl(url.href.split("?")[0] ?? ""), {
@@ -343,11 +308,6 @@ const HANDLERS = {
   GetStatus: getStatus,
   GetNumberingRange: getNumberingRange,
 } satisfies Record<Operation, unknown>;
-
-/** WCF's answer past maxReceivedMessageSize: 413, before anything is read further. */
-function tooLarge(): Response {
-  return new Response(`The message is larger than ${MAX_MESSAGE_BYTES} bytes.`, { status: 413 });
-}
 
 /** A "DIAN" certificate made on the spot (devkit/dian/certificates.ts): NIT 800197268 in its subject. */
 async function generatedDianCertificate(): Promise<DianCertificate> {
