@@ -1,6 +1,7 @@
 /**
- * The sandbox providers (docs/sandbox.md): adapter-tax, docsgen and deliver, each a fetch handler
- * usable in-process, plus the router that serves them together. Local runs and tests only.
+ * The sandbox providers (docs/sandbox.md): adapter-tax, docsgen and deliver, and the DIAN stand-in
+ * (./dian/), each a fetch handler usable in-process, plus the router that serves them together.
+ * Local runs and tests only.
  */
 
 export type { ReceivedLogEntry, SandboxFetch, SandboxOptions, SandboxService } from "./common.ts";
@@ -11,6 +12,20 @@ export {
   type SandboxDeliver,
   type SandboxDeliverOptions,
 } from "./deliver.ts";
+export {
+  createDianStandIn,
+  type DianCertificate,
+  type DianIssuerEntry,
+  type DianKnobs,
+  type DianKnobsPatch,
+  type DianRangeEntry,
+  type DianRegistry,
+  type DianRequestLogEntry,
+  type DianSoftwareEntry,
+  type DianStandIn,
+  type DianStandInOptions,
+  type DianTestSet,
+} from "./dian/index.ts";
 export {
   createSandboxDocsgen,
   DOCSGEN_SANDBOX_TITLE,

@@ -1,12 +1,13 @@
 /**
  * One fetch handler for the three sandbox services, by path prefix: `<prefix>/adapter-tax/*`,
- * `<prefix>/docsgen/*` and `<prefix>/deliver/*`, each passed on with its prefix stripped (so a
+ * `<prefix>/docsgen/*` and `<prefix>/deliver/*` (and the DIAN stand-in at `<prefix>/dian/*` when given), each passed on with its prefix stripped (so a
  * credential url of `<origin><prefix>/docsgen` works as that service's base URL). With
  * `adapterTaxAtRoot`, any other path under `prefix` goes to adapter-tax as it is: sandbox/server.ts
  * keeps its original root URLs (`/documents`, `/_sandbox/knobs`, ...) this way.
  */
 import { type SandboxFetch, toRequest } from "./common.ts";
 import type { SandboxDeliver } from "./deliver.ts";
+import type { DianStandIn } from "./dian/index.ts";
 import type { SandboxDocsgen } from "./docsgen.ts";
 import type { SandboxProvider } from "./provider.ts";
 
@@ -14,6 +15,8 @@ export interface SandboxServices {
   adapterTax: SandboxProvider;
   docsgen: SandboxDocsgen;
   deliver: SandboxDeliver;
+  /** The DIAN stand-in (./dian/), when the host runs one. */
+  dian?: DianStandIn;
 }
 
 /** Where each service lives, below the router's prefix. */
@@ -21,6 +24,7 @@ export const SANDBOX_PATHS = {
   adapterTax: "/adapter-tax",
   docsgen: "/docsgen",
   deliver: "/deliver",
+  dian: "/dian",
 } as const;
 
 export interface SandboxRouterOptions {
@@ -36,10 +40,10 @@ export function createSandboxRouter(
   options: SandboxRouterOptions = {},
 ): SandboxFetch {
   const prefix = (options.prefix ?? "").replace(/\/+$/, "");
-  const routes = (Object.keys(SANDBOX_PATHS) as (keyof SandboxServices)[]).map((name) => ({
-    path: `${prefix}${SANDBOX_PATHS[name]}`,
-    service: services[name],
-  }));
+  const routes = (Object.keys(SANDBOX_PATHS) as (keyof SandboxServices)[]).flatMap((name) => {
+    const service = services[name];
+    return service ? [{ path: `${prefix}${SANDBOX_PATHS[name]}`, service }] : [];
+  });
   return (input, init) => {
     const request = toRequest(input, init);
     const url = new URL(request.url);

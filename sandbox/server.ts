@@ -1,6 +1,7 @@
 /**
  * `npm run sandbox`: the sandbox providers over HTTP on 127.0.0.1:${SANDBOX_PORT ?? 54329}:
- * adapter-tax at the root (and at /adapter-tax), docsgen at /docsgen, deliver at /deliver
+ * adapter-tax at the root (and at /adapter-tax), docsgen at /docsgen, deliver at /deliver, the DIAN
+ * stand-in at /dian
  * (./router.ts). A small node:http → fetch bridge (no extra dependency), so it runs under Deno (the
  * npm script) and Node alike. Knobs come from the environment once at start, apply to all three, and
  * can be changed at runtime through each service's POST /_sandbox/knobs. See docs/sandbox.md.
@@ -15,6 +16,7 @@ import { z } from "zod";
 import { concatBytes } from "../shared/bytes.ts";
 import type { SandboxFetch } from "./common.ts";
 import { createSandboxDeliver, type SandboxDeliver } from "./deliver.ts";
+import { createDianStandIn, type DianStandIn } from "./dian/index.ts";
 import { createSandboxDocsgen, type SandboxDocsgen } from "./docsgen.ts";
 import { createSandboxProvider, type SandboxKnobsPatch, type SandboxProvider } from "./provider.ts";
 import { createSandboxRouter } from "./router.ts";
@@ -34,6 +36,7 @@ const Env = z.object({
   SANDBOX_PENDING_POLLS: int.optional(),
   SANDBOX_SEED: z.coerce.number().int().optional(),
   SANDBOX_OUTBOX_DIR: z.string().optional(),
+  SANDBOX_DIAN_REQUESTS_DIR: z.string().optional(),
 });
 
 export interface SandboxServerConfig {
@@ -43,6 +46,8 @@ export interface SandboxServerConfig {
   knobs: SandboxKnobsPatch;
   /** Where the deliver sandbox writes the messages it sends (needs write access). */
   outboxDir: string | undefined;
+  /** Where the DIAN stand-in writes every request it receives (needs write access). */
+  dianRequestsDir: string | undefined;
 }
 
 /** Reads the SANDBOX_* variables; throws naming the bad variable. */
@@ -72,6 +77,7 @@ export function sandboxConfigFromEnv(env: Record<string, string | undefined>): S
     port: e.SANDBOX_PORT,
     apiKeys: apiKeys?.length ? apiKeys : undefined,
     outboxDir: e.SANDBOX_OUTBOX_DIR,
+    dianRequestsDir: e.SANDBOX_DIAN_REQUESTS_DIR,
     knobs: Object.fromEntries(Object.entries(knobs).filter(([, v]) => v !== undefined)),
   };
 }
@@ -82,6 +88,7 @@ export interface RunningSandbox {
   provider: SandboxProvider;
   docsgen: SandboxDocsgen;
   deliver: SandboxDeliver;
+  dian: DianStandIn;
   close(): Promise<void>;
 }
 
@@ -93,6 +100,8 @@ export interface SandboxServerOptions {
   docsgen?: SandboxDocsgen;
   /** Default: a fresh createSandboxDeliver(). */
   deliver?: SandboxDeliver;
+  /** Default: a fresh createDianStandIn() (an empty registry: seed it in-process). */
+  dian?: DianStandIn;
 }
 
 /** Serves `provider` (at the root and /adapter-tax), docsgen (/docsgen) and deliver (/deliver) over HTTP. */
@@ -103,7 +112,11 @@ export async function startSandboxServer(
   const { host = "127.0.0.1", port = 54329 } = options;
   const docsgen = options.docsgen ?? createSandboxDocsgen();
   const deliver = options.deliver ?? createSandboxDeliver();
-  const handler = createSandboxRouter({ adapterTax: provider, docsgen, deliver }, { adapterTaxAtRoot: true });
+  const dian = options.dian ?? createDianStandIn();
+  const handler = createSandboxRouter(
+    { adapterTax: provider, docsgen, deliver, dian },
+    { adapterTaxAtRoot: true },
+  );
   const server: Server = createServer((req, res) => {
     bridge(handler, req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
@@ -120,10 +133,11 @@ export async function startSandboxServer(
     provider,
     docsgen,
     deliver,
+    dian,
     close: () =>
       new Promise<void>((done, reject) => {
         // releases hung answers so their connections can finish
-        for (const service of [provider, docsgen, deliver]) service.reset();
+        for (const service of [provider, docsgen, deliver, dian]) service.reset();
         server.close((error) => (error ? reject(error) : done()));
         server.closeAllConnections?.();
       }),
@@ -160,6 +174,7 @@ async function main(): Promise<void> {
     port: config.port,
     docsgen: createSandboxDocsgen(shared),
     deliver: createSandboxDeliver({ ...shared, outboxDir: config.outboxDir }),
+    dian: createDianStandIn({ requestsDir: config.dianRequestsDir }),
   });
   const provider = running.provider;
   // Configured keys are not echoed; the default accepts any sk_sandbox_ key.

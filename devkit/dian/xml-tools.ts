@@ -5,13 +5,13 @@
  * both vendored under shared/fiscal/co/dian/schemas/ (docs/dian.md gives the same command lines).
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { STS_NAMESPACE } from "../../shared/fiscal/co/dian/ubl.ts";
+import { dianSchemaAsUsed, SCHEMAS, withSchemaNamespaces } from "./schema-files.ts";
 
-export const SCHEMAS = fileURLToPath(new URL("../../shared/fiscal/co/dian/schemas/", import.meta.url));
+export { SCHEMAS };
 
 export interface ToolResult {
   ok: boolean;
@@ -96,21 +96,6 @@ const MAIN_SCHEMA = {
 } as const;
 
 /**
- * DIAN_UBL_Structures.xsd as the validation uses it. Its `coID2Type` lists identification types
- * (11 … 91) as the values of `schemeID`, while Anexo 1.9 — and DIAN's own signed answers — put the
- * NIT's check digit there (`schemeID="4"` for DIAN's 800197268): the schema predates that use, so
- * it also accepts the digits 0–9. Nothing else of DIAN's schema changes.
- */
-function dianSchemaAsUsed(): string {
-  const original = readFileSync(join(SCHEMAS, "maindoc", "DIAN_UBL_Structures.xsd"), "utf8");
-  const first = '<enumeration value="11"/>';
-  if (original.split(first).length !== 2)
-    throw new Error("DIAN_UBL_Structures.xsd changed: review the schemeID patch");
-  const digits = Array.from({ length: 10 }, (_, d) => `<enumeration value="${d}"/>`).join("");
-  return original.replace(first, `${digits}${first}`);
-}
-
-/**
  * `xmllint --noout --schema` of a document against the UBL 2.1 main schema of its kind and DIAN's
  * extension schema together: UBL's ExtensionContent is `lax`, so the `sts:DianExtensions` and the
  * `ds:Signature` are checked against every schema loaded. A credit note's `sts` namespace is DIAN's
@@ -130,13 +115,7 @@ export async function xmllintValidate(xml: Uint8Array, kind: "invoice" | "credit
         `<xsd:import namespace="${STS_NAMESPACE.invoice}" schemaLocation="DIAN_UBL_Structures.xsd"/>` +
         "</xsd:schema>",
     );
-    const text = new TextDecoder().decode(xml);
-    writeFileSync(
-      join(dir, "document.xml"),
-      kind === "credit_note"
-        ? text.replace(`"${STS_NAMESPACE.credit_note}"`, `"${STS_NAMESPACE.invoice}"`)
-        : text,
-    );
+    writeFileSync(join(dir, "document.xml"), withSchemaNamespaces(new TextDecoder().decode(xml)));
     return await run("xmllint", [
       "--noout",
       "--schema",

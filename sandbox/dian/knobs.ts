@@ -1,0 +1,72 @@
+/**
+ * The DIAN stand-in's knobs, like the other sandboxes' (sandbox/faults.ts) but per DIAN operation:
+ * latency, batches that stay in process, and queued faults — a 500, a hang past the caller's
+ * timeout, a garbage body, a SOAP Fault.
+ */
+import { z } from "zod";
+import { OPERATIONS, type Operation } from "./envelope.ts";
+
+export const DianFault = z.object({
+  /**
+   * error: HTTP 500 with an HTML body, nothing processed; hang: processed, then the answer is held
+   * for `hangMs` (the caller times out: an unknown outcome); garbage: processed, then a 200 whose
+   * body is not SOAP; fault: a SOAP 1.2 Fault `s:Client` without a reason, nothing processed
+   * ([F] unknown_error.xml).
+   */
+  kind: z.enum(["error", "hang", "garbage", "fault"]),
+  /** Default: any operation. */
+  operation: z.enum(OPERATIONS).optional(),
+  count: z.number().int().min(1).max(1_000).default(1),
+});
+export type DianFault = z.input<typeof DianFault>;
+
+export const DianKnobs = z.object({
+  /** Added before each SOAP request is handled. */
+  latencyMs: z.number().int().min(0).max(600_000),
+  /** How long a hung answer is held (released early when the caller goes away or on reset). */
+  hangMs: z.number().int().min(0).max(3_600_000),
+  /** GetStatusZip calls a new test-set batch answers "Batch en proceso de validación." before its results. */
+  pendingPolls: z.number().int().min(0).max(1_000),
+  /** New batches stay in process until released (POST /_sandbox/dian/release). */
+  holdBatches: z.boolean(),
+  failNext: z.array(DianFault).max(100),
+});
+export type DianKnobs = z.infer<typeof DianKnobs>;
+export const DianKnobsPatch = DianKnobs.partial();
+export type DianKnobsPatch = Partial<Omit<DianKnobs, "failNext">> & { failNext?: DianFault[] };
+
+export const DEFAULT_DIAN_KNOBS: DianKnobs = {
+  latencyMs: 0,
+  hangMs: 30_000,
+  pendingPolls: 1,
+  holdBatches: false,
+  failNext: [],
+};
+
+/** Knobs with their initial values, a patch setter and the queue of faults. */
+export function createDianKnobs(initial: DianKnobsPatch = {}) {
+  const start = DianKnobs.parse({ ...DEFAULT_DIAN_KNOBS, ...DianKnobsPatch.parse(initial) });
+  let knobs = start;
+  return {
+    get current(): DianKnobs {
+      return knobs;
+    },
+    set(patch: DianKnobsPatch): DianKnobs {
+      knobs = DianKnobs.parse({ ...knobs, ...DianKnobsPatch.parse(patch) });
+      return knobs;
+    },
+    /** The first queued fault for `operation`, consumed. */
+    take(operation: Operation): DianFault["kind"] | undefined {
+      const index = knobs.failNext.findIndex((f) => !f.operation || f.operation === operation);
+      const fault = knobs.failNext[index];
+      if (!fault) return undefined;
+      const rest = knobs.failNext.filter((_, i) => i !== index);
+      const count = fault.count ?? 1;
+      knobs = { ...knobs, failNext: count > 1 ? [{ ...fault, count: count - 1 }, ...rest] : rest };
+      return fault.kind;
+    },
+    reset(): void {
+      knobs = start;
+    },
+  };
+}
