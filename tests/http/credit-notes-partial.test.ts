@@ -15,7 +15,13 @@ import { documentTexts } from "../../devkit/pdf/support.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
 import { computeCude } from "../../shared/fiscal/co/cufe.ts";
 import { createTaxClient } from "../../shared/providers/tax-client.ts";
-import { readAttachedDocument, text, type XmlNode } from "../support/attached-document.ts";
+import {
+  expectSignedAttachedDocument,
+  readAttachedDocument,
+  sandboxCa,
+  text,
+  type XmlNode,
+} from "../support/attached-document.ts";
 import { openRouteSuite } from "../support/route-suite.ts";
 
 let db: TestDatabase;
@@ -102,7 +108,10 @@ async function expectedCude(id: string, iva: string): Promise<string> {
   });
 }
 
-/** The CreditNote the sandbox authority holds for an accepted note, read from its AttachedDocument. */
+/**
+ * The CreditNote the sandbox authority holds for an accepted note, read from its AttachedDocument
+ * once every signature in that is verified and every document in it validated.
+ */
 async function authorityCreditNote(id: string): Promise<XmlNode> {
   const client = createTaxClient({
     baseUrl: "http://sandbox.local",
@@ -112,6 +121,7 @@ async function authorityCreditNote(id: string): Promise<XmlNode> {
   });
   const code = String((await noteRow(id))?.authority_code);
   const bytes = await client.attachedDocument(id, { authorityCode: code });
+  await expectSignedAttachedDocument(bytes, await sandboxCa(sandbox.fetch), "credit_note");
   return readAttachedDocument(bytes).document;
 }
 

@@ -25,7 +25,14 @@ import {
   type SandboxDeliver,
   type SandboxProvider,
 } from "../../sandbox/index.ts";
-import { cents, readAttachedDocument, taxTotalCents, text } from "../support/attached-document.ts";
+import {
+  cents,
+  expectSignedAttachedDocument,
+  readAttachedDocument,
+  sandboxCa,
+  taxTotalCents,
+  text,
+} from "../support/attached-document.ts";
 import { openRouteSuite, sandboxProviders } from "../support/route-suite.ts";
 import { PROVIDERS } from "../support/routes.ts";
 
@@ -190,6 +197,9 @@ describe("what /deliver sends", () => {
       expect(cents(text(money["cbc:PayableAmount"]) ?? "")).toBe(cents(row.total));
       expect(taxTotalCents(document)).toBe(cents(row.tax_total));
       expect(text(acceptance["cac:DocumentResponse"]["cac:Response"]["cbc:ResponseCode"])).toBe("02");
+      // signed as DIAN mode signs it: the container, the invoice and DIAN's response each verify
+      const xml = files.get(`ad${stem}.xml`) ?? new Uint8Array();
+      await expectSignedAttachedDocument(xml, await sandboxCa(tax.fetch), "invoice");
 
       // the PDF: its QR code, rasterised and scanned, is the DIAN text with the same CUFE
       const pdfPath = join(dir, `${stem}.pdf`);
