@@ -29,6 +29,7 @@ export {
   type AttachedDocumentLogEntry,
   createSandboxProvider,
   type SandboxProvider,
+  type SandboxProviderOptions,
   type SubmissionLogEntry,
 } from "./provider.ts";
 export {
@@ -37,3 +38,4 @@ export {
   type SandboxRouterOptions,
   type SandboxServices,
 } from "./router.ts";
+export { type SandboxSigners, sandboxSigners } from "./signers.ts";
