@@ -15,7 +15,7 @@
  */
 import { hexDigest } from "../shared/crypto/digest.ts";
 import type { Signer } from "../shared/fiscal/co/dian/certificate.ts";
-import { DIAN_NIT } from "../shared/fiscal/co/dian/extensions.ts";
+import { DIAN_NIT, invoiceSource } from "../shared/fiscal/co/dian/extensions.ts";
 import { DIAN_AGENCY, text } from "../shared/fiscal/co/dian/parties.ts";
 import { colombianTime, signDocument } from "../shared/fiscal/co/dian/signature.ts";
 import { STS_NAMESPACE } from "../shared/fiscal/co/dian/ubl.ts";
@@ -63,15 +63,7 @@ async function dianExtensions(responseId: string) {
   return el(
     "sts:DianExtensions",
     {},
-    el(
-      "sts:InvoiceSource",
-      {},
-      text("cbc:IdentificationCode", "CO", {
-        listAgencyID: "6",
-        listAgencyName: "United Nations Economic Commission for Europe",
-        listSchemeURI: "urn:oasis:names:specification:ubl:codelist:gc:CountryIdentificationCode-2.1",
-      }),
-    ),
+    invoiceSource(),
     el(
       "sts:SoftwareProvider",
       {},
