@@ -160,6 +160,19 @@ describe("the signature covers what the CDATA sections carry", () => {
   });
 });
 
+describe("a response with a byte-order mark", () => {
+  it("is carried without it (before the XML declaration inside CDATA, no parser takes it), and still verifies", async () => {
+    const input = await accepted(invoice);
+    const withBom = new Uint8Array([0xef, 0xbb, 0xbf, ...input.applicationResponse]);
+    const xml = await buildAttachedDocument({ ...input, applicationResponse: withBom }, issuer);
+    expect((await xmlsecVerify(xml, pki.caPem)).ok).toBe(true);
+    const { applicationResponse } = await embeddedDocuments(xml);
+    expect(decode(applicationResponse)).toBe(decode(input.applicationResponse));
+    expect(applicationResponse[0]).toBe("<".charCodeAt(0));
+    expect((await xmlsecVerify(applicationResponse, pki.caPem)).ok).toBe(true);
+  });
+});
+
 describe("inputs that do not belong together", () => {
   it("refuses a response that does not validate, or validates another document", async () => {
     const input = await accepted(invoice);

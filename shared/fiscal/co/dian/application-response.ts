@@ -49,10 +49,13 @@ function child(parent: Element | undefined, namespace: string, name: string): El
 
 const textOf = (element: Element | undefined) => element?.textContent?.trim() || undefined;
 
-/** The UTF-8 text of `bytes`, or a RangeError naming `what` when it is not UTF-8. */
+/**
+ * The UTF-8 text of `bytes` without a leading byte-order mark (an encoding signature, not content:
+ * no signature covers it), or a RangeError naming `what` when it is not UTF-8.
+ */
 export function utf8Text(bytes: Uint8Array, what: string): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new RangeError(`${what} is not UTF-8 text`);
   }

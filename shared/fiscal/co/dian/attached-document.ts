@@ -55,7 +55,11 @@ export type AttachedDocumentFacts = Pick<
 export interface AttachedDocumentInput {
   /** The signed Invoice or CreditNote: exactly the bytes sent to DIAN (`buildSignedDocument`'s `xml`). */
   document: Uint8Array;
-  /** DIAN's ApplicationResponse validating it: `XmlBase64Bytes` decoded from base64, nothing else done. */
+  /**
+   * DIAN's ApplicationResponse validating it: `XmlBase64Bytes` decoded from base64, nothing else
+   * done. It is carried as it is, less a leading byte-order mark (not content; inside the CDATA
+   * section it would come before the XML declaration, where no parser takes it).
+   */
   applicationResponse: Uint8Array;
   facts: AttachedDocumentFacts;
 }
