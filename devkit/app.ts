@@ -12,7 +12,6 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../functions/einvoicing/app.ts";
-import { sandboxSigners } from "../sandbox/signers.ts";
 import { buildDeps } from "../shared/compose.ts";
 import { createPostgresDb } from "../shared/db/postgres-transport.ts";
 import type { AppDeps } from "../shared/http/context.ts";
@@ -80,9 +79,6 @@ export async function createTestApp(
   options: { env?: Record<string, string>; providerFetch?: FetchLike; resolver?: Resolver } = {},
 ): Promise<TestApp> {
   const signer = await createLocalSigner(`${TEST_URL}/auth/v1`);
-  // A sandbox at the edge signs its AttachedDocuments with certificates it generates on first use
-  // (sandbox/signers.ts, ~0.4 s): generated now, so no timed provider call waits for them.
-  if (options.providerFetch) await sandboxSigners();
   const logs: string[] = [];
   const documents = createFilesystemStore(mkdtempSync(join(tmpdir(), "einv-storage-")), db.client);
   const deps = await buildDeps(

@@ -13,6 +13,7 @@ import type { TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, type Invoice, type LineInput, type Tenant } from "../../devkit/factories.ts";
 import { documentTexts } from "../../devkit/pdf/support.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
+import { sandboxSigners } from "../../sandbox/signers.ts";
 import { computeCude } from "../../shared/fiscal/co/cufe.ts";
 import { createTaxClient } from "../../shared/providers/tax-client.ts";
 import {
@@ -30,6 +31,9 @@ let sandbox: SandboxProvider;
 let tenant: Tenant;
 let token: string;
 
+// the sandbox signs AttachedDocuments with certificates it generates once per process (~0.4 s):
+// generated before the timed provider calls that fetch them
+beforeAll(() => sandboxSigners(), 60_000);
 beforeAll(async () => {
   sandbox = createSandboxProvider();
   // a body of 1,001 lines (66 kB) reaches the schema's bound rather than the default body limit

@@ -25,6 +25,7 @@ import {
   type SandboxDeliver,
   type SandboxProvider,
 } from "../../sandbox/index.ts";
+import { sandboxSigners } from "../../sandbox/signers.ts";
 import {
   cents,
   expectSignedAttachedDocument,
@@ -54,6 +55,9 @@ let tenant: Tenant;
 let token: string;
 let dir: string;
 
+// the sandbox signs AttachedDocuments with certificates it generates once per process (~0.4 s):
+// generated before the timed provider calls that fetch them
+beforeAll(() => sandboxSigners(), 60_000);
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "einv-deliver-"));
   tax = createSandboxProvider();

@@ -12,6 +12,7 @@ import { saveCredential } from "../../devkit/credentials.ts";
 import type { TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxDeliver, type SandboxDeliver, type SandboxFetch } from "../../sandbox/index.ts";
+import { sandboxSigners } from "../../sandbox/signers.ts";
 import {
   expectSignedAttachedDocument,
   readAttachedDocument,
@@ -29,6 +30,9 @@ let providers: SandboxFetch;
 let tenant: Tenant;
 let token: string;
 
+// the sandbox signs AttachedDocuments with certificates it generates once per process (~0.4 s):
+// generated before the timed provider calls that fetch them
+beforeAll(() => sandboxSigners(), 60_000);
 beforeAll(async () => {
   mail = createSandboxDeliver();
   providers = sandboxProviders({ deliver: mail });
