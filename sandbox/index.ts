@@ -44,6 +44,7 @@ export {
   type AttachedDocumentLogEntry,
   createSandboxProvider,
   type SandboxProvider,
+  type SandboxProviderOptions,
   type SubmissionLogEntry,
 } from "./provider.ts";
 export {
@@ -52,3 +53,4 @@ export {
   type SandboxRouterOptions,
   type SandboxServices,
 } from "./router.ts";
+export { type SandboxSigners, sandboxSigners } from "./signers.ts";

@@ -5,7 +5,7 @@ import {
   REPLAYED_HEADER,
   SubmitDocumentRequest,
 } from "../shared/providers/protocol.ts";
-import { buildAttachedDocument } from "./attached-document.ts";
+import { sandboxAttachedDocument } from "./attached-document.ts";
 import {
   createSandboxBase,
   errorBody,
@@ -17,10 +17,20 @@ import {
 } from "./common.ts";
 import type { FaultKind } from "./faults.ts";
 import { type AdoptedOutcome, createLedger, type SubmissionLogEntry } from "./ledger.ts";
+import { type SandboxSigners, sandboxSigners } from "./signers.ts";
 
 export type { ReceivedLogEntry, SandboxOptions } from "./common.ts";
 export { DEFAULT_KNOBS, type FailRule, type SandboxKnobs, type SandboxKnobsPatch } from "./faults.ts";
 export type { AdoptedOutcome, SubmissionLogEntry } from "./ledger.ts";
+export type { SandboxSigners } from "./signers.ts";
+
+export interface SandboxProviderOptions extends SandboxOptions {
+  /**
+   * The certificates its documents, AttachedDocuments and ApplicationResponses are signed with.
+   * Default: this process's sandbox certificates, generated on the first AttachedDocument (./signers.ts).
+   */
+  signers?: SandboxSigners | Promise<SandboxSigners>;
+}
 
 /** One GET /documents/{reference}/attached-document that passed the gate, and how it was answered. */
 export interface AttachedDocumentLogEntry {
@@ -47,8 +57,12 @@ export interface SandboxProvider extends SandboxService {
   adopt(doc: SubmitDocumentRequest, outcome: AdoptedOutcome): Promise<DocumentOutcome>;
 }
 
-export function createSandboxProvider(options: SandboxOptions = {}): SandboxProvider {
+export function createSandboxProvider(options: SandboxProviderOptions = {}): SandboxProvider {
   const now = options.now ?? (() => new Date());
+  const signers = () => Promise.resolve(options.signers ?? sandboxSigners());
+  // The first document taken in starts the key generation (off the main thread, ./signers.ts), so
+  // that its AttachedDocument, asked for later, rarely waits for it.
+  const warmSigners = () => void signers().catch(() => {});
   const ledger = createLedger(now);
   const attachedDocumentRequests: AttachedDocumentLogEntry[] = [];
   const base = createSandboxBase(
@@ -70,11 +84,18 @@ export function createSandboxProvider(options: SandboxOptions = {}): SandboxProv
   );
   const { app, faults, withFault } = base;
 
+  // the certificates that verify its signatures (control endpoint: no key, like /_sandbox/*)
+  app.get("/_sandbox/certificates", async (c) => {
+    const { pem } = await signers();
+    return c.json({ ca_pem: pem.ca, issuer_certificate_pem: pem.issuer, dian_certificate_pem: pem.dian });
+  });
+
   app.post("/documents", async (c) => {
     const intake = await readIdempotentPost(c, faults, "submit", SubmitDocumentRequest);
     if (intake.response) return intake.response;
     const { request, key, log, fault } = intake;
 
+    warmSigners();
     const result = await ledger.submit(request, key, faults.knobs.pendingPolls);
     log.result = result.kind;
     if (result.kind === "conflict") {
@@ -124,7 +145,7 @@ export function createSandboxProvider(options: SandboxOptions = {}): SandboxProv
       const message = `Document ${held.request.number} is not accepted by the authority (${held.outcome.status}): it has no AttachedDocument.`;
       return c.json(errorBody(DOCUMENT_NOT_ACCEPTED, message), 409);
     }
-    const xml = await buildAttachedDocument(held.request, held.outcome);
+    const xml = await sandboxAttachedDocument(held.request, held.outcome, await signers());
     return withFault(c, fault, () =>
       c.body(xml, 200, { "content-type": `${ATTACHED_DOCUMENT_CONTENT_TYPE}; charset=utf-8` }),
     );
@@ -149,7 +170,9 @@ export function createSandboxProvider(options: SandboxOptions = {}): SandboxProv
     get attachedDocumentRequests() {
       return attachedDocumentRequests.map((entry) => ({ ...entry }));
     },
-    adopt: async (doc, outcome) =>
-      ledger.adopt(SubmitDocumentRequest.parse(doc), outcome, faults.knobs.pendingPolls),
+    adopt: async (doc, outcome) => {
+      warmSigners();
+      return ledger.adopt(SubmitDocumentRequest.parse(doc), outcome, faults.knobs.pendingPolls);
+    },
   };
 }

@@ -99,6 +99,7 @@ export function judge(doc: SubmitDocumentRequest): Verdict {
       message: `El total a pagar (${doc.totals.total}) no es igual al subtotal más impuestos (${expectedTotal}).`,
     });
   }
+  errors.push(...numberingProblems(doc));
   if (doc.correction?.reason.toUpperCase().includes(REJECT_REASON_MARKER)) {
     errors.push({
       kind: "rechazo",
@@ -117,6 +118,41 @@ export function judge(doc: SubmitDocumentRequest): Verdict {
   if (errors.some((e) => e.kind === "rechazo")) return { status: "rejected", errors };
   const pending = doc.lines.some((line) => line.description.toUpperCase().includes(PENDING_MARKER));
   return { status: pending ? "pending" : "accepted", errors };
+}
+
+/**
+ * An invoice's number and date against the numbering resolution it carries, as DIAN checks them
+ * against the range it authorised (dian/brief.md §5: FAB10b prefix, FAD05d range, FAD09a period):
+ * what the sandbox accepts it signs as DIAN mode does, with that resolution (./attached-document.ts).
+ */
+function numberingProblems(doc: SubmitDocumentRequest): RuleViolation[] {
+  const numbering = doc.numbering;
+  if (!numbering) return [];
+  const problems: RuleViolation[] = [];
+  const consecutive = doc.number.startsWith(numbering.prefix)
+    ? doc.number.slice(numbering.prefix.length)
+    : "";
+  if (!/^[0-9]+$/.test(consecutive)) {
+    problems.push({
+      kind: "rechazo",
+      code: "FAB10b",
+      message: `El prefijo del número ${doc.number} no corresponde al de la resolución (${numbering.prefix}).`,
+    });
+  } else if (BigInt(consecutive) < BigInt(numbering.from) || BigInt(consecutive) > BigInt(numbering.to)) {
+    problems.push({
+      kind: "rechazo",
+      code: "FAD05d",
+      message: `El número ${doc.number} está fuera del rango autorizado (${numbering.from} a ${numbering.to}).`,
+    });
+  }
+  if (doc.issue_date < numbering.start_date || doc.issue_date > numbering.end_date) {
+    problems.push({
+      kind: "rechazo",
+      code: "FAD09a",
+      message: `La fecha de emisión ${doc.issue_date} está fuera de la vigencia de la resolución (${numbering.start_date} a ${numbering.end_date}).`,
+    });
+  }
+  return problems;
 }
 
 /** The per-scheme amounts DIAN's CUFE and QR use, summed from the lines. */

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import forge from "node-forge";
+import { describe, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
 
 export interface TestCertificates {
   /** The company's PKCS#12: its key, its certificate and the CA's. */
@@ -43,56 +44,115 @@ function serial(): string {
   return bytes.toString("hex");
 }
 
-const keys = () => forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
+type KeyPair = forge.pki.rsa.KeyPair;
+/** An RSA key pair, synchronously (node-forge uses the runtime's native RSA on Node and Deno). */
+const keys = (): KeyPair => forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
 
-/** A CA and a company certificate issued by it, and the company's PKCS#12. */
-export function createTestCertificates(options: TestCertificateOptions = {}): TestCertificates {
-  const nit = options.nit ?? "900123456";
-  const password = options.password ?? "clave-de-prueba";
-  const day = 86_400_000;
+/**
+ * An RSA key pair made by WebCrypto, which generates off the main thread: what a server generates
+ * its keys with, so no request waits on a blocked event loop. Also its non-extractable CryptoKey.
+ */
+async function keysOffThread(): Promise<{ pair: KeyPair; privateKey: CryptoKey }> {
+  const generated = await crypto.subtle.generateKey(
+    {
+      name: "RSASSA-PKCS1-v1_5",
+      modulusLength: 2048,
+      publicExponent: new Uint8Array([1, 0, 1]),
+      hash: "SHA-256",
+    },
+    true,
+    ["sign", "verify"],
+  );
+  const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", generated.privateKey));
+  const der = Array.from(pkcs8, (b) => String.fromCharCode(b)).join("");
+  const privateKey = forge.pki.privateKeyFromAsn1(forge.asn1.fromDer(der)) as forge.pki.rsa.PrivateKey;
+  return {
+    pair: { privateKey, publicKey: forge.pki.setRsaPublicKey(privateKey.n, privateKey.e) },
+    privateKey: await crypto.subtle.importKey(
+      "pkcs8",
+      pkcs8,
+      { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
+      false,
+      ["sign"],
+    ),
+  };
+}
+
+const DAY = 86_400_000;
+
+interface TestCa {
+  cert: forge.pki.Certificate;
+  privateKey: forge.pki.rsa.PrivateKey;
+  name: forge.pki.CertificateField[];
+}
+
+/** A self-signed certification authority, valid from two days ago for ten years. */
+function createCa(caKeys: KeyPair): TestCa {
   const now = Date.now();
-
-  const caKeys = keys();
   const ca = forge.pki.createCertificate();
   ca.publicKey = caKeys.publicKey;
   ca.serialNumber = serial();
-  ca.validity.notBefore = new Date(now - 2 * day);
-  ca.validity.notAfter = new Date(now + 3650 * day);
-  const caName = [
+  ca.validity.notBefore = new Date(now - 2 * DAY);
+  ca.validity.notAfter = new Date(now + 3650 * DAY);
+  const name = [
     { name: "commonName", value: "CA de pruebas einvoicing" },
     { name: "organizationName", value: "Pruebas" },
     { name: "countryName", value: "CO" },
   ];
-  ca.setSubject(caName);
-  ca.setIssuer(caName);
+  ca.setSubject(name);
+  ca.setIssuer(name);
   ca.setExtensions([
     { name: "basicConstraints", cA: true, critical: true },
     { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
     { name: "subjectKeyIdentifier" },
   ]);
   ca.sign(caKeys.privateKey, forge.md.sha256.create());
+  return { cert: ca, privateKey: caKeys.privateKey, name };
+}
 
-  const leafKeys = keys();
+interface LeafOptions {
+  nit: string;
+  companyName: string;
+  notBefore?: Date | undefined;
+  notAfter?: Date | undefined;
+}
+
+/** A signing certificate `ca` issued, with the NIT in the subject where DIAN reads it. */
+function issueLeaf(ca: TestCa, leafKeys: KeyPair, options: LeafOptions) {
+  const now = Date.now();
   const leaf = forge.pki.createCertificate();
   leaf.publicKey = leafKeys.publicKey;
   leaf.serialNumber = serial();
-  leaf.validity.notBefore = options.notBefore ?? new Date(now - day);
-  leaf.validity.notAfter = options.notAfter ?? new Date(now + 365 * day);
+  leaf.validity.notBefore = options.notBefore ?? new Date(now - DAY);
+  leaf.validity.notAfter = options.notAfter ?? new Date(now + 365 * DAY);
   leaf.setSubject([
-    { name: "commonName", value: options.companyName ?? "Empresa Demo S.A.S." },
-    { type: "2.5.4.5", value: nit },
-    { type: "1.3.6.1.4.1.23267.2.3", value: nit },
+    { name: "commonName", value: options.companyName },
+    { type: "2.5.4.5", value: options.nit },
+    { type: "1.3.6.1.4.1.23267.2.3", value: options.nit },
     { name: "countryName", value: "CO" },
   ]);
-  leaf.setIssuer(caName);
+  leaf.setIssuer(ca.name);
   leaf.setExtensions([
     { name: "basicConstraints", cA: false },
     { name: "keyUsage", digitalSignature: true, nonRepudiation: true, critical: true },
-    { name: "authorityKeyIdentifier", keyIdentifier: ca.generateSubjectKeyIdentifier().getBytes() },
+    { name: "authorityKeyIdentifier", keyIdentifier: ca.cert.generateSubjectKeyIdentifier().getBytes() },
   ]);
-  leaf.sign(caKeys.privateKey, forge.md.sha256.create());
+  leaf.sign(ca.privateKey, forge.md.sha256.create());
+  return { cert: leaf, privateKey: leafKeys.privateKey };
+}
 
-  const p12 = forge.pkcs12.toPkcs12Asn1(leafKeys.privateKey, [leaf, ca], password, {
+/** A CA and a company certificate issued by it, and the company's PKCS#12. */
+export function createTestCertificates(options: TestCertificateOptions = {}): TestCertificates {
+  const nit = options.nit ?? "900123456";
+  const password = options.password ?? "clave-de-prueba";
+  const ca = createCa(keys());
+  const leaf = issueLeaf(ca, keys(), {
+    nit,
+    companyName: options.companyName ?? "Empresa Demo S.A.S.",
+    notBefore: options.notBefore,
+    notAfter: options.notAfter,
+  });
+  const p12 = forge.pkcs12.toPkcs12Asn1(leaf.privateKey, [leaf.cert, ca.cert], password, {
     algorithm: options.algorithm ?? "aes256",
     generateLocalKeyId: true,
     friendlyName: "firma",
@@ -101,9 +161,39 @@ export function createTestCertificates(options: TestCertificateOptions = {}): Te
   return {
     p12: Uint8Array.from(der, (c) => c.charCodeAt(0)),
     password,
-    certificatePem: forge.pki.certificateToPem(leaf),
-    caPem: forge.pki.certificateToPem(ca),
+    certificatePem: forge.pki.certificateToPem(leaf.cert),
+    caPem: forge.pki.certificateToPem(ca.cert),
     nit,
-    serialNumber: BigInt(`0x${leaf.serialNumber}`).toString(10),
+    serialNumber: BigInt(`0x${leaf.cert.serialNumber}`).toString(10),
   };
+}
+
+export interface TestSigners {
+  /** The CA's certificate, PEM: what a verifier trusts for every signer. */
+  caPem: string;
+  /** One per holder asked for, in order: its Signer and its certificate in PEM. */
+  signers: { signer: Signer; certificatePem: string }[];
+}
+
+/**
+ * A CA and one signing certificate per holder, as Signers ready to sign (no PKCS#12 to open: no
+ * password derivation). The keys are generated off the main thread, side by side (WebCrypto):
+ * about half a second for three on two cores, during which the event loop stays free.
+ */
+export async function createTestSigners(
+  holders: { nit: string; companyName: string }[],
+): Promise<TestSigners> {
+  const [caKeys, ...leafKeys] = await Promise.all([keysOffThread(), ...holders.map(() => keysOffThread())]);
+  if (!caKeys) throw new Error("no CA key");
+  const ca = createCa(caKeys.pair);
+  const signers = holders.map((holder, i) => {
+    const generated = leafKeys[i];
+    if (!generated) throw new Error("a holder without a key");
+    const leaf = issueLeaf(ca, generated.pair, holder);
+    return {
+      signer: { certificate: describe(leaf.cert), privateKey: generated.privateKey },
+      certificatePem: forge.pki.certificateToPem(leaf.cert),
+    };
+  });
+  return { caPem: forge.pki.certificateToPem(ca.cert), signers };
 }

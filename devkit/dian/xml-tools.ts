@@ -90,18 +90,28 @@ export async function xmlsecVerifyEnvelope(xml: Uint8Array): Promise<ToolResult>
   }
 }
 
+const UBL = "urn:oasis:names:specification:ubl:schema:xsd:";
 const MAIN_SCHEMA = {
-  invoice: ["urn:oasis:names:specification:ubl:schema:xsd:Invoice-2", "UBL-Invoice-2.1.xsd"],
-  credit_note: ["urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2", "UBL-CreditNote-2.1.xsd"],
+  invoice: [`${UBL}Invoice-2`, "UBL-Invoice-2.1.xsd"],
+  credit_note: [`${UBL}CreditNote-2`, "UBL-CreditNote-2.1.xsd"],
+  attached_document: [`${UBL}AttachedDocument-2`, "UBL-AttachedDocument-2.1.xsd"],
+  application_response: [`${UBL}ApplicationResponse-2`, "UBL-ApplicationResponse-2.1.xsd"],
 } as const;
+
+/** The UBL documents `xmllintValidate` knows. */
+export type UblKind = keyof typeof MAIN_SCHEMA;
 
 /**
  * `xmllint --noout --schema` of a document against the UBL 2.1 main schema of its kind and DIAN's
  * extension schema together: UBL's ExtensionContent is `lax`, so the `sts:DianExtensions` and the
  * `ds:Signature` are checked against every schema loaded. A credit note's `sts` namespace is DIAN's
- * version-1 one, which no schema declares: its extension is checked under the 2.1 namespace.
+ * version-1 one, which no schema declares: its extension is checked under the 2.1 namespace. An
+ * ApplicationResponse's is checked against UBL only: DIAN's own answers leave out the `sts:QRCode`
+ * its schema requires ([F] Odoo's recorded ApplicationResponse), and the stand-in's do as DIAN's.
+ * An AttachedDocument's embedded documents are text to the schema: check them on their own
+ * (`embeddedDocuments`).
  */
-export async function xmllintValidate(xml: Uint8Array, kind: "invoice" | "credit_note"): Promise<ToolResult> {
+export async function xmllintValidate(xml: Uint8Array, kind: UblKind): Promise<ToolResult> {
   const { dir, cleanup } = scratch();
   try {
     mkdirSync(join(dir, "maindoc"));
@@ -112,7 +122,9 @@ export async function xmllintValidate(xml: Uint8Array, kind: "invoice" | "credit
       join(dir, "maindoc", "document-and-dian.xsd"),
       `<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:einvoicing:dian-check">` +
         `<xsd:import namespace="${MAIN_SCHEMA[kind][0]}" schemaLocation="${MAIN_SCHEMA[kind][1]}"/>` +
-        `<xsd:import namespace="${STS_NAMESPACE.invoice}" schemaLocation="DIAN_UBL_Structures.xsd"/>` +
+        (kind === "application_response"
+          ? ""
+          : `<xsd:import namespace="${STS_NAMESPACE.invoice}" schemaLocation="DIAN_UBL_Structures.xsd"/>`) +
         "</xsd:schema>",
     );
     writeFileSync(join(dir, "document.xml"), withSchemaNamespaces(new TextDecoder().decode(xml)));
@@ -122,6 +134,38 @@ export async function xmllintValidate(xml: Uint8Array, kind: "invoice" | "credit
       join(dir, "maindoc", "document-and-dian.xsd"),
       join(dir, "document.xml"),
     ]);
+  } finally {
+    cleanup();
+  }
+}
+
+/**
+ * The two documents an AttachedDocument carries as CDATA text, as a parser reads them (libxml2,
+ * through `xmllint --xpath`; line ends normalised to LF as XML requires): the signed Invoice or
+ * CreditNote and the ApplicationResponse, as UTF-8 bytes to verify and validate on their own.
+ */
+export async function embeddedDocuments(
+  xml: Uint8Array,
+): Promise<{ document: Uint8Array; applicationResponse: Uint8Array }> {
+  const { dir, cleanup } = scratch();
+  try {
+    writeFileSync(join(dir, "attached.xml"), xml);
+    const read = async (path: string) => {
+      const result = await run("xmllint", [
+        "--xpath",
+        `string(/*[local-name()="AttachedDocument"]/${path}/*[local-name()="Attachment"]/*[local-name()="ExternalReference"]/*[local-name()="Description"])`,
+        join(dir, "attached.xml"),
+      ]);
+      if (!result.ok) throw new Error(`xmllint could not read ${path}: ${result.output}`);
+      // xmllint ends what it prints with a newline of its own
+      return new TextEncoder().encode(result.output.replace(/\n$/, ""));
+    };
+    return {
+      document: await read("."),
+      applicationResponse: await read(
+        '*[local-name()="ParentDocumentLineReference"]/*[local-name()="DocumentReference"]',
+      ),
+    };
   } finally {
     cleanup();
   }

@@ -146,12 +146,8 @@ export async function applicationResponse(
       ...lines,
     ),
   );
-  return signDocument(
-    { root, namespaces: NAMESPACES, signatureSlot, authorityCode: "", qrText: "" },
-    signer,
-    {
-      id: randomUUID(),
-      signingTime: colombianTime(now),
-    },
-  );
+  return signDocument({ root, namespaces: NAMESPACES, signatureSlot }, signer, {
+    id: randomUUID(),
+    signingTime: colombianTime(now),
+  });
 }

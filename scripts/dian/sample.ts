@@ -1,6 +1,8 @@
 /**
  * Writes signed sample DIAN documents to check by hand with xmlsec1 and xmllint (docs/dian.md):
- * a generated test CA and company certificate, a 20-line invoice, a partial and a whole credit note.
+ * a generated test CA and company certificate, a 20-line invoice, a partial and a whole credit note,
+ * and the invoice's AttachedDocument, holding the invoice and an ApplicationResponse signed by the
+ * sandbox's stand-in "DIAN" (its own CA: dian-ca.pem).
  *
  *   deno run --allow-all scripts/dian/sample.ts [folder]     (default .data/dian-sample)
  */
@@ -9,6 +11,9 @@ import { join } from "node:path";
 import process from "node:process";
 import { createTestCertificates } from "../../devkit/dian/certificates.ts";
 import { dianCreditNote, dianInvoice } from "../../devkit/dian/documents.ts";
+import { sandboxApplicationResponse } from "../../sandbox/application-response.ts";
+import { createSandboxSigners } from "../../sandbox/signers.ts";
+import { buildAttachedDocument } from "../../shared/fiscal/co/dian/attached-document.ts";
 import { openPkcs12 } from "../../shared/fiscal/co/dian/certificate.ts";
 import { buildSignedDocument } from "../../shared/fiscal/co/dian/document.ts";
 
@@ -18,9 +23,24 @@ const certs = createTestCertificates();
 const signer = await openPkcs12(certs.p12, certs.password);
 const invoice = dianInvoice(20);
 const signed = await buildSignedDocument(invoice, signer);
+const dian = await createSandboxSigners();
+const applicationResponse = await sandboxApplicationResponse(
+  invoice.document,
+  {
+    reference: invoice.document.reference,
+    provider_reference: "sample",
+    status: "accepted",
+    authority_code: signed.authorityCode,
+    qr_text: signed.qrText,
+    message: "Documento validado por la DIAN",
+    validated_at: new Date().toISOString(),
+  },
+  dian.dian,
+);
 const files: Record<string, Uint8Array | string> = {
   "ca.pem": certs.caPem,
   "certificate.pem": certs.certificatePem,
+  "dian-ca.pem": dian.pem.ca,
   "invoice.xml": signed.xml,
   "credit-note-partial.xml": (
     await buildSignedDocument(dianCreditNote(invoice, signed.authorityCode, true), signer)
@@ -28,6 +48,14 @@ const files: Record<string, Uint8Array | string> = {
   "credit-note-whole.xml": (
     await buildSignedDocument(dianCreditNote(invoice, signed.authorityCode, false), signer)
   ).xml,
+  "attached-document.xml": await buildAttachedDocument(
+    {
+      document: signed.xml,
+      applicationResponse,
+      facts: { ...invoice.document, authority_code: signed.authorityCode },
+    },
+    signer,
+  ),
 };
 for (const [name, content] of Object.entries(files)) writeFileSync(join(folder, name), content);
 console.log(`${Object.keys(files).join(", ")} written to ${folder}`);

@@ -5,7 +5,15 @@ import { join } from "node:path";
 import { DOMParser } from "@xmldom/xmldom";
 import { describe, expect, it } from "vitest";
 import { ExclusiveCanonicalization } from "xml-crypto";
-import { canonical, el, exclusiveCanonical, findElement, xmlSafe } from "../../shared/fiscal/co/dian/xml.ts";
+import {
+  canonical,
+  cdata,
+  el,
+  exclusiveCanonical,
+  findElement,
+  serialise,
+  xmlSafe,
+} from "../../shared/fiscal/co/dian/xml.ts";
 
 /** libxml2's own Canonical XML 1.0 of `text` (xmllint --c14n): an implementation independent of ours. */
 function libxmlC14n(text: string): string {
@@ -194,6 +202,28 @@ describe("exclusive canonical form", () => {
     const namespaces = { a: "urn:a", b: "urn:b", c: "urn:c", unused: "urn:unused" };
     expect(libxmlExcC14n(canonical(tricky, namespaces))).toBe(exclusiveCanonical(tricky, namespaces));
     expect(libxmlExcC14n(document)).toBe(exclusiveCanonical(root, ENVELOPE));
+  });
+});
+
+describe("CDATA sections", () => {
+  const content = '<?xml version="1.0"?>\r\n<doc a="]]>">x & y\rz</doc>\n]]>';
+  const root = el("r", {}, el("a:d", {}, cdata(content)), el("e", {}, "t"));
+
+  it("are written as CDATA, a `]]>` split across two sections, the rest as its canonical form", () => {
+    const text = new TextDecoder().decode(serialise(root, NS));
+    expect(text).toBe(
+      '<?xml version="1.0" encoding="UTF-8" standalone="no"?><r xmlns="urn:default" xmlns:a="urn:a" xmlns:b="urn:b">' +
+        '<a:d><![CDATA[<?xml version="1.0"?>\r\n<doc a="]]]]><![CDATA[>">x & y\rz</doc>\n]]]]><![CDATA[>]]></a:d>' +
+        "<e>t</e></r>",
+    );
+  });
+
+  it("are, in the canonical form, the text libxml2 reads from those bytes (line ends to LF, escaped)", () => {
+    const bytes = new TextDecoder().decode(serialise(root, NS));
+    expect(libxmlC14n(bytes)).toBe(canonical(root, NS));
+    expect(canonical(root, NS)).toContain(
+      '<a:d>&lt;?xml version="1.0"?&gt;\n&lt;doc a="]]&gt;"&gt;x &amp; y\nz&lt;/doc&gt;\n]]&gt;</a:d>',
+    );
   });
 });
 

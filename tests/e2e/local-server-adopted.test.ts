@@ -3,7 +3,8 @@
  * says the authority accepted or holds pending (scripts/local/adopt.ts): the seeded `transmitida`
  * invoices carry their real CUFE and are delivered and refreshed like any other, the seeded notes
  * too, a seeded pending invoice settles, and an invoice transmitted by hand is still delivered after
- * a restart on the same data folder and database.
+ * a restart on the same data folder and database. The AttachedDocuments its sandbox serves are the
+ * signed XML DIAN mode builds: xmlsec1 verifies every signature against the CA the sandbox serves.
  */
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort } from "../../devkit/deno.ts";
 import type { LocalRun } from "../../scripts/local/local-json.ts";
 import { computeCufe } from "../../shared/fiscal/co/cufe.ts";
+import { expectSignedAttachedDocument, sandboxCa } from "../support/attached-document.ts";
 import {
   createFreshDatabase,
   type FreshDatabase,
@@ -68,6 +70,15 @@ async function fiscal(table: "invoices" | "credit_notes", id: string) {
   }
 }
 
+/** The AttachedDocument the local sandbox serves for a document, over HTTP with the sandbox's key. */
+async function attachedDocument(local: LocalRun, id: string): Promise<Uint8Array> {
+  const response = await fetch(`${local.sandbox.urls["adapter-tax"]}/documents/${id}/attached-document`, {
+    headers: { authorization: `Bearer ${local.sandbox.api_key}` },
+  });
+  expect(response.status).toBe(200);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
 function find<T extends { number: string }>(items: T[], number: string): T {
   const item = items.find((i) => i.number === number);
   if (!item) throw new Error(`the seed has no ${number}`);
@@ -111,6 +122,8 @@ describe.skipIf(target.kind !== "postgres")(
         });
         const delivered = await call(local, "deliver", { invoice_id: seeded.id });
         expect(delivered).toMatchObject({ status: 200, body: { status: "enviada" } });
+        const ca = await sandboxCa(fetch, local.sandbox.urls["adapter-tax"]);
+        await expectSignedAttachedDocument(await attachedDocument(local, seeded.id), ca, "invoice");
 
         // the demo org's accepted note: stamped with its CUDE, refreshed unchanged
         const note = local.credit_notes.find((n) => n.invoice_id === seeded.id && n.status === "emitida");
@@ -118,6 +131,7 @@ describe.skipIf(target.kind !== "postgres")(
         const noteRecord = await fiscal("credit_notes", note.id);
         expect(noteRecord.authority_code).toMatch(/^[0-9a-f]{96}$/);
         expect(noteRecord.qr_text).toContain(`CUDE: ${noteRecord.authority_code}`);
+        await expectSignedAttachedDocument(await attachedDocument(local, note.id), ca, "credit_note");
         const noteRefreshed = await call(local, "credit-notes/refresh", { credit_note_id: note.id });
         expect(noteRefreshed).toMatchObject({
           status: 200,

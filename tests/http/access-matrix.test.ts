@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_API_KEY } from "../../devkit/app.ts";
 import { asRole, sqlState } from "../../devkit/database.ts";
 import { createReconcileApp } from "../../functions/reconcile/app.ts";
+import { sandboxSigners } from "../../sandbox/signers.ts";
 import {
   ACCESS_CASES,
   type Call,
@@ -29,6 +30,9 @@ import {
 } from "../support/routes.ts";
 
 let fx: RouteFixture;
+// the sandbox signs AttachedDocuments with certificates it generates once per process (~0.4 s):
+// generated before the timed provider calls that fetch them
+beforeAll(() => sandboxSigners(), 60_000);
 beforeAll(async () => {
   fx = await createRouteFixture();
 });

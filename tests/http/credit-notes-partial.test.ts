@@ -13,9 +13,16 @@ import type { TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, type Invoice, type LineInput, type Tenant } from "../../devkit/factories.ts";
 import { documentTexts } from "../../devkit/pdf/support.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
+import { sandboxSigners } from "../../sandbox/signers.ts";
 import { computeCude } from "../../shared/fiscal/co/cufe.ts";
 import { createTaxClient } from "../../shared/providers/tax-client.ts";
-import { readAttachedDocument, text, type XmlNode } from "../support/attached-document.ts";
+import {
+  expectSignedAttachedDocument,
+  readAttachedDocument,
+  sandboxCa,
+  text,
+  type XmlNode,
+} from "../support/attached-document.ts";
 import { openRouteSuite } from "../support/route-suite.ts";
 
 let db: TestDatabase;
@@ -24,6 +31,9 @@ let sandbox: SandboxProvider;
 let tenant: Tenant;
 let token: string;
 
+// the sandbox signs AttachedDocuments with certificates it generates once per process (~0.4 s):
+// generated before the timed provider calls that fetch them
+beforeAll(() => sandboxSigners(), 60_000);
 beforeAll(async () => {
   sandbox = createSandboxProvider();
   // a body of 1,001 lines (66 kB) reaches the schema's bound rather than the default body limit
@@ -102,7 +112,10 @@ async function expectedCude(id: string, iva: string): Promise<string> {
   });
 }
 
-/** The CreditNote the sandbox authority holds for an accepted note, read from its AttachedDocument. */
+/**
+ * The CreditNote the sandbox authority holds for an accepted note, read from its AttachedDocument
+ * once every signature in that is verified and every document in it validated.
+ */
 async function authorityCreditNote(id: string): Promise<XmlNode> {
   const client = createTaxClient({
     baseUrl: "http://sandbox.local",
@@ -112,6 +125,7 @@ async function authorityCreditNote(id: string): Promise<XmlNode> {
   });
   const code = String((await noteRow(id))?.authority_code);
   const bytes = await client.attachedDocument(id, { authorityCode: code });
+  await expectSignedAttachedDocument(bytes, await sandboxCa(sandbox.fetch), "credit_note");
   return readAttachedDocument(bytes).document;
 }
 

@@ -25,7 +25,15 @@ import {
   type SandboxDeliver,
   type SandboxProvider,
 } from "../../sandbox/index.ts";
-import { cents, readAttachedDocument, taxTotalCents, text } from "../support/attached-document.ts";
+import { sandboxSigners } from "../../sandbox/signers.ts";
+import {
+  cents,
+  expectSignedAttachedDocument,
+  readAttachedDocument,
+  sandboxCa,
+  taxTotalCents,
+  text,
+} from "../support/attached-document.ts";
 import { openRouteSuite, sandboxProviders } from "../support/route-suite.ts";
 import { PROVIDERS } from "../support/routes.ts";
 
@@ -47,6 +55,9 @@ let tenant: Tenant;
 let token: string;
 let dir: string;
 
+// the sandbox signs AttachedDocuments with certificates it generates once per process (~0.4 s):
+// generated before the timed provider calls that fetch them
+beforeAll(() => sandboxSigners(), 60_000);
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "einv-deliver-"));
   tax = createSandboxProvider();
@@ -190,6 +201,9 @@ describe("what /deliver sends", () => {
       expect(cents(text(money["cbc:PayableAmount"]) ?? "")).toBe(cents(row.total));
       expect(taxTotalCents(document)).toBe(cents(row.tax_total));
       expect(text(acceptance["cac:DocumentResponse"]["cac:Response"]["cbc:ResponseCode"])).toBe("02");
+      // signed as DIAN mode signs it: the container, the invoice and DIAN's response each verify
+      const xml = files.get(`ad${stem}.xml`) ?? new Uint8Array();
+      await expectSignedAttachedDocument(xml, await sandboxCa(tax.fetch), "invoice");
 
       // the PDF: its QR code, rasterised and scanned, is the DIAN text with the same CUFE
       const pdfPath = join(dir, `${stem}.pdf`);

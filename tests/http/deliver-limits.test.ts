@@ -19,6 +19,7 @@ import {
   createSandboxRouter,
   type SandboxDeliver,
 } from "../../sandbox/index.ts";
+import { sandboxSigners } from "../../sandbox/signers.ts";
 
 const PROVIDERS = "https://sandbox.provider.test";
 let db: TestDatabase;
@@ -29,6 +30,9 @@ let t: TestApp;
 /** An organization limit of 4 an hour. */
 let small: TestApp;
 
+// the sandbox signs AttachedDocuments with certificates it generates once per process (~0.4 s):
+// generated before the timed provider calls that fetch them
+beforeAll(() => sandboxSigners(), 60_000);
 beforeAll(async () => {
   db = await createTestDatabase();
   mail = createSandboxDeliver();

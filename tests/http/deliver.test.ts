@@ -11,8 +11,14 @@ import type { TestApp } from "../../devkit/app.ts";
 import { saveCredential } from "../../devkit/credentials.ts";
 import type { TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
-import { createSandboxDeliver, type SandboxDeliver } from "../../sandbox/index.ts";
-import { readAttachedDocument, text } from "../support/attached-document.ts";
+import { createSandboxDeliver, type SandboxDeliver, type SandboxFetch } from "../../sandbox/index.ts";
+import { sandboxSigners } from "../../sandbox/signers.ts";
+import {
+  expectSignedAttachedDocument,
+  readAttachedDocument,
+  sandboxCa,
+  text,
+} from "../support/attached-document.ts";
 import { type DocumentKind, INVOICE, kindsOf } from "../support/document-kinds.ts";
 import { openRouteSuite, type RouteSuite, sandboxProviders } from "../support/route-suite.ts";
 import { PROVIDERS } from "../support/routes.ts";
@@ -20,14 +26,19 @@ import { PROVIDERS } from "../support/routes.ts";
 let db: TestDatabase;
 let t: TestApp;
 let mail: SandboxDeliver;
+let providers: SandboxFetch;
 let tenant: Tenant;
 let token: string;
 
+// the sandbox signs AttachedDocuments with certificates it generates once per process (~0.4 s):
+// generated before the timed provider calls that fetch them
+beforeAll(() => sandboxSigners(), 60_000);
 beforeAll(async () => {
   mail = createSandboxDeliver();
+  providers = sandboxProviders({ deliver: mail });
   ({ db, t, tenant, token } = await openRouteSuite({
     env: { EINV_PROVIDER_TIMEOUT_MS: "1000" },
-    providerFetch: sandboxProviders({ deliver: mail }),
+    providerFetch: providers,
     credentials: "router",
   }));
 });
@@ -95,6 +106,8 @@ describe.each(kindsOf("deliver"))("POST %s (%s)", (route, _name, kind) => {
     const { document } = readAttachedDocument(xml);
     expect(document["cbc:UUID"]).toMatchObject({ "#text": row?.authority_code });
     expect(text(document["cbc:ID"])).toBe(row?.number);
+    const ca = await sandboxCa(providers, "/adapter-tax");
+    await expectSignedAttachedDocument(xml, ca, kind === INVOICE ? "invoice" : "credit_note");
 
     // DIAN's subject: NIT;legal name;number;type code;trade name
     const [company] = await db.superuser<{ nit: string; legal_name: string; trade_name: string | null }>(

@@ -15,6 +15,7 @@ import {
   createSandboxProvider,
   createSandboxRouter,
 } from "../../sandbox/index.ts";
+import { sandboxSigners } from "../../sandbox/signers.ts";
 import type { ProviderService } from "../../shared/providers/errors.ts";
 
 const PROVIDERS = "https://sandbox.provider.test";
@@ -29,6 +30,9 @@ let creditNoteId: string;
 const saveKey = (service: ProviderService, apiKey?: string) =>
   saveCredential(t.deps, tenant, { service, url: `${PROVIDERS}/${service}`, ...(apiKey ? { apiKey } : {}) });
 
+// the sandbox signs AttachedDocuments with certificates it generates once per process (~0.4 s):
+// generated before the timed provider calls that fetch them
+beforeAll(() => sandboxSigners(), 60_000);
 beforeAll(async () => {
   db = await createTestDatabase();
   const providers = createSandboxRouter({

@@ -2,7 +2,8 @@
  * `xml_path` of /representation and /credit-notes/representation, through the real app and
  * database with the sandbox at the edge: the AttachedDocument XML beside the PDF, downloadable by a
  * member of the organization with their own session (the local Storage stand-in, driven by
- * supabase-js), by nobody else, and null until the authority accepted the document.
+ * supabase-js) and signed as DIAN mode signs it, by nobody else, and null until the authority
+ * accepted the document.
  */
 import { createClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import { createTenant, type Tenant, type User } from "../../devkit/factories.ts"
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/index.ts";
 import { createStorageDownloadHandler } from "../../scripts/local/storage-download.ts";
 import { DOCUMENTS_BUCKET } from "../../shared/storage/port.ts";
+import { expectSignedAttachedDocument, sandboxCa } from "../support/attached-document.ts";
 import { DOCUMENT_KINDS, type DocumentKind } from "../support/document-kinds.ts";
 import { openRouteSuite } from "../support/route-suite.ts";
 
@@ -83,10 +85,12 @@ describe.each(DOCUMENT_KINDS)("xml_path of the $name representation", (kind) => 
     if (!xml_path) throw new Error("an accepted document has an xml_path");
     const { data, error } = await download(tenant.lector, xml_path);
     expect(error).toBeNull();
-    const xml = await (data as Blob).text();
-    expect(xml).toMatch(/^<\?xml/);
-    expect(xml).toContain("AttachedDocument");
+    const xml = new Uint8Array(await (data as Blob).arrayBuffer());
+    expect(new TextDecoder().decode(xml)).toMatch(/^<\?xml[^>]*\?><AttachedDocument /);
     expect((data as Blob).type).toBe("application/xml");
+    // the AttachedDocument the sandbox signed as DIAN mode does, kept byte for byte
+    const protocolKind = kind.name === "invoice" ? "invoice" : "credit_note";
+    await expectSignedAttachedDocument(xml, await sandboxCa(sandbox.fetch), protocolKind);
     expect((await download(stranger.admin, xml_path)).data).toBeNull();
   });
 

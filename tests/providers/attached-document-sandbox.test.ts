@@ -1,11 +1,18 @@
 /**
  * GET /documents/{reference}/attached-document on the sandbox provider, through our tax client: the
- * AttachedDocument of an accepted document parses, says what the document says (number, parties,
- * dates, totals, its CUFE or CUDE), carries the document and the ApplicationResponse, and no text
- * value can inject markup. Anything but an accepted document is a typed refusal.
+ * AttachedDocument of an accepted document is the one DIAN mode builds — signed, and verified by
+ * xmlsec1 against the sandbox's CA (`GET /_sandbox/certificates`), valid against UBL 2.1, carrying
+ * the document the shared DIAN builder signed and the stand-in DIAN's signed ApplicationResponse,
+ * each verifying and validating on its own — and says what the document says (number, parties,
+ * dates, totals, the CUFE or CUDE the sandbox answered, the numbering resolution); no text value can
+ * inject markup. Anything but an accepted document is a typed refusal.
  */
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { embeddedDocuments, xmllintValidate, xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
+import { SANDBOX_SOFTWARE } from "../../sandbox/attached-document.ts";
 import { createSandboxProvider } from "../../sandbox/provider.ts";
+import { sandboxSigners } from "../../sandbox/signers.ts";
+import { computeCude } from "../../shared/fiscal/co/cufe.ts";
 import { ProviderMalformedError, ProviderRejectedError } from "../../shared/providers/errors.ts";
 import type { SubmitDocumentRequest } from "../../shared/providers/protocol.ts";
 import { createTaxClient } from "../../shared/providers/tax-client.ts";
@@ -26,6 +33,21 @@ const client = createTaxClient({
   fetch: sandbox.fetch,
 });
 beforeEach(() => sandbox.reset());
+// the process's sandbox certificates, generated once, before the timed calls (300 ms)
+beforeAll(() => sandboxSigners(), 60_000);
+
+/** The CA the sandbox's signatures chain to, as its control endpoint serves it. */
+async function sandboxCa(): Promise<string> {
+  const answer = await sandbox.fetch("/_sandbox/certificates");
+  expect(answer.status).toBe(200);
+  const body = (await answer.json()) as { ca_pem: string; issuer_certificate_pem: string };
+  expect(body.issuer_certificate_pem).toMatch(/^-----BEGIN CERTIFICATE-----/);
+  return body.ca_pem;
+}
+
+/** The sts:DianExtensions of a signed document: its first UBLExtension (the second is the signature). */
+const dianExtensions = (document: XmlNode) =>
+  document["ext:UBLExtensions"]["ext:UBLExtension"][0]["ext:ExtensionContent"]["sts:DianExtensions"];
 
 const UBL = "urn:oasis:names:specification:ubl:schema:xsd:";
 
@@ -44,6 +66,20 @@ const lines = (document: XmlNode, name: string): XmlNode[] => {
 };
 
 describe("an accepted invoice's AttachedDocument", () => {
+  it("is signed as DIAN mode signs it: the container, the document and DIAN's response each verify and validate", async () => {
+    const doc = makeDocument();
+    const { xml } = await acceptedXml(doc);
+    const bytes = new TextEncoder().encode(xml);
+    const ca = await sandboxCa();
+    expect((await xmlsecVerify(bytes, ca)).output).toContain("SignedInfo References (ok/all): 3/3");
+    expect((await xmllintValidate(bytes, "attached_document")).ok).toBe(true);
+    const { document, applicationResponse } = await embeddedDocuments(bytes);
+    expect((await xmlsecVerify(document, ca)).ok).toBe(true);
+    expect((await xmllintValidate(document, "invoice")).ok).toBe(true);
+    expect((await xmlsecVerify(applicationResponse, ca)).ok).toBe(true);
+    expect((await xmllintValidate(applicationResponse, "application_response")).ok).toBe(true);
+  });
+
   it("is UBL 2.1 with the invoice's number, parties, dates, totals and CUFE, and the acceptance", async () => {
     const doc = makeDocument();
     const { code, xml } = await acceptedXml(doc);
@@ -83,13 +119,20 @@ describe("an accepted invoice's AttachedDocument", () => {
       "Servicio de consultoría",
       "Libro técnico",
     ]);
-    expect(
-      text(
-        document["ext:UBLExtensions"]["ext:UBLExtension"]["ext:ExtensionContent"]["sts:DianExtensions"][
-          "sts:QRCode"
-        ],
-      ),
-    ).toContain(`CUFE: ${code}`);
+    const extensions = dianExtensions(document);
+    expect(text(extensions["sts:QRCode"])).toBe(
+      `https://catalogo-vpfe-hab.dian.gov.co/document/searchqr?documentkey=${code}`,
+    );
+    // no numbering in the request: the sandbox's default resolution, with the number's own prefix
+    expect(extensions["sts:InvoiceControl"]).toEqual({
+      "sts:InvoiceAuthorization": "18760000001",
+      "sts:AuthorizationPeriod": { "cbc:StartDate": "2019-01-19", "cbc:EndDate": "2030-01-19" },
+      "sts:AuthorizedInvoices": { "sts:Prefix": "SETP", "sts:From": "1", "sts:To": "999999999999999" },
+    });
+    expect(text(extensions["sts:SoftwareProvider"]["sts:SoftwareID"])).toBe(SANDBOX_SOFTWARE.id);
+    const signature =
+      document["ext:UBLExtensions"]["ext:UBLExtension"][1]["ext:ExtensionContent"]["ds:Signature"];
+    expect(signature["@Id"]).toBe(`xmldsig-${doc.reference}`);
 
     // the authority's acceptance, and the container's record of it
     const answer = response["cac:DocumentResponse"];
@@ -102,6 +145,32 @@ describe("an accepted invoice's AttachedDocument", () => {
     expect(text(reference["cbc:DocumentType"])).toBe("ApplicationResponse");
     expect(reference["cbc:UUID"]).toEqual({ "#text": code, "@schemeName": "CUFE-SHA384" });
     expect(text(reference["cac:ResultOfVerification"]["cbc:ValidationResultCode"])).toBe("02");
+    expect(text(reference["cac:ResultOfVerification"]["cbc:ValidationDate"])).toBe(
+      text(response["cbc:IssueDate"]),
+    );
+    expect(text(reference["cac:ResultOfVerification"]["cbc:ValidationTime"])).toBe(
+      text(response["cbc:IssueTime"]),
+    );
+  });
+
+  it("carries the request's numbering resolution when it has one", async () => {
+    const doc = makeDocument((d) => {
+      d.number = "FE990000123";
+      d.numbering = {
+        resolution_number: "18764000001234",
+        start_date: "2026-01-01",
+        end_date: "2027-12-31",
+        prefix: "FE",
+        from: "990000000",
+        to: "990009999",
+      };
+    });
+    const { document } = readAttachedDocument((await acceptedXml(doc)).xml);
+    expect(dianExtensions(document)["sts:InvoiceControl"]).toEqual({
+      "sts:InvoiceAuthorization": "18764000001234",
+      "sts:AuthorizationPeriod": { "cbc:StartDate": "2026-01-01", "cbc:EndDate": "2027-12-31" },
+      "sts:AuthorizedInvoices": { "sts:Prefix": "FE", "sts:From": "990000000", "sts:To": "990009999" },
+    });
   });
 
   it("is the same bytes each time it is asked for, and each request is logged", async () => {
@@ -128,6 +197,27 @@ describe("an accepted invoice's AttachedDocument", () => {
     });
     const { code: cude, xml } = await acceptedXml(note);
     const { container, document } = readAttachedDocument(xml);
+    // the CUDE the sandbox answered is the one the DIAN builder computed, with the note's software PIN
+    expect(cude).toBe(
+      await computeCude({
+        number: note.number,
+        issueDate: note.issue_date,
+        issueTime: note.issue_time,
+        subtotal: note.totals.subtotal,
+        iva: "19000.00",
+        inc: "0.00",
+        ica: "0.00",
+        total: note.totals.total,
+        issuerNit: note.issuer.nit,
+        buyerId: note.buyer.id_number,
+        softwarePin: "12345",
+        environment: note.environment,
+      }),
+    );
+    const bytes = new TextEncoder().encode(xml);
+    const embedded = await embeddedDocuments(bytes);
+    expect((await xmlsecVerify(bytes, await sandboxCa())).ok).toBe(true);
+    expect((await xmllintValidate(embedded.document, "credit_note")).ok).toBe(true);
     expect(container["cbc:UUID"]).toEqual({ "#text": cude, "@schemeName": "CUDE-SHA384" });
     expect(document["cbc:UUID"]).toMatchObject({ "#text": cude, "@schemeName": "CUDE-SHA384" });
     expect(document["cac:BillingReference"]["cac:InvoiceDocumentReference"]["cbc:UUID"]).toEqual({

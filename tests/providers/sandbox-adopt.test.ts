@@ -3,10 +3,11 @@
  * the authority accepted or holds pending): held as received, answered by query and AttachedDocument,
  * never logged as a submission, and deduplicated like one it accepted itself.
  */
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLedger } from "../../sandbox/ledger.ts";
 import { createSandboxProvider } from "../../sandbox/provider.ts";
 import { stamp } from "../../sandbox/rules.ts";
+import { sandboxSigners } from "../../sandbox/signers.ts";
 import { createTaxClient } from "../../shared/providers/tax-client.ts";
 import { makeDocument, SANDBOX_KEY } from "./fixtures.ts";
 
@@ -103,6 +104,8 @@ describe("the sandbox provider, over its protocol", () => {
     fetch: sandbox.fetch,
   });
   beforeEach(() => sandbox.reset());
+  // the process's sandbox certificates, generated once, before the timed calls
+  beforeAll(() => sandboxSigners(), 60_000);
 
   it("answers a query and serves the AttachedDocument of an adopted document", async () => {
     const { doc, outcome } = await recorded();
@@ -112,7 +115,20 @@ describe("the sandbox provider, over its protocol", () => {
       await client.attachedDocument(doc.reference, { authorityCode: outcome.authority_code }),
     );
     expect(xml).toContain(outcome.authority_code);
+    expect(xml).toContain("<cbc:ValidationDate>2026-11-20</cbc:ValidationDate>"); // the recorded instant's
     expect(sandbox.submissions).toEqual([]);
+  });
+
+  it("cannot serve the AttachedDocument of one recorded with a code that is not its CUFE", async () => {
+    const { doc, outcome } = await recorded();
+    await sandbox.adopt(doc, { ...outcome, authority_code: "e".repeat(96) });
+    const answer = await sandbox.fetch(`/documents/${doc.reference}/attached-document`, {
+      headers: { authorization: `Bearer ${SANDBOX_KEY}` },
+    });
+    expect(answer.status).toBe(500);
+    expect((await answer.json()).error.message).toMatch(
+      /CUFE\/CUDE of SETP\d+ is not the one the sandbox answered/,
+    );
   });
 
   it("refuses to adopt a request the protocol would refuse", async () => {

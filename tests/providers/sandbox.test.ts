@@ -87,7 +87,28 @@ describe("rejection rules", () => {
     ["FAU04", "subtotal ≠ sum of lines", (d) => (d.totals.subtotal = "110000.01")],
     ["FAU06", "tax total ≠ sum of line taxes", (d) => (d.totals.tax_total = "18000.00")],
     ["FAU14", "total ≠ subtotal + taxes", (d) => (d.totals.total = "130000.00")],
+    ["FAB10b", "number without its resolution's prefix", (d) => (d.numbering = numbering({ prefix: "FE" }))],
+    ["FAD05d", "number outside its resolution's range", (d) => (d.numbering = numbering({ to: "999" }))],
+    [
+      "FAD09a",
+      "issue date outside its resolution's period",
+      (d) => (d.numbering = numbering({ end_date: "2026-11-19" })),
+    ],
   ];
+  /** A resolution the fixture's number (SETP + up to nine digits) and date (2026-11-20) fit, changed. */
+  const numbering = (change: Partial<NonNullable<SubmitDocumentRequest["numbering"]>>) => ({
+    resolution_number: "18760000001",
+    start_date: "2019-01-19",
+    end_date: "2030-01-19",
+    prefix: "SETP",
+    from: "1",
+    to: "999999999",
+    ...change,
+  });
+
+  it("accepts a document its numbering resolution fits", async () => {
+    expect((await client.submit(makeDocument((d) => (d.numbering = numbering({}))))).status).toBe("accepted");
+  });
 
   it.each(cases)("rejects with %s: %s", async (code, _, change) => {
     const outcome = await client.submit(makeDocument(change));

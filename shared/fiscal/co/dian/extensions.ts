@@ -22,6 +22,19 @@ export function softwareSecurityCode(softwareId: string, pin: string, number: st
   return hexDigest("SHA-384", `${softwareId}${pin}${number}`);
 }
 
+/** `sts:InvoiceSource`: the document's country, Colombia (UN/ECE's country code list). */
+export function invoiceSource() {
+  return el(
+    "sts:InvoiceSource",
+    {},
+    text("cbc:IdentificationCode", "CO", {
+      listAgencyID: "6",
+      listAgencyName: "United Nations Economic Commission for Europe",
+      listSchemeURI: "urn:oasis:names:specification:ubl:codelist:gc:CountryIdentificationCode-2.1",
+    }),
+  );
+}
+
 /** The extension block of `document`, whose CUFE/CUDE is `authorityCode`. */
 export async function dianExtensions(document: SubmitDocumentRequest, dian: DianMode, authorityCode: string) {
   const { software, resolution } = dian;
@@ -52,15 +65,7 @@ export async function dianExtensions(document: SubmitDocumentRequest, dian: Dian
           text("sts:To", resolution.to),
         ),
       ),
-    el(
-      "sts:InvoiceSource",
-      {},
-      text("cbc:IdentificationCode", "CO", {
-        listAgencyID: "6",
-        listAgencyName: "United Nations Economic Commission for Europe",
-        listSchemeURI: "urn:oasis:names:specification:ubl:codelist:gc:CountryIdentificationCode-2.1",
-      }),
-    ),
+    invoiceSource(),
     el(
       "sts:SoftwareProvider",
       {},

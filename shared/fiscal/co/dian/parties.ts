@@ -69,6 +69,22 @@ function contact(email: string | undefined, phone?: string): Child {
 }
 
 /**
+ * The issuer's tax registration (RUT): the document's supplier has it, and the AttachedDocument's
+ * SenderParty is it.
+ */
+export function supplierTaxScheme(issuer: Issuer) {
+  return el(
+    "cac:PartyTaxScheme",
+    {},
+    text("cbc:RegistrationName", issuer.legal_name),
+    companyId("cbc:CompanyID", NIT_ID_TYPE, issuer.nit, issuer.check_digit),
+    text("cbc:TaxLevelCode", issuer.fiscal_responsibilities?.join(";") || NO_RESPONSIBILITIES),
+    address("cac:RegistrationAddress", issuer.city_code, issuer.address),
+    taxScheme(issuer.tax_regime === "48" ? IVA : NOT_APPLICABLE),
+  );
+}
+
+/**
  * The issuer. `registrationPrefix` is the invoice's numbering prefix (CorporateRegistrationScheme),
  * given for invoices only.
  */
@@ -84,15 +100,7 @@ export function supplierParty(issuer: Issuer, registrationPrefix: string | undef
       el("cac:PartyName", {}, text("cbc:Name", issuer.trade_name ?? issuer.legal_name)),
       issuer.city_code &&
         el("cac:PhysicalLocation", {}, address("cac:Address", issuer.city_code, issuer.address)),
-      el(
-        "cac:PartyTaxScheme",
-        {},
-        text("cbc:RegistrationName", issuer.legal_name),
-        nit(),
-        text("cbc:TaxLevelCode", issuer.fiscal_responsibilities?.join(";") || NO_RESPONSIBILITIES),
-        address("cac:RegistrationAddress", issuer.city_code, issuer.address),
-        taxScheme(issuer.tax_regime === "48" ? IVA : NOT_APPLICABLE),
-      ),
+      supplierTaxScheme(issuer),
       el(
         "cac:PartyLegalEntity",
         {},
@@ -110,6 +118,19 @@ export function supplierParty(issuer: Issuer, registrationPrefix: string | undef
 export function buyerCheckDigit(buyer: Buyer): string | undefined {
   if (buyer.id_type !== NIT_ID_TYPE) return undefined;
   return buyer.check_digit ?? nitCheckDigit(buyer.id_number) ?? undefined;
+}
+
+/** The buyer's tax registration: the document's customer has it, and the AttachedDocument's ReceiverParty is it. */
+export function customerTaxScheme(buyer: Buyer) {
+  return el(
+    "cac:PartyTaxScheme",
+    {},
+    text("cbc:RegistrationName", buyer.name),
+    companyId("cbc:CompanyID", buyer.id_type, buyer.id_number, buyerCheckDigit(buyer)),
+    text("cbc:TaxLevelCode", NO_RESPONSIBILITIES),
+    address("cac:RegistrationAddress", buyer.city_code, buyer.address),
+    taxScheme(NOT_APPLICABLE),
+  );
 }
 
 /** The buyer: a legal entity (1) when identified by NIT, else a natural person (2). */
@@ -134,15 +155,7 @@ export function customerParty(buyer: Buyer) {
       el("cac:PartyName", {}, text("cbc:Name", buyer.name)),
       buyer.city_code &&
         el("cac:PhysicalLocation", {}, address("cac:Address", buyer.city_code, buyer.address)),
-      el(
-        "cac:PartyTaxScheme",
-        {},
-        text("cbc:RegistrationName", buyer.name),
-        id(),
-        text("cbc:TaxLevelCode", NO_RESPONSIBILITIES),
-        address("cac:RegistrationAddress", buyer.city_code, buyer.address),
-        taxScheme(NOT_APPLICABLE),
-      ),
+      customerTaxScheme(buyer),
       el("cac:PartyLegalEntity", {}, text("cbc:RegistrationName", buyer.name), id()),
       contact(buyer.email, buyer.phone),
     ),

@@ -1,6 +1,6 @@
 /**
- * XAdES-EPES, as DIAN verifies it ([D] XmlSigVerifyOperation; brief §2): a `ds:Signature` in the
- * second `ext:UBLExtension`, inclusive C14N 1.0 and RSA-SHA256, three SHA-256 references — the whole
+ * XAdES-EPES, as DIAN verifies it ([D] XmlSigVerifyOperation; brief §2): a `ds:Signature` in an
+ * `ext:UBLExtension` (an Invoice's or CreditNote's second; an AttachedDocument's only one), inclusive C14N 1.0 and RSA-SHA256, three SHA-256 references — the whole
  * document with the enveloped-signature transform, the `ds:KeyInfo`, and the
  * `xades:SignedProperties` (SigningTime, SigningCertificate with the leaf's digest, issuer and
  * serial, DIAN's signature policy v2 and its hash, the claimed role `supplier`). DIAN finds the
@@ -14,14 +14,22 @@
 import { createHash } from "node:crypto";
 import type { Signer } from "./certificate.ts";
 import { text } from "./parties.ts";
-import type { UnsignedDocument } from "./ubl.ts";
-import { canonical, el, type XmlElement } from "./xml.ts";
+import { canonical, el, type Namespaces, serialise, type XmlElement } from "./xml.ts";
 
 const C14N = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315";
 const RSA_SHA256 = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256";
 const SHA256 = "http://www.w3.org/2001/04/xmlenc#sha256";
 const ENVELOPED = "http://www.w3.org/2000/09/xmldsig#enveloped-signature";
 const SIGNED_PROPERTIES = "http://uri.etsi.org/01903#SignedProperties";
+
+/** A document to sign: its root, the namespaces declared on it, and the empty element the signature goes in. */
+export interface SignableDocument {
+  root: XmlElement;
+  /** Every namespace, declared on the root and rendered on each signed part. */
+  namespaces: Namespaces;
+  /** The `ext:ExtensionContent` the signature goes in (emptied first). */
+  signatureSlot: XmlElement;
+}
 
 /** DIAN's signature policy v2: its URL and the SHA-256 of the policy document DIAN accepts (ZE02). */
 export const SIGNATURE_POLICY = {
@@ -99,13 +107,14 @@ function signedProperties(id: string, signer: Signer, signingTime: string) {
 
 /**
  * Signs `doc` (filling its signature slot) and returns the signed document's bytes: an XML
- * declaration and the canonical form of the root. Send exactly these bytes.
+ * declaration and the root as ./xml.ts `serialise` writes it (its canonical form, CDATA sections
+ * aside). Send exactly these bytes.
  */
 export async function signDocument(
-  doc: UnsignedDocument,
+  doc: SignableDocument,
   signer: Signer,
   options: SignOptions,
-): Promise<Uint8Array> {
+): Promise<Uint8Array<ArrayBuffer>> {
   const id = `xmldsig-${options.id}`;
   const { root, namespaces } = doc;
   doc.signatureSlot.children = [];
@@ -147,9 +156,7 @@ export async function signDocument(
       el("ds:Object", {}, el("xades:QualifyingProperties", { Target: `#${id}` }, properties)),
     ),
   ];
-  return new TextEncoder().encode(
-    `<?xml version="1.0" encoding="UTF-8" standalone="no"?>${canonical(root, namespaces)}`,
-  );
+  return serialise(root, namespaces);
 }
 
 /** An RSA signature (256 or 512 bytes) in base64. */

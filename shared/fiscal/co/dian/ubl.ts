@@ -18,7 +18,8 @@ import { computeCude, computeCufe, dianQrText } from "../cufe.ts";
 import { dianExtensions } from "./extensions.ts";
 import { type DianDocumentInput, dianInputProblem } from "./input.ts";
 import { customerParty, supplierParty, text } from "./parties.ts";
-import { type Child, el, type Namespaces, type XmlElement } from "./xml.ts";
+import type { SignableDocument } from "./signature.ts";
+import { type Child, el, type Namespaces } from "./xml.ts";
 
 const NS = {
   cac: "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
@@ -61,13 +62,8 @@ const KINDS = {
   },
 } as const;
 
-/** The document before its signature. */
-export interface UnsignedDocument {
-  root: XmlElement;
-  /** Every namespace, declared on the root and rendered on each signed part. */
-  namespaces: Namespaces;
-  /** The second `ext:ExtensionContent`, where the signature goes. */
-  signatureSlot: XmlElement;
+/** The document before its signature (the signature goes in the second `ext:ExtensionContent`). */
+export interface UnsignedDocument extends SignableDocument {
   /** The CUFE (invoice) or CUDE (credit note). */
   authorityCode: string;
   /** The QR text DIAN prints (../cufe.ts `dianQrText`). */

@@ -16,10 +16,25 @@
  * `exclusiveCanonical` writes a part of such a tree in Exclusive XML Canonicalization 1.0 instead,
  * which WS-Security uses: the SOAP envelope (./soap.ts) is written with `canonical` and its signed
  * parts are digested in their exclusive form, which is what a verifier recomputes after parsing it.
+ *
+ * One exception to "the bytes are their canonical form": a CDATA section (`cdata`), which the
+ * AttachedDocument needs to carry whole XML documents as text (./attached-document.ts). The bytes
+ * (`serialise`) write it as `<![CDATA[…]]>`; its canonical form (`canonical`, what is digested) is
+ * the text a parser reads from those bytes, escaped as any text: line ends normalised to LF (XML
+ * 1.0 §2.11 applies inside CDATA too), then `&`, `<`, `>` as entities (c14n §2.3: CDATA sections
+ * are replaced by their character content). A `]]>` in the content, which would end the section,
+ * is written as two sections (`]]` then `>`), which a parser reads back as the same text. So what is
+ * digested is what a verifier computes from the bytes, and a reader gets the text back as it was
+ * given, line ends aside.
  */
 
-/** A node of the tree: an element or a text. */
-export type XmlNode = XmlElement | string;
+/** A CDATA section: `text` as one or more CDATA sections in the bytes, text in the canonical form. */
+export interface XmlCdata {
+  cdata: string;
+}
+
+/** A node of the tree: an element, a text or a CDATA section. */
+export type XmlNode = XmlElement | XmlCdata | string;
 
 export interface XmlElement {
   /** Qualified name as written: `cbc:ID`, or `Invoice` in the default namespace. */
@@ -49,6 +64,11 @@ export function el(name: string, attributes: Record<string, string | undefined> 
   } satisfies XmlElement;
 }
 
+/** A CDATA section holding `text` (which must hold only characters XML allows: see `xmlSafe`). */
+export function cdata(text: string): XmlCdata {
+  return { cdata: text };
+}
+
 /**
  * `text` without the characters XML cannot hold (a control character pasted into a description):
  * anything but XML 1.0's `Char` production — C0 controls, lone surrogates, U+FFFE/F.
@@ -76,6 +96,16 @@ function byCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** CDATA content as the text a parser reads, canonical: line ends to LF, then escaped as text. */
+function canonicalCdata(text: string): string {
+  return escapeText(text.replace(/\r\n?/g, "\n"));
+}
+
+/** CDATA content as sections: a `]]>` inside is split across two sections so it cannot end one. */
+function cdataSections(text: string): string {
+  return `<![CDATA[${text.replaceAll("]]>", "]]]]><![CDATA[>")}]]>`;
+}
+
 /**
  * The canonical form of `element`, rendering the declarations of `namespaces` on it (give the
  * root's declarations both for the root and for any part of the tree canonicalised on its own).
@@ -83,25 +113,44 @@ function byCodeUnits(a: string, b: string): number {
  */
 export function canonical(element: XmlElement, namespaces: Namespaces, omit?: XmlElement): string {
   const out: string[] = [];
-  const declarations = Object.entries(namespaces)
+  write(element, declarationsOf(namespaces), namespaces, { omit, cdata: canonicalCdata }, out);
+  return out.join("");
+}
+
+/**
+ * The bytes of a document whose root is `element`: an XML declaration, then the canonical form of
+ * the root, except that CDATA sections are written as such (see the module's docblock).
+ */
+export function serialise(element: XmlElement, namespaces: Namespaces): Uint8Array<ArrayBuffer> {
+  const out = ['<?xml version="1.0" encoding="UTF-8" standalone="no"?>'];
+  write(element, declarationsOf(namespaces), namespaces, { omit: undefined, cdata: cdataSections }, out);
+  return new TextEncoder().encode(out.join(""));
+}
+
+function declarationsOf(namespaces: Namespaces): string {
+  return Object.entries(namespaces)
     .sort(([a], [b]) => byCodeUnits(a, b))
     .map(([prefix, uri]) => ` ${prefix === "" ? "xmlns" : `xmlns:${prefix}`}="${escapeAttribute(uri)}"`)
     .join("");
-  write(element, declarations, namespaces, omit, out);
-  return out.join("");
+}
+
+interface WriteMode {
+  omit: XmlElement | undefined;
+  cdata: (text: string) => string;
 }
 
 function write(
   element: XmlElement,
   declarations: string,
   namespaces: Namespaces,
-  omit: XmlElement | undefined,
+  mode: WriteMode,
   out: string[],
 ): void {
   out.push(`<${element.name}${declarations}${attributesOf(element, namespaces)}>`);
   for (const child of element.children) {
     if (typeof child === "string") out.push(escapeText(child));
-    else if (child !== omit) write(child, "", namespaces, omit, out);
+    else if ("cdata" in child) out.push(mode.cdata(child.cdata));
+    else if (child !== mode.omit) write(child, "", namespaces, mode, out);
   }
   out.push(`</${element.name}>`);
 }
@@ -177,6 +226,7 @@ function writeExclusive(
   out.push(`<${element.name}${declarations.join("")}${attributesOf(element, namespaces)}>`);
   for (const child of element.children) {
     if (typeof child === "string") out.push(escapeText(child));
+    else if ("cdata" in child) out.push(canonicalCdata(child.cdata));
     else writeExclusive(child, namespaces, inclusive, own, out);
   }
   out.push(`</${element.name}>`);
@@ -186,7 +236,7 @@ function writeExclusive(
 export function findElement(root: XmlElement, name: string): XmlElement | undefined {
   if (root.name === name) return root;
   for (const child of root.children) {
-    if (typeof child === "string") continue;
+    if (typeof child === "string" || "cdata" in child) continue;
     const found = findElement(child, name);
     if (found) return found;
   }
