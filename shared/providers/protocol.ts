@@ -356,6 +356,11 @@ export type DocumentLookup = () => Promise<KnownDocument>;
 
 /** The port the core uses to reach the tax authority through a provider. */
 export interface TaxAdapter {
+  /**
+   * Why this provider could not take `document` at all, or null: checked before anything is sent
+   * (DIAN direct needs, e.g., an invoice's numbering resolution). A provider without such rules omits it.
+   */
+  precheck?(document: SubmitDocumentRequest): string | null;
   /** Submits a document. Throws a ProviderError when no definite outcome came back. */
   submit(document: SubmitDocumentRequest, options?: { attempt?: number }): Promise<DocumentOutcome>;
   /** The provider's view of our document, or null when it never received it. */

@@ -258,6 +258,8 @@ async function decide<K extends DocumentKind>(
   if (!prepared.ok) {
     return notSent(kind, entry, "check_failed", prepared.problems.join("; "), { stage: "checks" });
   }
+  const problem = adapter.precheck?.(prepared.request);
+  if (problem) return notSent(kind, entry, "check_failed", problem, { stage: "checks" });
   return submit(ctx, kind, entry, adapter, prepared.request, key, progress);
 }
 

@@ -1,0 +1,230 @@
+/**
+ * One company's documents through DIAN's web service (DIAN direct, DESIGN §10): what a submit, a
+ * status query and the buyer's AttachedDocument take, in DIAN's terms. Built on the document builder
+ * (./document.ts), the client (./service.ts) and the meaning of DIAN's answers (./outcome.ts); the
+ * TaxAdapter that plugs this into the lifecycle (../../../providers/dian-adapter.ts) only translates.
+ *
+ * - A submit builds and signs the document (the same input gives the same bytes, so a resend after
+ *   an unknown outcome sends exactly what was sent), zips it alone, and sends it: in habilitación
+ *   with the company's test set id through SendTestSetAsync, whose batch is polled briefly with
+ *   GetStatusZip and otherwise left pending under its ZipKey; else through SendBillSync.
+ * - A query asks GetStatusZip about a test set batch still pending (its ZipKey is the provider
+ *   reference), else GetStatus by the CUFE/CUDE, recomputed from the document (DIAN knows documents
+ *   by their code, not by our reference). DIAN answering 66 means it never received the document.
+ * - The AttachedDocument wraps the signed document, rebuilt byte for byte, and DIAN's
+ *   ApplicationResponse, which DIAN keeps and GetStatus hands back, signed by the issuer.
+ */
+import type { DocumentKind, SubmitDocumentRequest } from "../../../providers/protocol.ts";
+import { type AttachedDocumentFacts, buildAttachedDocument } from "./attached-document.ts";
+import type { Signer } from "./certificate.ts";
+import { buildSignedDocument, type SignedDocument } from "./document.ts";
+import { type DianDocumentInput, type DianSoftware, dianInputProblem } from "./input.ts";
+import { type NumberingCheck, numberingCheck } from "./numbering.ts";
+import { batchOutcome, type DianOutcome, sendOutcome, statusOutcome } from "./outcome.ts";
+import { type SubmissionFiles, submissionFiles } from "./package.ts";
+import type { DianService } from "./service.ts";
+import { uploadOutcome } from "./test-set.ts";
+import { buildUnsignedDocument } from "./ubl.ts";
+
+export interface DianTransmissionOptions {
+  service: DianService;
+  /** The company's certificate and key. */
+  signer: Signer;
+  /** The software DIAN registered (its id and PIN, and who provides it). */
+  software: DianSoftware;
+  /** Habilitación's test set id: documents go to SendTestSetAsync while it is set. */
+  testSetId: string | null;
+  /** GetStatusZip polls after a test set upload, and the wait before each (a batch takes seconds). */
+  batchPolls?: number;
+  batchPollMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** What DIAN answered about a document, with what the lifecycle records besides. */
+export type DianResult = DianOutcome & {
+  /** The CUFE/CUDE of the document as we built it. */
+  authorityCode: string;
+  qrText: string;
+  /** A pending test set batch's ZipKey (the reference to ask about it again), else the code. */
+  reference: string;
+};
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Why DIAN mode cannot make `request` into a DIAN document, or null (checked before anything is sent). */
+export function dianProblem(request: SubmitDocumentRequest, software: DianSoftware): string | null {
+  const problem = dianInputProblem(dianInput(request, software));
+  return problem && `DIAN mode: ${problem}`;
+}
+
+/** The builder's input: the document, the software, and for an invoice its numbering resolution. */
+export function dianInput(request: SubmitDocumentRequest, software: DianSoftware): DianDocumentInput {
+  const n = request.numbering;
+  return {
+    document: request,
+    dian: {
+      software,
+      ...(n && request.kind === "invoice"
+        ? {
+            resolution: {
+              number: n.resolution_number,
+              start_date: n.start_date,
+              end_date: n.end_date,
+              prefix: n.prefix,
+              from: n.from,
+              to: n.to,
+            },
+          }
+        : {}),
+    },
+  };
+}
+
+/**
+ * The document's file names. DIAN does not enforce them (./package.ts); the consecutive comes from
+ * our reference, so a resend of a document travels under the same names.
+ */
+export function filesOf(request: SubmitDocumentRequest): SubmissionFiles {
+  return submissionFiles({
+    kind: request.kind as DocumentKind,
+    issuerNit: request.issuer.nit,
+    package: {
+      year: Number(request.issue_date.slice(0, 4)),
+      consecutive: Number.parseInt(request.reference.replaceAll("-", "").slice(0, 7), 16),
+    },
+  });
+}
+
+export interface DianTransmission {
+  submit(request: SubmitDocumentRequest): Promise<DianResult>;
+  /** What DIAN holds about the document; `reference` is the provider reference last recorded. */
+  query(request: SubmitDocumentRequest, reference: string | null): Promise<DianResult>;
+  /** The buyer's AttachedDocument of a document DIAN accepted under `authorityCode`. */
+  attachedDocument(request: SubmitDocumentRequest, authorityCode: string): Promise<Uint8Array>;
+  /** GetNumberingRange for the certificate's NIT and the software. */
+  checkSoftware(issuerNit: string): Promise<NumberingCheck>;
+}
+
+export function createDianTransmission(options: DianTransmissionOptions): DianTransmission {
+  const { service, signer, software } = options;
+  const polls = options.batchPolls ?? 2;
+  const pollMs = options.batchPollMs ?? 500;
+  const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
+
+  const sign = (request: SubmitDocumentRequest): Promise<SignedDocument> =>
+    buildSignedDocument(dianInput(request, software), signer);
+
+  const result = (
+    outcome: DianOutcome,
+    code: { authorityCode: string; qrText: string },
+    reference = code.authorityCode,
+  ): DianResult => ({ ...outcome, ...code, reference });
+
+  /** A test set batch: polled a little, then left pending under its ZipKey for reconcile. */
+  async function settleBatch(zipKey: string, code: { authorityCode: string; qrText: string }) {
+    const expected = { documentKey: code.authorityCode };
+    let outcome: DianOutcome | null = null;
+    for (let poll = 0; poll < polls; poll++) {
+      await sleep(pollMs);
+      outcome = batchOutcome(await service.getStatusZip(zipKey), expected);
+      if (outcome.status !== "pending") return result(outcome, code);
+    }
+    const pending: DianOutcome = outcome ?? {
+      status: "pending",
+      statusCode: "",
+      rules: [],
+      authorityMessage: "",
+      message: "DIAN took the test set batch; its result will be asked for again.",
+    };
+    return result(pending, code, zipKey);
+  }
+
+  return {
+    async submit(request) {
+      const signed = await sign(request);
+      const code = { authorityCode: signed.authorityCode, qrText: signed.qrText };
+      const file = { files: filesOf(request), xml: signed.xml };
+      if (options.testSetId && request.environment === "uat") {
+        const upload = uploadOutcome(await service.sendTestSetAsync(file, options.testSetId));
+        if (upload.status === "rejected") {
+          return result({ ...upload, statusCode: "" }, code);
+        }
+        return settleBatch(upload.zipKey, code);
+      }
+      return result(sendOutcome(await service.sendBillSync(file), { documentKey: code.authorityCode }), code);
+    },
+
+    async query(request, reference) {
+      const unsigned = await buildUnsignedDocument(dianInput(request, software));
+      const code = { authorityCode: unsigned.authorityCode, qrText: unsigned.qrText };
+      const expected = { documentKey: code.authorityCode };
+      if (reference && GUID.test(reference)) {
+        const batch = batchOutcome(await service.getStatusZip(reference), expected);
+        if (batch.status !== "pending") return result(batch, code);
+        // DIAN may know the document by its code although the batch's answer lags (or was lost)
+        const known = statusOutcome(await service.getStatus(code.authorityCode), expected);
+        return known.status === "not_found" ? result(batch, code, reference) : result(known, code);
+      }
+      return result(statusOutcome(await service.getStatus(code.authorityCode), expected), code);
+    },
+
+    async attachedDocument(request, authorityCode) {
+      const status = statusOutcome(await service.getStatus(authorityCode), { documentKey: authorityCode });
+      if (status.status !== "accepted") {
+        throw new NotAcceptedError(
+          `DIAN holds no accepted document with this CUFE/CUDE (${status.message})`,
+          status.status === "not_found" ? "document_not_found" : "document_not_accepted",
+        );
+      }
+      if (!status.applicationResponse) {
+        throw new NotAcceptedError(
+          "DIAN's answer carried no ApplicationResponse to put in the AttachedDocument",
+          "document_not_accepted",
+        );
+      }
+      const signed = await sign(request);
+      if (signed.authorityCode !== authorityCode.toLowerCase()) {
+        throw new NotAcceptedError(
+          "the document rebuilt from our records does not carry the CUFE/CUDE DIAN accepted",
+          "document_not_accepted",
+        );
+      }
+      const facts: AttachedDocumentFacts = {
+        kind: request.kind,
+        reference: request.reference,
+        number: request.number,
+        issue_date: request.issue_date,
+        issue_time: request.issue_time,
+        environment: request.environment,
+        issuer: request.issuer,
+        buyer: request.buyer,
+        authority_code: signed.authorityCode,
+      };
+      return buildAttachedDocument(
+        { document: signed.xml, applicationResponse: status.applicationResponse, facts },
+        signer,
+      );
+    },
+
+    async checkSoftware(issuerNit) {
+      return numberingCheck(
+        await service.getNumberingRange({
+          accountCode: issuerNit,
+          accountCodeT: software.provider_nit ?? issuerNit,
+          softwareCode: software.id,
+        }),
+      );
+    },
+  };
+}
+
+/** DIAN holds no accepted document to build an AttachedDocument from; `code` is the protocol's word for it. */
+export class NotAcceptedError extends Error {
+  override name = "NotAcceptedError";
+  constructor(
+    message: string,
+    readonly code: "document_not_found" | "document_not_accepted",
+  ) {
+    super(message);
+  }
+}

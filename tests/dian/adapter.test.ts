@@ -1,0 +1,183 @@
+/**
+ * The DIAN TaxAdapter end to end against the DIAN stand-in (an independent checker, at the network
+ * edge): our client signs and sends, the stand-in verifies what DIAN verifies and answers in DIAN's
+ * shapes, and the adapter turns the answers into the port's outcomes — accepted with the CUFE,
+ * rejected with DIAN's rules, a duplicate accepted, a test set batch pending then settled, a
+ * document DIAN never received as null, and the buyer's AttachedDocument built and signed by us.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { dianCreditNote, dianInvoice, TEST_RESOLUTION, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
+import { xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
+import type { DianStandIn } from "../../sandbox/dian/index.ts";
+import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
+import { createDianService } from "../../shared/fiscal/co/dian/service.ts";
+import { createDianAdapter } from "../../shared/providers/dian-adapter.ts";
+import { ProviderTimeoutError } from "../../shared/providers/errors.ts";
+import type { DocumentLookup, SubmitDocumentRequest, TaxAdapter } from "../../shared/providers/protocol.ts";
+import { createTestCertificates, SERVICE_URL, seededStandIn, TEST_SET_ID } from "../support/dian-stand-in.ts";
+
+let standIn: DianStandIn;
+let signer: Signer;
+let caPem: string;
+let dianCaPem: string;
+
+beforeAll(async () => {
+  const certs = createTestCertificates();
+  signer = await openPkcs12(certs.p12, certs.password);
+  caPem = certs.caPem;
+  standIn = seededStandIn(certs);
+  dianCaPem = await standIn.dianCaPem();
+}, 120_000);
+
+function adapter(options: { testSetId?: string; timeoutMs?: number } = {}): TaxAdapter {
+  const service = createDianService({
+    url: SERVICE_URL,
+    signer,
+    fetch: standIn.fetch,
+    timeoutMs: options.timeoutMs ?? 10_000,
+  });
+  return createDianAdapter({
+    service,
+    signer,
+    software: { id: TEST_SOFTWARE.id, pin: TEST_SOFTWARE.pin },
+    testSetId: options.testSetId ?? null,
+    batchPollMs: 0,
+  });
+}
+
+/** An invoice as the lifecycle prepares it: the protocol's request with its numbering resolution. */
+function invoice(change?: (doc: SubmitDocumentRequest) => void): SubmitDocumentRequest {
+  const { document } = dianInvoice(3, change);
+  return {
+    ...document,
+    numbering: {
+      resolution_number: TEST_RESOLUTION.number,
+      start_date: TEST_RESOLUTION.start_date,
+      end_date: TEST_RESOLUTION.end_date,
+      prefix: TEST_RESOLUTION.prefix,
+      from: TEST_RESOLUTION.from,
+      to: TEST_RESOLUTION.to,
+    },
+  };
+}
+
+const lookupOf =
+  (request: SubmitDocumentRequest, providerReference: string | null = null): DocumentLookup =>
+  async () => ({ request, providerReference });
+
+describe("the DIAN adapter against the stand-in", () => {
+  it("sends an invoice (SendBillSync): accepted with its CUFE, and asked again, the same", async () => {
+    const tax = adapter();
+    const request = invoice();
+    const outcome = await tax.submit(request);
+    expect(outcome).toMatchObject({ reference: request.reference, status: "accepted" });
+    expect(outcome.authority_code).toMatch(/^[0-9a-f]{96}$/);
+    expect(outcome.qr_text).toContain(outcome.authority_code);
+    expect(outcome.message).toMatch(/^Procesado Correctamente\./);
+    const again = await tax.query(request.reference, lookupOf(request));
+    expect(again).toMatchObject({ status: "accepted", authority_code: outcome.authority_code });
+  });
+
+  it("builds the buyer's AttachedDocument: ours, signed, holding DIAN's signed ApplicationResponse", async () => {
+    const tax = adapter();
+    const request = invoice();
+    const { authority_code } = await tax.submit(request);
+    const bytes = await tax.attachedDocument(request.reference, {
+      authorityCode: authority_code as string,
+      lookup: lookupOf(request),
+    });
+    const text = new TextDecoder().decode(bytes);
+    expect(text).toContain("<AttachedDocument");
+    expect(text).toContain(authority_code);
+    expect((await xmlsecVerify(bytes, caPem)).output).toContain("OK");
+    const sections = [...text.matchAll(/<!\[CDATA\[([^]*?)\]\]>/g)].map((m) => m[1] ?? "");
+    const response = sections.find((s) => s.includes("<ApplicationResponse"));
+    expect(response).toBeDefined();
+    expect((await xmlsecVerify(new TextEncoder().encode(response), dianCaPem)).output).toContain("OK");
+  });
+
+  it("answers a document DIAN never received with null, and refuses its AttachedDocument", async () => {
+    const tax = adapter();
+    const request = invoice();
+    expect(await tax.query(request.reference, lookupOf(request))).toBeNull();
+    await expect(
+      tax.attachedDocument(request.reference, {
+        authorityCode: "a".repeat(96),
+        lookup: lookupOf(request),
+      }),
+    ).rejects.toMatchObject({ providerCode: "document_not_found", maybeProcessed: false });
+  });
+
+  it("reports DIAN's rejection with each rule: a CUFE made with another technical key (FAD06)", async () => {
+    const request = invoice((doc) => {
+      doc.issuer.technical_key = "0".repeat(40);
+    });
+    const outcome = await adapter().submit(request);
+    expect(outcome.status).toBe("rejected");
+    expect(outcome.errors).toContainEqual(expect.objectContaining({ code: "FAD06", kind: "rechazo" }));
+    expect(outcome.authority_code).toBeUndefined();
+  });
+
+  it("takes a resend after an unknown outcome as the earlier acceptance (rule 90), never twice", async () => {
+    const tax = adapter({ timeoutMs: 500 });
+    const request = invoice();
+    standIn.setKnobs({ hangMs: 2_000, failNext: [{ kind: "hang", operation: "SendBillSync" }] });
+    const lost = await tax.submit(request).catch((error: unknown) => error);
+    expect(lost).toBeInstanceOf(ProviderTimeoutError);
+    expect((lost as ProviderTimeoutError).maybeProcessed).toBe(true);
+    // the lifecycle asks first: DIAN has it
+    const known = await tax.query(request.reference, lookupOf(request));
+    expect(known?.status).toBe("accepted");
+    // and a resend under the same key is answered by rule 90 as that very acceptance
+    const resent = await tax.submit(request);
+    expect(resent).toMatchObject({ status: "accepted", authority_code: known?.authority_code });
+  });
+
+  it("sends a credit note with its CUDE", async () => {
+    const tax = adapter();
+    const original = invoice();
+    const { authority_code } = await tax.submit(original);
+    const note = dianCreditNote(
+      { document: original, dian: { software: TEST_SOFTWARE } },
+      authority_code as string,
+    );
+    const outcome = await tax.submit(note.document);
+    expect(outcome.status).toBe("accepted");
+    expect(outcome.authority_code).not.toBe(authority_code);
+  });
+
+  it("habilitación: a test set batch left pending under its ZipKey, then settled by a query", async () => {
+    const tax = adapter({ testSetId: TEST_SET_ID });
+    const request = invoice();
+    standIn.setKnobs({ holdBatches: true });
+    try {
+      const pending = await tax.submit(request);
+      expect(pending.status).toBe("pending");
+      expect(pending.provider_reference).toMatch(/^[0-9a-f-]{36}$/i);
+      const still = await tax.query(request.reference, lookupOf(request, pending.provider_reference));
+      expect(still?.status).toBe("pending");
+      standIn.releaseBatches();
+      standIn.setKnobs({ holdBatches: false });
+      const settled = await tax.query(request.reference, lookupOf(request, pending.provider_reference));
+      expect(settled?.status).toBe("accepted");
+    } finally {
+      standIn.setKnobs({ holdBatches: false });
+    }
+  });
+
+  it("refuses before sending an invoice without its numbering resolution", () => {
+    const { numbering: _, ...request } = invoice();
+    expect(adapter().precheck?.(request)).toMatch(/numbering resolution/);
+  });
+
+  it("checks the software with GetNumberingRange", async () => {
+    expect(await adapter().checkCredential()).toMatchObject({ ok: true });
+    const unknown = createDianAdapter({
+      service: createDianService({ url: SERVICE_URL, signer, fetch: standIn.fetch, timeoutMs: 10_000 }),
+      signer,
+      software: { id: "00000000-0000-4000-8000-000000000000", pin: "1" },
+      testSetId: null,
+    });
+    expect(await unknown.checkCredential()).toMatchObject({ ok: false });
+  });
+});
