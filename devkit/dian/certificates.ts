@@ -7,6 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import forge from "node-forge";
+import { capture } from "../capture.ts";
 
 export interface TestCertificates {
   /** The company's PKCS#12: its key, its certificate and the CA's. */
@@ -19,6 +20,8 @@ export interface TestCertificates {
   nit: string;
   /** The leaf's serial number in decimal. */
   serialNumber: string;
+  /** The company's private key, PKCS#8 DER in base64: what a DIAN-mode credential seals. */
+  pkcs8Base64: string;
 }
 
 export interface TestCertificateOptions {
@@ -98,6 +101,13 @@ export function createTestCertificates(options: TestCertificateOptions = {}): Te
     friendlyName: "firma",
   });
   const der = forge.asn1.toDer(p12).getBytes();
+  const pkcs8Base64 = forge.util.encode64(
+    forge.asn1.toDer(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(leafKeys.privateKey))).getBytes(),
+  );
+  // the secret canary looks for the key (whole, and a stretch of its private part) in everything the
+  // service answers, logs or stores
+  capture("secret", pkcs8Base64);
+  capture("secret", pkcs8Base64.slice(800, 864));
   return {
     p12: Uint8Array.from(der, (c) => c.charCodeAt(0)),
     password,
@@ -105,5 +115,6 @@ export function createTestCertificates(options: TestCertificateOptions = {}): Te
     caPem: forge.pki.certificateToPem(ca),
     nit,
     serialNumber: BigInt(`0x${leaf.serialNumber}`).toString(10),
+    pkcs8Base64,
   };
 }
