@@ -33,6 +33,8 @@ export interface TestCertificateOptions {
   /** Validity of the company's certificate; default from yesterday to a year from now. */
   notBefore?: Date;
   notAfter?: Date;
+  /** The company key's size; default 2048 bits. */
+  bits?: number;
 }
 
 /**
@@ -46,7 +48,7 @@ function serial(): string {
   return bytes.toString("hex");
 }
 
-const keys = () => forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
+const keys = (bits = 2048) => forge.pki.rsa.generateKeyPair({ bits, e: 0x10001 });
 
 /** A CA and a company certificate issued by it, and the company's PKCS#12. */
 export function createTestCertificates(options: TestCertificateOptions = {}): TestCertificates {
@@ -75,7 +77,7 @@ export function createTestCertificates(options: TestCertificateOptions = {}): Te
   ]);
   ca.sign(caKeys.privateKey, forge.md.sha256.create());
 
-  const leafKeys = keys();
+  const leafKeys = keys(options.bits);
   const leaf = forge.pki.createCertificate();
   leaf.publicKey = leafKeys.publicKey;
   leaf.serialNumber = serial();
