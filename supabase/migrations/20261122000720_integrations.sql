@@ -22,8 +22,8 @@ alter table einv_private.credentials
   add column api_key_key_id text check (api_key_key_id ~ '^[0-9a-f]{16}$'),
   -- the API accepts 2048 characters of url and 8 KiB of settings (as compact JSON; PostgreSQL's text
   -- form adds spaces, hence twice that here), keys of at most 512 characters and, in DIAN mode, a
-  -- certificate file of at most 32 KiB, whose key and certificate are sealed (at most 48 KiB of
-  -- plaintext, base64 inside JSON, then sealed and base64url: under 64 KiB)
+  -- certificate file of at most 32 KiB, whose key and certificate are sealed (at most 49,000
+  -- characters of plaintext, base64 inside JSON, then sealed and base64url: under 64 KiB)
   add constraint credentials_url_length check (length(url) <= 2048),
   add constraint credentials_settings_size check (octet_length(settings::text) <= 16384),
   add constraint credentials_ciphertext_length check (

@@ -50,8 +50,12 @@ import { type NumberingRangeQuery, type NumberingVerdict, numberingVerdict } fro
 
 /** RSA keys DIAN's certification authorities issue; a bigger one would make every signature slow. */
 const KEY_BITS = { min: 2048, max: 4096 } as const;
-/** The sealed plaintext's bound (the database's is 64 KiB of ciphertext: see …_integrations.sql). */
-const MAX_SEALED_CHARS = 49_152;
+/**
+ * The sealed plaintext's bound: sealed (16 bytes of tag, base64url, `v1:` and the IV) it stays under
+ * the database's 65,536 characters of ciphertext (…_integrations.sql). A 32 KiB file's key and
+ * certificate come to at most about 44,000 (base64 in JSON); this catches what would not fit.
+ */
+const MAX_SEALED_CHARS = 49_000;
 
 /** The request's fields that DIAN mode reads. */
 export interface DianCredentialInput extends CredentialTarget {
