@@ -974,6 +974,10 @@ export type Database = {
         }
         Returns: Json
       }
+      einv_integration_issuer: {
+        Args: { p_company_id: string; p_org_id: string }
+        Returns: Json
+      }
       einv_integration_save: {
         Args: {
           p_actor_id: string

@@ -1413,14 +1413,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "org_id": "11111111-1111-4111-8111-111111111111",
-                 *       "company_id": "c1111111-1111-4111-8111-111111111111",
-                 *       "service": "deliver",
-                 *       "environment": "prd"
-                 *     }
-                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -1442,10 +1434,23 @@ export interface operations {
                      * @enum {string}
                      */
                     environment: "uat" | "prd";
-                    /** @description The provider's API key to check (never echoed back); left out, the saved key is used, at the saved url. */
+                    /** @description The provider's API key to check (never echoed back); left out, the saved key is used, at the saved url. Not in DIAN mode. */
                     api_key?: string;
-                    /** @description The provider's https address; left out, the saved one. Refused when it resolves to a private address. */
+                    /** @description The provider's https address; left out, the saved one. Refused when it resolves to a private address. In DIAN mode only DIAN's endpoint for the environment, which is also the default. */
                     url?: string;
+                    /** @description Provider-specific settings: a JSON object of at most 8 KiB and 8 levels. For `adapter-tax`, `{ "provider": "dian", "software_id": …, "test_set_id"?: …, "software_provider_nit"?: … }` is DIAN mode: the company transmits to DIAN itself with its `certificate` and `software_pin` (the software DIAN registered, the habilitación test set's id in `uat` only, and the NIT of the software's provider when it is not the company's). Tested with, not saved; left out, the saved ones. */
+                    settings?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description DIAN mode only (`settings.provider` "dian"): the certificate that signs (never echoed back). Left out, the saved one is used, at the saved url. */
+                    certificate?: {
+                        /** @description The PKCS#12 file (`.p12`/`.pfx`: the key and its certificate) in standard base64, at most 32 KiB decoded. Its declared password key-derivation work is bounded (200,000 iterations in all). */
+                        p12_base64: string;
+                        /** @description The file's password (never stored: the opened key is sealed instead). */
+                        password: string;
+                    };
+                    /** @description DIAN mode only (`settings.provider` "dian"): the PIN of the software registered with DIAN (never echoed back). Left out, the saved one is used, at the saved url. */
+                    software_pin?: string;
                 };
             };
         };
@@ -1458,16 +1463,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "ok": false,
-                     *       "company_id": "c1111111-1111-4111-8111-111111111111",
-                     *       "service": "deliver",
-                     *       "environment": "prd",
-                     *       "message": "The provider refused the API key (401).",
-                     *       "checked_at": "2026-11-25T14:03:27.512Z"
-                     *     }
-                     */
                     "application/json": {
                         /** @description Whether the provider accepted the key. */
                         ok: boolean;
@@ -1487,6 +1482,17 @@ export interface operations {
                         message: string;
                         /** @description When it was checked (ISO 8601). */
                         checked_at: string;
+                        /** @description DIAN mode: the certificate (its key is never shown). */
+                        certificate?: {
+                            /** @description The certificate's subject (RFC 4514). */
+                            subject: string;
+                            /** @description The NIT DIAN reads from the subject (null: none where DIAN reads it). */
+                            nit: string | null;
+                            /** @description The serial number, in decimal. */
+                            serial: string;
+                            /** @description When it expires (ISO 8601). */
+                            not_after: string;
+                        };
                     };
                 };
             };
@@ -1514,16 +1520,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "org_id": "11111111-1111-4111-8111-111111111111",
-                 *       "company_id": "c1111111-1111-4111-8111-111111111111",
-                 *       "service": "adapter-tax",
-                 *       "environment": "uat",
-                 *       "api_key": "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
-                 *       "url": "https://api.proveedor.com.co/v1"
-                 *     }
-                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -1545,14 +1541,23 @@ export interface operations {
                      * @enum {string}
                      */
                     environment: "uat" | "prd";
-                    /** @description The provider's API key to check (never echoed back); left out, the saved key is used, at the saved url. */
+                    /** @description The provider's API key to check (never echoed back); left out, the saved key is used, at the saved url. Not in DIAN mode. */
                     api_key?: string;
-                    /** @description The provider's https address; left out, the saved one. Refused when it resolves to a private address. */
+                    /** @description The provider's https address; left out, the saved one. Refused when it resolves to a private address. In DIAN mode only DIAN's endpoint for the environment, which is also the default. */
                     url?: string;
-                    /** @description Provider-specific settings: a JSON object of at most 8 KiB and 8 levels. */
+                    /** @description Provider-specific settings: a JSON object of at most 8 KiB and 8 levels. For `adapter-tax`, `{ "provider": "dian", "software_id": …, "test_set_id"?: …, "software_provider_nit"?: … }` is DIAN mode: the company transmits to DIAN itself with its `certificate` and `software_pin` (the software DIAN registered, the habilitación test set's id in `uat` only, and the NIT of the software's provider when it is not the company's). Left out, the saved ones are kept. */
                     settings?: {
                         [key: string]: unknown;
                     };
+                    /** @description DIAN mode only (`settings.provider` "dian"): the certificate that signs (never echoed back). Left out, the saved one is used, at the saved url. */
+                    certificate?: {
+                        /** @description The PKCS#12 file (`.p12`/`.pfx`: the key and its certificate) in standard base64, at most 32 KiB decoded. Its declared password key-derivation work is bounded (200,000 iterations in all). */
+                        p12_base64: string;
+                        /** @description The file's password (never stored: the opened key is sealed instead). */
+                        password: string;
+                    };
+                    /** @description DIAN mode only (`settings.provider` "dian"): the PIN of the software registered with DIAN (never echoed back). Left out, the saved one is used, at the saved url. */
+                    software_pin?: string;
                 };
             };
         };
@@ -1565,17 +1570,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "company_id": "c1111111-1111-4111-8111-111111111111",
-                     *       "service": "adapter-tax",
-                     *       "environment": "uat",
-                     *       "url": "https://api.proveedor.com.co/v1",
-                     *       "settings": {},
-                     *       "api_key_hint": "7dc",
-                     *       "verified_at": "2026-11-25T14:03:27.512Z"
-                     *     }
-                     */
                     "application/json": {
                         /** @description The company, as requested. */
                         company_id: string;
@@ -1595,10 +1589,21 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        /** @description The saved key's last four characters, never more. */
+                        /** @description The saved key's last four characters, never more ("" in DIAN mode: no key). */
                         api_key_hint: string;
                         /** @description When the provider accepted the key (ISO 8601). */
                         verified_at: string;
+                        /** @description DIAN mode: the certificate (its key is never shown). */
+                        certificate?: {
+                            /** @description The certificate's subject (RFC 4514). */
+                            subject: string;
+                            /** @description The NIT DIAN reads from the subject (null: none where DIAN reads it). */
+                            nit: string | null;
+                            /** @description The serial number, in decimal. */
+                            serial: string;
+                            /** @description When it expires (ISO 8601). */
+                            not_after: string;
+                        };
                     };
                 };
             };

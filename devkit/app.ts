@@ -6,6 +6,7 @@
  * Its responses, log lines and the tokens it signs are recorded for the secret canary's final scan
  * (devkit/canary.ts).
  */
+
 import { mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,9 +14,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../functions/einvoicing/app.ts";
 import { buildDeps } from "../shared/compose.ts";
+import type { DianNumbering } from "../shared/core/integrations/dian-numbering.ts";
 import { createPostgresDb } from "../shared/db/postgres-transport.ts";
 import type { AppDeps } from "../shared/http/context.ts";
 import { createLogger } from "../shared/log.ts";
+import type { DianTaxAdapterHook } from "../shared/providers/dian-connection.ts";
 import type { FetchLike } from "../shared/providers/tax-client.ts";
 import type { Resolver } from "../shared/providers/url-policy.ts";
 import { createLocalSigner, type LocalSigner, type TokenOptions } from "./auth.ts";
@@ -76,7 +79,15 @@ async function servedJwks(jwks: LocalSigner["jwks"]): Promise<string> {
 
 export async function createTestApp(
   db: TestDatabase,
-  options: { env?: Record<string, string>; providerFetch?: FetchLike; resolver?: Resolver } = {},
+  options: {
+    env?: Record<string, string>;
+    providerFetch?: FetchLike;
+    resolver?: Resolver;
+    /** DIAN's GetNumberingRange for DIAN mode's credential check (AppDeps.dianNumbering). */
+    dianNumbering?: DianNumbering;
+    /** The DIAN TaxAdapter hook (AppDeps.dianTaxAdapter). */
+    dianTaxAdapter?: DianTaxAdapterHook;
+  } = {},
 ): Promise<TestApp> {
   const signer = await createLocalSigner(`${TEST_URL}/auth/v1`);
   const logs: string[] = [];
@@ -101,6 +112,8 @@ export async function createTestApp(
       ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
       resolver: options.resolver ?? publicDns,
       documents,
+      ...(options.dianNumbering ? { dianNumbering: options.dianNumbering } : {}),
+      ...(options.dianTaxAdapter ? { dianTaxAdapter: options.dianTaxAdapter } : {}),
     },
   );
   // every response and log line goes to the secret canary's capture as well

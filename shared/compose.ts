@@ -5,6 +5,7 @@
 import { createTokenVerifier } from "./auth/jwt.ts";
 import { type Config, ConfigError, type Env, loadConfig } from "./config.ts";
 import { RememberedFingerprints } from "./core/documents/remembered-fingerprints.ts";
+import type { DianNumbering } from "./core/integrations/dian-numbering.ts";
 import { rememberOpened } from "./crypto/remembered-box.ts";
 import { createSecretBox, type SecretBox } from "./crypto/secret-box.ts";
 import type { Db } from "./db/port.ts";
@@ -14,6 +15,7 @@ import { createSupabaseDb } from "./db/supabase-transport.ts";
 import type { AppDeps } from "./http/context.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { denoNetwork } from "./providers/deno-network.ts";
+import type { DianTaxAdapterHook } from "./providers/dian-connection.ts";
 import { type Egress, noResolver } from "./providers/egress.ts";
 import { createPinnedFetch } from "./providers/pinned-fetch.ts";
 import type { FetchLike } from "./providers/tax-client.ts";
@@ -30,6 +32,10 @@ export interface Overrides {
   resolver?: Resolver;
   /** Where PDFs go when not Supabase Storage (the local server's folder, the tests'). */
   documents?: DocumentStore;
+  /** DIAN's GetNumberingRange for DIAN mode's credential check (AppDeps.dianNumbering). */
+  dianNumbering?: DianNumbering;
+  /** The DIAN TaxAdapter of a DIAN-mode credential (AppDeps.dianTaxAdapter). */
+  dianTaxAdapter?: DianTaxAdapterHook;
 }
 
 export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<AppDeps> {
@@ -46,6 +52,8 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
     documents: overrides.documents ?? createDocumentStore(config),
     ...(overrides.providerFetch ? { providerFetch: overrides.providerFetch } : {}),
     egress: createEgress(overrides, logger),
+    ...(overrides.dianNumbering ? { dianNumbering: overrides.dianNumbering } : {}),
+    ...(overrides.dianTaxAdapter ? { dianTaxAdapter: overrides.dianTaxAdapter } : {}),
     pdfFingerprints: new RememberedFingerprints(),
   };
 }

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { scanCapture } from "../devkit/canary.ts";
+import { FIXED_CANARIES, scanCapture } from "../devkit/canary.ts";
 import { findPostgresBinaries, type PostgresServer, startPostgresServer } from "../devkit/postgres-server.ts";
 
 export type DatabaseTarget = { kind: "postgres"; adminUrl: string; version: string } | { kind: "pglite" };
@@ -45,7 +45,7 @@ function checkCanaries(captureDir: string): void {
   const { counts, leaks } = scanCapture(captureDir);
   const scanned =
     `${counts.response} responses, ${counts.log} log lines, ${counts.database} database dumps; ` +
-    `${counts.token} tokens and 4 fixed secrets as canaries`;
+    `${counts.token} tokens, ${counts.secret} other secrets and ${FIXED_CANARIES.length} fixed ones as canaries`;
   if (leaks.length > 0) {
     // vitest prints an error thrown here ("error during close") but keeps its exit code: set it
     process.exitCode = 1;

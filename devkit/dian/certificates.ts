@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import forge from "node-forge";
 import { describe, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
+import { capture } from "../capture.ts";
 
 export interface TestCertificates {
   /** The company's PKCS#12: its key, its certificate and the CA's. */
@@ -20,6 +21,8 @@ export interface TestCertificates {
   nit: string;
   /** The leaf's serial number in decimal. */
   serialNumber: string;
+  /** The company's private key, PKCS#8 DER in base64: what a DIAN-mode credential seals. */
+  pkcs8Base64: string;
 }
 
 export interface TestCertificateOptions {
@@ -31,6 +34,8 @@ export interface TestCertificateOptions {
   /** Validity of the company's certificate; default from yesterday to a year from now. */
   notBefore?: Date;
   notAfter?: Date;
+  /** The company key's size; default 2048 bits. */
+  bits?: number;
 }
 
 /**
@@ -46,7 +51,7 @@ function serial(): string {
 
 type KeyPair = forge.pki.rsa.KeyPair;
 /** An RSA key pair, synchronously (node-forge uses the runtime's native RSA on Node and Deno). */
-const keys = (): KeyPair => forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
+const keys = (bits = 2048): KeyPair => forge.pki.rsa.generateKeyPair({ bits, e: 0x10001 });
 
 /**
  * An RSA key pair made by WebCrypto, which generates off the main thread: what a server generates
@@ -146,7 +151,8 @@ export function createTestCertificates(options: TestCertificateOptions = {}): Te
   const nit = options.nit ?? "900123456";
   const password = options.password ?? "clave-de-prueba";
   const ca = createCa(keys());
-  const leaf = issueLeaf(ca, keys(), {
+  const leafKeys = keys(options.bits);
+  const leaf = issueLeaf(ca, leafKeys, {
     nit,
     companyName: options.companyName ?? "Empresa Demo S.A.S.",
     notBefore: options.notBefore,
@@ -158,6 +164,13 @@ export function createTestCertificates(options: TestCertificateOptions = {}): Te
     friendlyName: "firma",
   });
   const der = forge.asn1.toDer(p12).getBytes();
+  const pkcs8Base64 = forge.util.encode64(
+    forge.asn1.toDer(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(leafKeys.privateKey))).getBytes(),
+  );
+  // the secret canary looks for the key (whole, and a stretch of its private part) in everything the
+  // service answers, logs or stores
+  capture("secret", pkcs8Base64);
+  capture("secret", pkcs8Base64.slice(800, 864));
   return {
     p12: Uint8Array.from(der, (c) => c.charCodeAt(0)),
     password,
@@ -165,6 +178,7 @@ export function createTestCertificates(options: TestCertificateOptions = {}): Te
     caPem: forge.pki.certificateToPem(ca.cert),
     nit,
     serialNumber: BigInt(`0x${leaf.cert.serialNumber}`).toString(10),
+    pkcs8Base64,
   };
 }
 

@@ -1,9 +1,10 @@
 /**
- * The fields both integration routes take, with their bounds, and how a url the policy refuses is
- * answered (400 naming `url`, like a schema failure). Only the two routes of this group import it.
+ * The fields both integration routes take, with their bounds, and how a field the operation refuses
+ * is answered (400 naming it, like a schema failure: a url the policy refuses, a field of the other
+ * mode). Only the two routes of this group import it.
  */
 import { z } from "zod";
-import { RefusedUrlError } from "../../shared/core/integrations/check.ts";
+import { FieldError } from "../../shared/core/integrations/check.ts";
 import { fail } from "../../shared/http/errors.ts";
 import { orgScoped, uuid } from "../../shared/http/route.ts";
 import { Environment } from "../../shared/providers/protocol.ts";
@@ -49,6 +50,88 @@ export const Settings = z.record(z.string().max(200), z.unknown()).superRefine((
   }
 });
 
+/** DIAN mode's certificate file, decoded: at most 32 KiB (a CA's file with its chain is 3–10 KiB). */
+export const MAX_P12_BYTES = 32_768;
+/** Its base64, with room for line breaks every 64 or 76 characters (`base64`, `openssl base64`). */
+const MAX_P12_BASE64_CHARS = 46_000;
+
+/** Standard base64 (line breaks allowed) of a PKCS#12 file, decoded to its bytes. */
+const P12Base64 = z
+  .string()
+  .min(1, "must not be empty")
+  .max(MAX_P12_BASE64_CHARS, `must be at most ${MAX_P12_BASE64_CHARS} characters`)
+  .transform((text, ctx) => {
+    const compact = text.replace(/[\r\n]/g, "");
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 !== 0) {
+      ctx.addIssue({ code: "custom", message: "must be the file in standard base64" });
+      return z.NEVER;
+    }
+    const binary = atob(compact);
+    if (binary.length > MAX_P12_BYTES) {
+      ctx.addIssue({
+        code: "custom",
+        message: `decodes to ${binary.length} bytes; a certificate file is at most ${MAX_P12_BYTES} bytes`,
+      });
+      return z.NEVER;
+    }
+    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  });
+
+/** DIAN mode: the company's signing certificate, as its certification authority delivered it. */
+export const Certificate = z
+  .strictObject({
+    p12_base64: P12Base64.meta({
+      description:
+        "The PKCS#12 file (`.p12`/`.pfx`: the key and its certificate) in standard base64, at most 32 KiB " +
+        "decoded. Its declared password key-derivation work is bounded (200,000 iterations in all).",
+    }),
+    password: z
+      .string()
+      .min(1, "must not be empty")
+      .max(128, "must be at most 128 characters")
+      .meta({ description: "The file's password (never stored: the opened key is sealed instead)." }),
+  })
+  // the operation takes the file's bytes
+  .transform(({ p12_base64, password }) => ({ p12: p12_base64, password }))
+  .meta({
+    description:
+      'DIAN mode only (`settings.provider` "dian"): the certificate that signs (never echoed back). ' +
+      "Left out, the saved one is used, at the saved url.",
+  });
+
+/** DIAN mode: the software's PIN, fed to the SoftwareSecurityCode and the CUDE (a secret). */
+export const SoftwarePin = z
+  .string()
+  .min(1, "must not be empty")
+  .max(100, "must be at most 100 characters")
+  .regex(/^[\x21-\x7e]+$/, "must be visible ASCII characters without spaces")
+  .meta({
+    description:
+      'DIAN mode only (`settings.provider` "dian"): the PIN of the software registered with DIAN (never ' +
+      "echoed back). Left out, the saved one is used, at the saved url.",
+  });
+
+/** The certificate of a DIAN-mode credential, as the answers show it: never its key. */
+export const CertificateSummary = z
+  .object({
+    subject: z.string().meta({ description: "The certificate's subject (RFC 4514)." }),
+    nit: z
+      .string()
+      .nullable()
+      .meta({ description: "The NIT DIAN reads from the subject (null: none where DIAN reads it)." }),
+    serial: z.string().meta({ description: "The serial number, in decimal." }),
+    not_after: z.string().meta({ description: "When it expires (ISO 8601)." }),
+  })
+  .meta({ description: "DIAN mode: the certificate (its key is never shown)." });
+
+/** What `settings` holds, described once. */
+export const SETTINGS_DESCRIPTION =
+  "Provider-specific settings: a JSON object of at most 8 KiB and 8 levels. For `adapter-tax`, " +
+  '`{ "provider": "dian", "software_id": …, "test_set_id"?: …, "software_provider_nit"?: … }` is DIAN ' +
+  "mode: the company transmits to DIAN itself with its `certificate` and `software_pin` (the software " +
+  "DIAN registered, the habilitación test set's id in `uat` only, and the NIT of the software's provider " +
+  "when it is not the company's).";
+
 /** Names one credential of a company of the org. */
 export const CredentialFields = orgScoped.extend({
   company_id: uuid.meta({ description: "A company of this organization." }),
@@ -62,9 +145,11 @@ export const CredentialFields = orgScoped.extend({
 
 /** The two routes' optional fields, described once. */
 export const KEY_DESCRIPTION =
-  "The provider's API key to check (never echoed back); left out, the saved key is used, at the saved url.";
+  "The provider's API key to check (never echoed back); left out, the saved key is used, at the saved url. " +
+  "Not in DIAN mode.";
 export const URL_DESCRIPTION =
-  "The provider's https address; left out, the saved one. Refused when it resolves to a private address.";
+  "The provider's https address; left out, the saved one. Refused when it resolves to a private address. " +
+  "In DIAN mode only DIAN's endpoint for the environment, which is also the default.";
 
 /** The longest object key anywhere in `value` (walked without recursion). */
 function longestKey(value: unknown): number {
@@ -92,15 +177,16 @@ function depthOf(value: unknown, limit: number): number {
   return deepest;
 }
 
-/** Runs the operation; a url the policy refused is a 400 whose details name `url`. */
-export async function refusingUrls<T>(run: () => Promise<T>): Promise<T> {
+/**
+ * Runs the operation; a field it refuses (a url the policy refused, a field of the other mode, DIAN
+ * mode's settings, a certificate file too costly to open) is a 400 whose details name the field.
+ */
+export async function refusingFields<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof RefusedUrlError) {
-      fail("validation_failed", "The request body is not valid.", {
-        details: [{ field: "url", message: error.message }],
-      });
+    if (error instanceof FieldError) {
+      fail("validation_failed", "The request body is not valid.", { details: error.details });
     }
     throw error;
   }

@@ -2,22 +2,28 @@
  * POST /integrations/save (admin) — checks a provider key, then stores it sealed. Answers
  * `{ company_id, service, environment, url, settings, api_key_hint, verified_at }`; 422
  * `credential_rejected` when the key does not authenticate, and nothing is stored. Without `api_key`
- * the saved key is kept and checked at the saved url (a `url` naming another one is 422).
+ * the saved key is kept and checked at the saved url (a `url` naming another one is 422). In DIAN
+ * mode (`settings.provider` "dian") the certificate and software PIN take the key's place, and the
+ * answer adds `certificate: { subject, nit, serial, not_after }`.
  */
 import { z } from "zod";
 import { integrationContext } from "../../shared/core/integrations/context.ts";
 import { saveCredential } from "../../shared/core/integrations/save.ts";
-import { EXAMPLE } from "../../shared/http/examples.ts";
+import { DIAN_EXAMPLE, EXAMPLE } from "../../shared/http/examples.ts";
 import { ADMIN_ONLY, operation, PROVIDER_ERRORS } from "../../shared/http/route.ts";
 import { Environment } from "../../shared/providers/protocol.ts";
 import {
   ApiKey,
+  Certificate,
+  CertificateSummary,
   CredentialFields,
   KEY_DESCRIPTION,
   ProviderServiceName,
   ProviderUrl,
-  refusingUrls,
+  refusingFields,
+  SETTINGS_DESCRIPTION,
   Settings,
+  SoftwarePin,
   URL_DESCRIPTION,
 } from "./fields.ts";
 
@@ -25,8 +31,10 @@ export const IntegrationSaveRequest = CredentialFields.extend({
   api_key: ApiKey.optional().meta({ description: KEY_DESCRIPTION }),
   url: ProviderUrl.optional().meta({ description: URL_DESCRIPTION }),
   settings: Settings.optional().meta({
-    description: "Provider-specific settings: a JSON object of at most 8 KiB and 8 levels.",
+    description: `${SETTINGS_DESCRIPTION} Left out, the saved ones are kept.`,
   }),
+  certificate: Certificate.optional(),
+  software_pin: SoftwarePin.optional(),
 });
 export type IntegrationSaveRequest = z.input<typeof IntegrationSaveRequest>;
 
@@ -37,8 +45,12 @@ export const IntegrationSaveResponse = z.object({
   url: z.string().meta({ description: "The saved url, normalised." }),
   settings: z.record(z.string(), z.unknown()).meta({ description: "The saved settings." }),
   /** The key's last four characters, never more. */
-  api_key_hint: z.string().max(4).meta({ description: "The saved key's last four characters, never more." }),
+  api_key_hint: z
+    .string()
+    .max(4)
+    .meta({ description: 'The saved key\'s last four characters, never more ("" in DIAN mode: no key).' }),
   verified_at: z.string().meta({ description: "When the provider accepted the key (ISO 8601)." }),
+  certificate: CertificateSummary.optional(),
 });
 export type IntegrationSaveResponse = z.infer<typeof IntegrationSaveResponse>;
 
@@ -49,6 +61,7 @@ export const integrationSave = operation({
   roles: ADMIN_ONLY,
   errors: ["not_found", "business_rule", ...PROVIDER_ERRORS],
   example: {
+    summary: "A provider key",
     request: {
       org_id: EXAMPLE.org_id,
       company_id: EXAMPLE.company_id,
@@ -67,5 +80,29 @@ export const integrationSave = operation({
       verified_at: EXAMPLE.at,
     },
   },
-  handle: (input, ctx) => refusingUrls(() => saveCredential({ input, ctx: integrationContext(ctx) })),
+  moreExamples: {
+    dian: {
+      summary: "DIAN mode (habilitación): the company's certificate and software",
+      request: {
+        org_id: EXAMPLE.org_id,
+        company_id: EXAMPLE.company_id,
+        service: "adapter-tax",
+        environment: "uat",
+        settings: DIAN_EXAMPLE.settings,
+        certificate: { p12_base64: DIAN_EXAMPLE.p12_base64, password: "contraseña-del-certificado" },
+        software_pin: "12345",
+      },
+      response: {
+        company_id: EXAMPLE.company_id,
+        service: "adapter-tax",
+        environment: "uat",
+        url: "https://vpfe-hab.dian.gov.co/WcfDianCustomerServices.svc",
+        settings: DIAN_EXAMPLE.settings,
+        api_key_hint: "",
+        verified_at: EXAMPLE.at,
+        certificate: DIAN_EXAMPLE.certificate,
+      },
+    },
+  },
+  handle: (input, ctx) => refusingFields(() => saveCredential({ input, ctx: integrationContext(ctx) })),
 });

@@ -2,27 +2,39 @@
  * POST /integrations/test (admin) — does a provider key work? Checks `api_key` at `url`, or the saved
  * key or url for whichever is not given (the saved key only at the saved url: 422 otherwise), and
  * answers `{ ok, company_id, service, environment, message, checked_at }` with HTTP 200 whether it
- * works or not.
+ * works or not. `settings` (not in the spec's body: our addition) are tested with, not saved, so an
+ * unsaved DIAN-mode credential can be tested whole: with `settings.provider` "dian", given or saved,
+ * the certificate and software PIN take the key's place and the answer adds the `certificate`.
  */
 import { z } from "zod";
 import { integrationContext } from "../../shared/core/integrations/context.ts";
 import { testCredential } from "../../shared/core/integrations/test.ts";
-import { EXAMPLE } from "../../shared/http/examples.ts";
+import { DIAN_EXAMPLE, EXAMPLE } from "../../shared/http/examples.ts";
 import { ADMIN_ONLY, operation } from "../../shared/http/route.ts";
 import { Environment } from "../../shared/providers/protocol.ts";
 import {
   ApiKey,
+  Certificate,
+  CertificateSummary,
   CredentialFields,
   KEY_DESCRIPTION,
   ProviderServiceName,
   ProviderUrl,
-  refusingUrls,
+  refusingFields,
+  SETTINGS_DESCRIPTION,
+  Settings,
+  SoftwarePin,
   URL_DESCRIPTION,
 } from "./fields.ts";
 
 export const IntegrationTestRequest = CredentialFields.extend({
   api_key: ApiKey.optional().meta({ description: KEY_DESCRIPTION }),
   url: ProviderUrl.optional().meta({ description: URL_DESCRIPTION }),
+  settings: Settings.optional().meta({
+    description: `${SETTINGS_DESCRIPTION} Tested with, not saved; left out, the saved ones.`,
+  }),
+  certificate: Certificate.optional(),
+  software_pin: SoftwarePin.optional(),
 });
 export type IntegrationTestRequest = z.input<typeof IntegrationTestRequest>;
 
@@ -33,6 +45,7 @@ export const IntegrationTestResponse = z.object({
   environment: Environment.meta({ description: "The environment, as requested." }),
   message: z.string().meta({ description: "The provider's verdict, for a person to read." }),
   checked_at: z.string().meta({ description: "When it was checked (ISO 8601)." }),
+  certificate: CertificateSummary.optional(),
 });
 export type IntegrationTestResponse = z.infer<typeof IntegrationTestResponse>;
 
@@ -43,6 +56,7 @@ export const integrationTest = operation({
   roles: ADMIN_ONLY,
   errors: ["not_found", "business_rule"],
   example: {
+    summary: "A provider key",
     request: {
       org_id: EXAMPLE.org_id,
       company_id: EXAMPLE.company_id,
@@ -58,5 +72,28 @@ export const integrationTest = operation({
       checked_at: EXAMPLE.at,
     },
   },
-  handle: (input, ctx) => refusingUrls(() => testCredential({ input, ctx: integrationContext(ctx) })),
+  moreExamples: {
+    dian: {
+      summary: "DIAN mode, before saving: a certificate of another company",
+      request: {
+        org_id: EXAMPLE.org_id,
+        company_id: EXAMPLE.company_id,
+        service: "adapter-tax",
+        environment: "uat",
+        settings: DIAN_EXAMPLE.settings,
+        certificate: { p12_base64: DIAN_EXAMPLE.p12_base64, password: "contraseña-del-certificado" },
+        software_pin: "12345",
+      },
+      response: {
+        ok: false,
+        company_id: EXAMPLE.company_id,
+        service: "adapter-tax",
+        environment: "uat",
+        message: "The certificate is NIT 900123456's, not the company's (NIT 901234567-7).",
+        checked_at: EXAMPLE.at,
+        certificate: DIAN_EXAMPLE.certificate,
+      },
+    },
+  },
+  handle: (input, ctx) => refusingFields(() => testCredential({ input, ctx: integrationContext(ctx) })),
 });

@@ -123,6 +123,10 @@ const integrations = {
     p_service: str,
     p_environment: str,
   }).returns<StoredCredential | null>(),
+  einv_integration_issuer: service({ p_org_id: str, p_company_id: str }).returns<{
+    nit: string;
+    check_digit: string;
+  }>(),
   einv_integration_save: service({
     p_org_id: str,
     p_company_id: str,

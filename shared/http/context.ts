@@ -2,9 +2,11 @@ import type { Context } from "hono";
 import type { VerifiedClaims } from "../auth/jwt.ts";
 import type { Config } from "../config.ts";
 import type { RememberedFingerprints } from "../core/documents/remembered-fingerprints.ts";
+import type { DianNumbering } from "../core/integrations/dian-numbering.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Db } from "../db/port.ts";
 import type { Logger } from "../log.ts";
+import type { DianTaxAdapterHook } from "../providers/dian-connection.ts";
 import type { Egress } from "../providers/egress.ts";
 import type { FetchLike } from "../providers/tax-client.ts";
 import type { DocumentStore } from "../storage/port.ts";
@@ -23,6 +25,16 @@ export interface AppDeps {
   providerFetch?: FetchLike;
   /** Resolution and address-pinned connections for provider calls (../providers/egress.ts). */
   egress: Egress;
+  /**
+   * DIAN's GetNumberingRange, which DIAN mode's credential check asks (shared/core/integrations/
+   * dian-numbering.ts); unset, /integrations cannot check a DIAN-mode credential and says so.
+   */
+  dianNumbering?: DianNumbering;
+  /**
+   * Builds the DIAN TaxAdapter of a company's DIAN-mode credential (shared/providers/
+   * dian-connection.ts); unset, /transmit and the others refuse such a credential (422).
+   */
+  dianTaxAdapter?: DianTaxAdapterHook;
   /** The PDFs this process fingerprinted, so a current one is answered without reading it whole. */
   pdfFingerprints: RememberedFingerprints;
 }

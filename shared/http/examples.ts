@@ -13,3 +13,20 @@ export const EXAMPLE = {
   cufe: "a6c1f6a1ba1e2c5b55ac4a3e9a0d3fd6b87b0b3c40a7a0b44e22fbd5f8c7a6d1e95b2d5f4e8a9c0b1d2e3f4a5b6c7d8e9",
   at: "2026-11-25T14:03:27.512Z",
 } as const;
+
+/** A DIAN-mode credential in the examples: the demo company's software and certificate (made up). */
+export const DIAN_EXAMPLE = {
+  settings: {
+    provider: "dian",
+    software_id: "56f2ae4e-9812-4fad-9255-08fcfcd5ccb0",
+    test_set_id: "1cc8a4f3-2ff9-45ff-bc33-9f0d2f0bd1b4",
+  },
+  /** The first bytes of a PKCS#12 in base64 (a real file is a few thousand characters). */
+  p12_base64: "MIIKqQIBAzCCCm8GCSqGSIb3DQEHAaCCCmAEggpcMIIKWDCCBQ8GCSqGSIb3DQEHBqCCBQAw",
+  certificate: {
+    subject: "C=CO,1.3.6.1.4.1.23267.2.3=900123456,SERIALNUMBER=900123456,CN=Empresa Demo S.A.S.",
+    nit: "900123456",
+    serial: "1480364931057362219683",
+    not_after: "2027-11-24T15:04:05.000Z",
+  },
+} as const;

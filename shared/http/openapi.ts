@@ -123,7 +123,6 @@ export function buildOpenApi(source: ContractSource): Json {
 
 function operationObject(path: string, tag: string, contract: OperationContract, shared: Json): Json {
   if (!contract.example) throw new Error(`${path} declares no example request and answer`);
-  const { example } = contract;
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set([...PIPELINE_ERRORS, ...contract.errors])) {
     const status = ERROR_STATUS[code];
@@ -139,7 +138,7 @@ function operationObject(path: string, tag: string, contract: OperationContract,
       content: {
         "application/json": {
           schema: schemaOf(contract.output, "output"),
-          example: checkedExample(path, "answer", contract.output, example.response),
+          ...examplesOf(path, "answer", contract.output, contract, (e) => e.response),
         },
       },
     },
@@ -162,7 +161,7 @@ function operationObject(path: string, tag: string, contract: OperationContract,
       content: {
         "application/json": {
           schema: schemaOf(contract.input, "input"),
-          example: checkedExample(path, "request", contract.input, example.request),
+          ...examplesOf(path, "request", contract.input, contract, (e) => e.request),
         },
       },
     },
@@ -200,6 +199,36 @@ function errorResponse(status: number, codes: readonly ErrorCode[]): Json {
 }
 
 const EXAMPLE_REQUEST_ID = "3f0c2a9e-5b7d-4e41-9a63-0d2b8c6f1e47";
+
+/**
+ * A route's example as OpenAPI shows it: `example`, or — when the route declares more — `examples`,
+ * the first named `default` (OpenAPI allows one of the two, not both).
+ */
+function examplesOf(
+  path: string,
+  what: string,
+  schema: z.ZodType,
+  contract: OperationContract,
+  pick: (pair: { request: unknown; response: unknown }) => unknown,
+): Json {
+  const example = contract.example as { request: unknown; response: unknown; summary?: string };
+  const more = Object.entries(contract.moreExamples ?? {});
+  if (more.length === 0) return { example: checkedExample(path, what, schema, pick(example)) };
+  return {
+    examples: {
+      default: {
+        summary: example.summary ?? "Example",
+        value: checkedExample(path, what, schema, pick(example)),
+      },
+      ...Object.fromEntries(
+        more.map(([name, pair]) => [
+          name,
+          { summary: pair.summary, value: checkedExample(path, `${name} ${what}`, schema, pick(pair)) },
+        ]),
+      ),
+    },
+  };
+}
 
 /** A route's example, refused at build time unless its schema accepts it (a stale example fails the build). */
 function checkedExample(path: string, what: string, schema: z.ZodType, example: unknown): unknown {

@@ -66,7 +66,9 @@ export interface OperationContract {
   roles: readonly Role[];
   errors: readonly ErrorCode[];
   /** A realistic request and its 200 answer, for the reference (each must pass its schema). */
-  example?: { request: unknown; response: unknown };
+  example?: { request: unknown; response: unknown; summary?: string };
+  /** More named pairs, for a route whose body has modes (the reference shows them beside `example`). */
+  moreExamples?: Readonly<Record<string, { summary: string; request: unknown; response: unknown }>>;
 }
 
 /** A route's handler, carrying its contract. */
@@ -106,7 +108,9 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
    * A realistic request and its 200 answer, shown by the reference: every route in docs/openapi.json
    * must have one (its build fails otherwise, and when an example does not pass its schema).
    */
-  example?: { request: z.input<S>; response: z.input<R> };
+  example?: { request: z.input<S>; response: z.input<R>; summary?: string };
+  /** More named request and answer pairs, e.g. one per mode of the body (checked the same way). */
+  moreExamples?: Readonly<Record<string, { summary: string; request: z.input<S>; response: z.input<R> }>>;
   /**
    * The membership check rides on the handler's first call when the handler makes it with
    * `callAuthorized()`, naming an `_authorized` function (./authorize.ts): one round trip less. Only
@@ -180,6 +184,7 @@ export function providersFor(deps: AppDeps, serviceDb: DbScope): ProviderDirecto
     timeoutMs: deps.config.providers.timeoutMs,
     allowPrivateUrls: deps.config.providers.allowPrivateUrls,
     egress: deps.egress,
+    ...(deps.dianTaxAdapter ? { dianTaxAdapter: deps.dianTaxAdapter } : {}),
   });
 }
 

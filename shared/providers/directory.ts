@@ -2,7 +2,9 @@
  * Finds a company's provider clients: reads the stored credential through the service-only
  * database API, opens the sealed key, checks the URL against the SSRF policy — as written, then
  * every address its host resolves to, connecting only to those (./egress.ts) — and builds the
- * client. Clients are cached for the life of one directory (one request), never across tenants.
+ * client. Clients are cached for the life of one directory (one request), never across tenants. A
+ * DIAN-mode adapter-tax credential is opened for the `dianTaxAdapter` hook instead
+ * (./dian-connection.ts).
  */
 import { type SecretBox, SecretBoxError } from "../crypto/secret-box.ts";
 import type { DbScope } from "../db/port.ts";
@@ -10,6 +12,12 @@ import type { CredentialRow } from "../db/rows.ts";
 import { BusinessRuleError } from "../errors.ts";
 import type { DeliveryChannel } from "./deliver.ts";
 import { createDeliveryClient } from "./deliver-client.ts";
+import {
+  type DianModeCredential,
+  type DianTaxAdapterHook,
+  openDianModeCredential,
+} from "./dian-connection.ts";
+import { isDianMode } from "./dian-mode.ts";
 import type { DocumentGenerator } from "./docsgen.ts";
 import { createDocsgenClient } from "./docsgen-client.ts";
 import { type Egress, HostResolutionError, reach } from "./egress.ts";
@@ -62,10 +70,18 @@ export interface ProviderDirectoryOptions {
    * root always passes it).
    */
   egress?: Egress;
+  /**
+   * Builds the TaxAdapter of a DIAN-mode credential (./dian-connection.ts), which `taxAdapter` calls
+   * instead of building a protocol client. Unset, a DIAN-mode credential is a DianModeUnavailableError.
+   */
+  dianTaxAdapter?: DianTaxAdapterHook;
 }
 
+/** A stored credential ready for its client: a protocol provider's, or DIAN mode's, opened. */
+type Connection = ProviderClientOptions | { dian: DianModeCredential };
+
 export function createProviderDirectory(options: ProviderDirectoryOptions): ProviderDirectory {
-  const cache = new Map<string, Promise<ProviderClientOptions | null>>();
+  const cache = new Map<string, Promise<Connection | null>>();
   /** Rows handed in by `prime`, not yet opened. */
   const primed = new Map<string, CredentialRow | null>();
 
@@ -75,7 +91,7 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
     orgId: string,
     companyId: string,
     environment: Environment,
-  ): Promise<ProviderClientOptions | null> {
+  ): Promise<Connection | null> {
     const credential = await options.serviceDb.call("einv_credential_get", {
       p_org_id: orgId,
       p_company_id: companyId,
@@ -92,12 +108,29 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
     companyId: string,
     environment: Environment,
     credential: CredentialRow | null,
-  ): Promise<ProviderClientOptions | null> {
+  ): Promise<Connection | null> {
     if (!credential?.url || !credential.api_key_ciphertext) return null; // see isUsable
     const unusable = (why: string) =>
       new BusinessRuleError(
         `The saved ${service} credential for ${environment} cannot be used: ${why}; save it again.`,
       );
+    if (isDianMode(credential.settings)) {
+      const dian = await openDianModeCredential(
+        { ...credential, url: credential.url, api_key_ciphertext: credential.api_key_ciphertext },
+        {
+          secretBox: options.secretBox,
+          allowPrivateUrls: options.allowPrivateUrls,
+          timeoutMs: options.timeoutMs,
+          hook: options.dianTaxAdapter,
+          reach: async (url) =>
+            options.egress
+              ? egressFetch(service, options.egress, url, unusable)
+              : (options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
+          unusable,
+        },
+      );
+      return { dian };
+    }
     let url: URL;
     try {
       url = assertProviderUrl(credential.url, { allowPrivate: options.allowPrivateUrls });
@@ -203,13 +236,25 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
         );
       }
     },
-    taxAdapter: async (...args) => createTaxClient(await required("adapter-tax", ...args)),
-    deliveryChannel: async (...args) => createDeliveryClient(await required("deliver", ...args)),
+    taxAdapter: async (...args) => {
+      const found = await required("adapter-tax", ...args);
+      if (!("dian" in found)) return createTaxClient(found);
+      // openDianModeCredential refuses a DIAN-mode row when there is no hook
+      return (options.dianTaxAdapter as DianTaxAdapterHook)(found.dian);
+    },
+    deliveryChannel: async (...args) =>
+      createDeliveryClient(protocolOnly(await required("deliver", ...args))),
     documentGenerator: async (...args) => {
       const settings = await connection("docsgen", ...args);
-      return settings ? createDocsgenClient(settings) : null;
+      return settings ? createDocsgenClient(protocolOnly(settings)) : null;
     },
   };
+}
+
+/** DIAN mode is adapter-tax's only (openDianModeCredential refuses it for the others before this). */
+function protocolOnly(found: Connection): ProviderClientOptions {
+  if ("dian" in found) throw new BusinessRuleError("DIAN mode is for the adapter-tax credential only.");
+  return found;
 }
 
 /** Whether a stored credential has what a client needs (a URL and a sealed key); else it counts as none. */

@@ -117,6 +117,15 @@ export function assertProviderUrl(raw: string, options: { allowPrivate: boolean 
 }
 
 /**
+ * Whether `url`'s host is one the policy counts as private as written (loopback, private ranges,
+ * special-use and private-use names, single labels): what local development may target when it
+ * allows private URLs, and nothing public.
+ */
+export function isPrivateTarget(url: URL): boolean {
+  return isPrivateHost(url.hostname);
+}
+
+/**
  * Names that never belong to a public provider: RFC 6761 special-use (`localhost`, `local`,
  * `home.arpa`) and the private-use TLDs of RFC 6762 appendix G, plus `internal` (cloud metadata).
  */

@@ -6,7 +6,9 @@
 -- org/company/service/environment as associated data) and hands the database only the ciphertext,
 -- the last four characters and the id of the key that sealed it. A save writes the whole row at once
 -- (url, settings, ciphertext, hint, key id, verification time) in one upsert, so concurrent saves of
--- one credential leave one row, entirely one save's. Every test and save is an event without the key;
+-- one credential leave one row, entirely one save's. A DIAN-mode credential (`settings.provider` =
+-- 'dian') seals the company's opened private key, its certificate and the software PIN in the same
+-- column: a few kilobytes instead of a key's few dozen bytes, hence its own bound. Every test and save is an event without the key;
 -- `document_id` of those events is the company (a credential is company × service × environment, and
 -- a test may be of one never saved).
 --
@@ -19,10 +21,13 @@
 alter table einv_private.credentials
   add column api_key_key_id text check (api_key_key_id ~ '^[0-9a-f]{16}$'),
   -- the API accepts 2048 characters of url and 8 KiB of settings (as compact JSON; PostgreSQL's text
-  -- form adds spaces, hence twice that here) and keys of at most 512 characters
+  -- form adds spaces, hence twice that here), keys of at most 512 characters and, in DIAN mode, a
+  -- certificate file of at most 32 KiB, whose key and certificate are sealed (at most 49,000
+  -- characters of plaintext, base64 inside JSON, then sealed and base64url: under 64 KiB)
   add constraint credentials_url_length check (length(url) <= 2048),
   add constraint credentials_settings_size check (octet_length(settings::text) <= 16384),
-  add constraint credentials_ciphertext_length check (length(api_key_ciphertext) <= 1024);
+  add constraint credentials_ciphertext_length check (
+    length(api_key_ciphertext) <= case when settings ->> 'provider' = 'dian' then 65536 else 1024 end);
 
 -- ─── database API (service_role only) ────────────────────────────────────────────────────────────
 -- The stored credential of a company of the org (ciphertext and key id included), or null when the
@@ -48,6 +53,21 @@ begin
     'environment', _row.environment, 'url', _row.url, 'settings', _row.settings,
     'api_key_ciphertext', _row.api_key_ciphertext, 'api_key_hint', _row.api_key_hint,
     'key_id', _row.api_key_key_id, 'verified_at', _row.verified_at);
+end
+$$;
+
+-- The company's NIT and check digit (DIAN mode checks that the certificate is the company's);
+-- `company_not_found` when the company is not the org's.
+create function public.einv_integration_issuer(p_org_id uuid, p_company_id uuid) returns jsonb
+language plpgsql stable security definer set search_path = '' as $$
+declare
+  _company public.companies;
+begin
+  select * into _company from public.companies where id = p_company_id and org_id = p_org_id;
+  if not found then
+    raise exception 'company_not_found' using errcode = 'P0001', hint = 'not_found', detail = 'credential';
+  end if;
+  return jsonb_build_object('nit', _company.nit, 'check_digit', _company.check_digit);
 end
 $$;
 
@@ -172,12 +192,14 @@ revoke all on function einv_private.log_credential_event(uuid, uuid, text, uuid,
   text, text, text) from public, anon, authenticated, service_role;
 
 revoke all on function public.einv_integration_get(uuid, uuid, text, text),
+  public.einv_integration_issuer(uuid, uuid),
   public.einv_integration_save(uuid, uuid, text, text, text, jsonb, text, text, text, text, text, uuid),
   public.einv_integration_event(uuid, uuid, text, text, text, text, text, text, text, text, uuid),
   public.einv_credential_list(uuid, integer),
   public.einv_credential_reseal(uuid, text, text, text)
   from public, anon, authenticated, service_role;
 grant execute on function public.einv_integration_get(uuid, uuid, text, text),
+  public.einv_integration_issuer(uuid, uuid),
   public.einv_integration_save(uuid, uuid, text, text, text, jsonb, text, text, text, text, text, uuid),
   public.einv_integration_event(uuid, uuid, text, text, text, text, text, text, text, text, uuid),
   public.einv_credential_list(uuid, integer),

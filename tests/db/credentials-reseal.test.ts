@@ -6,10 +6,13 @@
  * Deno against this database: counts, never a key.
  */
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createVerify, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_API_KEY, TEST_URL } from "../../devkit/app.ts";
+import { CANARY_CERTIFICATE_PASSWORD, CANARY_SOFTWARE_PIN } from "../../devkit/canary.ts";
+import { saveDianCredential } from "../../devkit/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
+import { createTestCertificates } from "../../devkit/dian/certificates.ts";
 import { createTenant, type Tenant } from "../../devkit/factories.ts";
 import { loadConfig } from "../../shared/config.ts";
 import { resealCredentials } from "../../shared/core/integrations/reseal.ts";
@@ -21,6 +24,7 @@ import {
 } from "../../shared/crypto/secret-box.ts";
 import type { DbScope } from "../../shared/db/port.ts";
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
+import { openDianCredential } from "../../shared/fiscal/co/dian/credential.ts";
 
 const newKey = () => randomBytes(32).toString("base64");
 const OLD = newKey();
@@ -225,6 +229,29 @@ describe("re-sealing", () => {
     expect(JSON.stringify(report)).not.toContain(before?.api_key_ciphertext);
     expect(await rows([tenant])).toEqual([before]);
     await db.superuser("delete from einv_private.credentials where company_id = $1", [tenant.company.id]);
+  });
+
+  it("re-seals a DIAN-mode credential like a key: it opens into the same signer and PIN under the current key", async () => {
+    const tenant = await createTenant(db);
+    const certs = createTestCertificates({ nit: tenant.company.nit, password: CANARY_CERTIFICATE_PASSWORD });
+    await saveDianCredential({ db: createPostgresDb(db.client), secretBox: old }, tenant, certs);
+    const [before] = await rows([tenant]);
+    expect(before?.api_key_key_id).toBe(old.keyId);
+    const report = await resealCredentials({ serviceDb: service, secretBox: rotated });
+    expect(report.unopenable).toEqual([]);
+    const [after] = await rows([tenant]);
+    expect(after?.api_key_key_id).toBe(currentOnly.keyId);
+    expect(after?.api_key_ciphertext).not.toBe(before?.api_key_ciphertext);
+    const plaintext = await currentOnly.open(after?.api_key_ciphertext ?? "", identityOf(after as Row));
+    expect(plaintext).toBe(await old.open(before?.api_key_ciphertext ?? "", identityOf(before as Row)));
+    const { signer, softwarePin } = await openDianCredential(plaintext);
+    expect(softwarePin).toBe(CANARY_SOFTWARE_PIN);
+    expect(signer.certificate.serialNumber).toBe(certs.serialNumber);
+    const data = new TextEncoder().encode("resealed");
+    const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", signer.privateKey, data);
+    expect(createVerify("sha256").update(data).verify(certs.certificatePem, Buffer.from(signature))).toBe(
+      true,
+    );
   });
 
   it("does not overwrite a row saved since it was read", async () => {

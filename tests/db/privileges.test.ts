@@ -113,6 +113,7 @@ const DECLARED: Record<string, Grants> = {
   "function public.einv_integration_event(uuid, uuid, text, text, text, text, text, text, text, text, uuid)":
     { service_role: "EXECUTE" },
   "function public.einv_integration_get(uuid, uuid, text, text)": { service_role: "EXECUTE" },
+  "function public.einv_integration_issuer(uuid, uuid)": { service_role: "EXECUTE" },
   "function public.einv_integration_save(uuid, uuid, text, text, text, jsonb, text, text, text, text, text, uuid)":
     { service_role: "EXECUTE" },
   "function public.einv_reconcile_begin()": { service_role: "EXECUTE" },

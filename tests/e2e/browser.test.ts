@@ -145,11 +145,14 @@ describe.skipIf(target.kind !== "postgres" || !hasChromium)("in a real browser (
         })),
       }));
       const operation = document_.paths[path].post;
-      const requestExample = operation.requestBody.content["application/json"].example;
+      // `example`, or the first of named `examples` (what Swagger UI shows first)
+      const first = (content: { example?: unknown; examples?: Record<string, { value: unknown }> }) =>
+        content.example ?? Object.values(content.examples ?? {})[0]?.value;
+      const requestExample = first(operation.requestBody.content["application/json"]) as { org_id: string };
       expect(shown.request, path).toContain(requestExample.org_id);
       const ok = shown.responses.find((row) => row.status === "200");
       expect(ok?.example, `${path} 200`).toBe(
-        JSON.stringify(operation.responses["200"].content["application/json"].example, null, 2),
+        JSON.stringify(first(operation.responses["200"].content["application/json"]), null, 2),
       );
       for (const row of shown.responses.filter((r) => /^[45]/.test(r.status))) {
         const ref: string = operation.responses[row.status].$ref;

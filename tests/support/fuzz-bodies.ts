@@ -179,7 +179,33 @@ function validObject(schema: JsonSchema, context: FuzzContext): fc.Arbitrary<Rec
   const model = Object.fromEntries(
     Object.entries(properties).map(([key, property]) => [key, validValue(property, context, key)]),
   );
-  return fc.record(model, { requiredKeys: schema.required ?? [] }) as fc.Arbitrary<Record<string, unknown>>;
+  const record = fc.record(model, { requiredKeys: schema.required ?? [] }) as fc.Arbitrary<
+    Record<string, unknown>
+  >;
+  return properties.certificate && properties.software_pin ? inOneMode(record) : record;
+}
+
+/**
+ * An integrations body in one of its two modes, as a caller sends it: a provider key's (DIAN mode's
+ * fields left out), or mostly DIAN mode's (its settings, a certificate file of random bytes in
+ * base64, no api_key). Each field alone is fuzzed already; mixing the modes at random would make
+ * nearly every body a 400 that never reaches the operation.
+ */
+function inOneMode(record: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<Record<string, unknown>> {
+  return fc
+    .tuple(record, fc.nat(3), fc.uint8Array({ minLength: 3, maxLength: 96 }), fc.boolean())
+    .map(([body, mode, bytes, keepPin]) => {
+      if (mode > 0) {
+        delete body.certificate;
+        delete body.software_pin;
+        return body;
+      }
+      delete body.api_key;
+      body.settings = { provider: "dian", software_id: "56f2ae4e-9812-4fad-9255-08fcfcd5ccb0" };
+      body.certificate = { p12_base64: btoa(String.fromCharCode(...bytes)), password: "fuzz" };
+      if (!keepPin) delete body.software_pin;
+      return body;
+    });
 }
 
 /** One way to break an object: drop a key, poison a field, add keys. */

@@ -113,16 +113,31 @@ describe("docs/openapi.json", () => {
     }
   });
 
-  it("shows a request and a 200 example on every route, each valid against its schema", () => {
+  it("shows a request and a 200 example on every route (or named ones, alike), each valid against its schema", () => {
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    /** `example`, or every value of `examples` (the one or the other, as OpenAPI allows). */
+    const examplesOf = (content: { example?: unknown; examples?: Record<string, { value: unknown }> }) =>
+      content.examples
+        ? Object.entries(content.examples).map(([name, e]) => [name, e.value] as const)
+        : [["example", content.example] as const];
     for (const path of Object.keys(document.paths)) {
       const request = post(path).requestBody.content["application/json"];
       const ok = post(path).responses[200].content["application/json"];
-      expect(request.example, path).toBeDefined();
-      expect(ok.example, path).toBeDefined();
-      expect(ajv.validate(request.schema, request.example), `${path} request example`).toBe(true);
-      expect(ajv.validate(ok.schema, ok.example), `${path} 200 example`).toBe(true);
+      expect(request.example === undefined, `${path}: example or examples`).toBe(
+        request.examples !== undefined,
+      );
+      expect(Object.keys(request.examples ?? {}), path).toEqual(Object.keys(ok.examples ?? {}));
+      for (const [name, example] of examplesOf(request)) {
+        expect(example, `${path} ${name}`).toBeDefined();
+        expect(ajv.validate(request.schema, example), `${path} request ${name}`).toBe(true);
+      }
+      for (const [name, example] of examplesOf(ok)) {
+        expect(example, `${path} ${name}`).toBeDefined();
+        expect(ajv.validate(ok.schema, example), `${path} 200 ${name}`).toBe(true);
+      }
     }
+    const save = post("/integrations/save").requestBody.content["application/json"];
+    expect(Object.keys(save.examples)).toEqual(["default", "dian"]);
   });
 
   it("shows under each error status one example per code that status carries there, and no other", () => {

@@ -9,16 +9,28 @@
 
 import { type CredentialIdentity, type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
 import type { StoredCredential } from "../../db/catalogue.ts";
-import { BusinessRuleError, DomainError } from "../../errors.ts";
+import { BusinessRuleError, DomainError, type ErrorDetail } from "../../errors.ts";
 import { HostResolutionError, reach, UnsafeProviderUrlError } from "../../providers/egress.ts";
 import { ProviderError, ProviderUnavailableError, SERVICE_LABEL } from "../../providers/errors.ts";
-import { createProviderTransport } from "../../providers/transport.ts";
+import { createProviderTransport, type FetchLike } from "../../providers/transport.ts";
 import { assertProviderUrl } from "../../providers/url-policy.ts";
 import type { CredentialTarget, IntegrationContext } from "./context.ts";
 
-/** A `url` the caller gave that the policy refuses: a 400 naming the field, and nothing is sent. */
-export class RefusedUrlError extends DomainError {
+/** A field of the request the operation refuses: a 400 whose details name it, and nothing is sent. */
+export class FieldError extends DomainError {
   readonly code = "validation_failed";
+  readonly details: ErrorDetail[];
+  constructor(field: string, message: string, more: ErrorDetail[] = []) {
+    super(message);
+    this.details = [{ field, message }, ...more];
+  }
+}
+
+/** A `url` the caller gave that the policy refuses: a 400 naming the field, and nothing is sent. */
+export class RefusedUrlError extends FieldError {
+  constructor(message: string) {
+    super("url", message);
+  }
 }
 
 /** The saved url, refused by the policy as it stands now (422: the fix is to save another). */
@@ -34,8 +46,11 @@ export type Source = "given" | "saved";
 export interface CheckOutcome {
   ok: boolean;
   message: string;
-  /** Why the provider gave no usable answer (timeout, unreachable, garbage, 5xx, 429). */
-  failure?: ProviderError;
+  /**
+   * Why there is no verdict: the provider gave no usable answer (timeout, unreachable, garbage, 5xx,
+   * 429), or (DIAN mode) the check cannot be made here.
+   */
+  failure?: DomainError;
 }
 
 /**
@@ -77,7 +92,8 @@ export function recordedUrl(raw: string): string | null {
   }
 }
 
-function sameUrl(given: string, saved: string | null): boolean {
+/** Whether a given url is the saved one, compared as WHATWG URLs (the form it is stored in). */
+export function sameUrl(given: string, saved: string | null): boolean {
   if (!saved) return false;
   try {
     return new URL(given).href === new URL(saved).href;
@@ -132,33 +148,13 @@ export async function checkWithProvider(
   apiKey: string,
   ctx: IntegrationContext,
 ): Promise<CheckOutcome> {
-  const refused = (why: string) =>
-    url.source === "given"
-      ? new RefusedUrlError(`The url is not allowed: ${why}.`)
-      : new SavedUrlRefusedError(
-          `The saved url cannot be used: ${why}; save the credential again with a url.`,
-        );
-  let fetch: Awaited<ReturnType<typeof reach>>;
-  let base: URL;
-  try {
-    base = assertProviderUrl(url.url, { allowPrivate: ctx.allowPrivateUrls });
-    fetch = await reach(ctx.egress, base, { allowPrivate: ctx.allowPrivateUrls, timeoutMs: ctx.timeoutMs });
-  } catch (error) {
-    if (error instanceof UnsafeProviderUrlError) throw refused(error.message);
-    if (error instanceof HostResolutionError) {
-      const failure = new ProviderUnavailableError(
-        `The ${SERVICE_LABEL[target.service]} could not be reached: ${error.message}.`,
-        { service: target.service, operation: "check_credential", maybeProcessed: false, cause: error },
-      );
-      return { ok: false, message: failure.message, failure };
-    }
-    throw error;
-  }
+  const reached = await reachChecked(target, url, ctx);
+  if (!("fetch" in reached)) return reached;
   const transport = createProviderTransport(target.service, "integrations", {
-    baseUrl: base.href,
+    baseUrl: reached.base.href,
     apiKey,
     timeoutMs: ctx.timeoutMs,
-    fetch,
+    fetch: reached.fetch,
   });
   try {
     const check = await transport.checkCredential();
@@ -166,6 +162,65 @@ export async function checkWithProvider(
     return { ok: check.ok, message };
   } catch (error) {
     if (error instanceof ProviderError) return { ok: false, message: error.message, failure: error };
+    throw error;
+  }
+}
+
+/**
+ * `url` through the URL policy as written, and through `rule` (a further refusal, e.g. DIAN mode's
+ * hosts). Throws RefusedUrlError (a given url) or SavedUrlRefusedError (a saved one).
+ */
+export function checkedUrl(
+  url: { url: string; source: Source },
+  ctx: Pick<IntegrationContext, "allowPrivateUrls">,
+  rule: (url: URL) => string | null = () => null,
+): URL {
+  let base: URL;
+  try {
+    base = assertProviderUrl(url.url, { allowPrivate: ctx.allowPrivateUrls });
+  } catch (error) {
+    if (error instanceof UnsafeProviderUrlError) throw refusal(url.source, error.message);
+    throw error;
+  }
+  const problem = rule(base);
+  if (problem) throw refusal(url.source, problem);
+  return base;
+}
+
+/** A given url refused is the caller's field (400); a saved one is the row's state (422). */
+function refusal(source: Source, why: string): RefusedUrlError | SavedUrlRefusedError {
+  return source === "given"
+    ? new RefusedUrlError(`The url is not allowed: ${why}.`)
+    : new SavedUrlRefusedError(`The saved url cannot be used: ${why}; save the credential again with a url.`);
+}
+
+/**
+ * `checkedUrl`, then its host resolved and every address checked: the fetch that reaches it. Throws
+ * as `checkedUrl` does (a name resolving to a private address too); a host that does not resolve is
+ * an outcome.
+ */
+export async function reachChecked(
+  target: CredentialTarget,
+  url: { url: string; source: Source },
+  ctx: IntegrationContext,
+  rule?: (url: URL) => string | null,
+): Promise<{ base: URL; fetch: FetchLike } | CheckOutcome> {
+  const base = checkedUrl(url, ctx, rule);
+  try {
+    const fetch = await reach(ctx.egress, base, {
+      allowPrivate: ctx.allowPrivateUrls,
+      timeoutMs: ctx.timeoutMs,
+    });
+    return { base, fetch };
+  } catch (error) {
+    if (error instanceof UnsafeProviderUrlError) throw refusal(url.source, error.message);
+    if (error instanceof HostResolutionError) {
+      const failure = new ProviderUnavailableError(
+        `The ${SERVICE_LABEL[target.service]} could not be reached: ${error.message}.`,
+        { service: target.service, operation: "check_credential", maybeProcessed: false, cause: error },
+      );
+      return { ok: false, message: failure.message, failure };
+    }
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * What the integration operations take: the service's database scope (credentials are service-only),
  * the SecretBox, the provider egress, the provider timeout, whether local development allows private
- * URLs, who is acting, and a logger. `integrationContext` picks them out of an operation's context.
+ * URLs, DIAN's GetNumberingRange (DIAN mode), who is acting, and a logger. `integrationContext` picks them out of an operation's context.
  */
 import type { SecretBox } from "../../crypto/secret-box.ts";
 import type { DbScope } from "../../db/port.ts";
@@ -9,6 +9,7 @@ import type { Logger } from "../../log.ts";
 import type { Egress } from "../../providers/egress.ts";
 import type { ProviderService } from "../../providers/errors.ts";
 import type { Environment } from "../../providers/protocol.ts";
+import type { DianNumbering } from "./dian-numbering.ts";
 
 export interface IntegrationContext {
   serviceDb: DbScope;
@@ -16,6 +17,8 @@ export interface IntegrationContext {
   egress: Egress;
   timeoutMs: number;
   allowPrivateUrls: boolean;
+  /** DIAN's GetNumberingRange, for DIAN mode's check; absent until the DIAN client is wired. */
+  dianNumbering?: DianNumbering;
   /** The admin acting, for events. */
   actorId: string;
   log: Logger;
@@ -38,6 +41,7 @@ interface OperationParts {
   deps: {
     secretBox: SecretBox;
     egress: Egress;
+    dianNumbering?: DianNumbering;
     config: { providers: { timeoutMs: number; allowPrivateUrls: boolean } };
   };
 }
@@ -49,6 +53,7 @@ export function integrationContext(op: OperationParts): IntegrationContext {
     egress: op.deps.egress,
     timeoutMs: op.deps.config.providers.timeoutMs,
     allowPrivateUrls: op.deps.config.providers.allowPrivateUrls,
+    ...(op.deps.dianNumbering ? { dianNumbering: op.deps.dianNumbering } : {}),
     actorId: op.actorId,
     log: op.log,
   };

@@ -6,11 +6,12 @@
  * saved key is only sent to its saved url); without `url` or `settings` the saved ones are kept. A key the provider refuses is 422 `credential_rejected`; a provider that
  * cannot be reached, times out or answers garbage is its 502/504 (429 when it is rate limiting), and
  * nothing is stored. The row is written whole in one statement, so concurrent saves leave one
- * consistent row. Every outcome is an event without the key.
+ * consistent row. Every outcome is an event without the key. DIAN mode (`settings.provider` "dian",
+ * given or saved) is ./dian-save.ts; its fields (`certificate`, `software_pin`) are refused here.
  */
 import { keyHint } from "../../crypto/secret-box.ts";
-import type { SavedCredential } from "../../db/catalogue.ts";
 import { BusinessRuleError } from "../../errors.ts";
+import { isDianMode } from "../../providers/dian-mode.ts";
 import {
   CredentialRejectedError,
   checkWithProvider,
@@ -21,11 +22,11 @@ import {
   type Source,
   urlToCheck,
 } from "./check.ts";
-import { type CredentialTarget, credentialWhere, type IntegrationContext } from "./context.ts";
+import { credentialWhere, type IntegrationContext } from "./context.ts";
+import { type DianCredentialInput, refuseDianFields } from "./dian-check.ts";
+import { type SaveCredentialResult, saveDianCredential } from "./dian-save.ts";
 
-export interface SaveCredentialInput extends CredentialTarget {
-  api_key?: string | undefined;
-  url?: string | undefined;
+export interface SaveCredentialInput extends DianCredentialInput {
   settings?: Record<string, unknown> | undefined;
 }
 
@@ -35,10 +36,14 @@ export async function saveCredential({
 }: {
   input: SaveCredentialInput;
   ctx: IntegrationContext;
-}): Promise<SavedCredential> {
-  const stored = await ctx.serviceDb.call("einv_integration_get", credentialWhere(input));
+}): Promise<SaveCredentialResult> {
+  const row = await ctx.serviceDb.call("einv_integration_get", credentialWhere(input));
+  const settings = input.settings ?? row?.settings ?? {};
+  if (isDianMode(settings)) return saveDianCredential(input, settings, row, ctx);
+  refuseDianFields(input);
+  // a DIAN-mode row's sealed certificate is no API key, nor its url a provider's
+  const stored = row && !isDianMode(row.settings) ? row : null;
   const url = urlToCheck(input, input.url, stored, input.api_key !== undefined);
-  const settings = input.settings ?? stored?.settings ?? {};
   const keySource: Source = input.api_key === undefined ? "saved" : "given";
   let apiKey: string;
   if (input.api_key === undefined) {

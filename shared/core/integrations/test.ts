@@ -5,9 +5,11 @@
  * whether the key works or not — a provider that cannot be reached, times out or answers garbage is
  * `ok: false` with a message saying which — and an event records who tested what, and how it went.
  * Only a url the policy refuses (400, nothing sent), an unknown company (404) or nothing to test
- * (422) are errors.
+ * (422) are errors. DIAN mode (`settings.provider` "dian", given or saved) is ./dian-test.ts; its
+ * fields (`certificate`, `software_pin`) are refused here.
  */
 import { keyHint } from "../../crypto/secret-box.ts";
+import { isDianMode } from "../../providers/dian-mode.ts";
 import type { ProviderService } from "../../providers/errors.ts";
 import type { Environment } from "../../providers/protocol.ts";
 import {
@@ -18,11 +20,13 @@ import {
   type Source,
   urlToCheck,
 } from "./check.ts";
-import { type CredentialTarget, credentialWhere, type IntegrationContext } from "./context.ts";
+import { credentialWhere, type IntegrationContext } from "./context.ts";
+import { type CertificateSummary, type DianCredentialInput, refuseDianFields } from "./dian-check.ts";
+import { testDianCredential } from "./dian-test.ts";
 
-export interface TestCredentialInput extends CredentialTarget {
-  api_key?: string | undefined;
-  url?: string | undefined;
+export interface TestCredentialInput extends DianCredentialInput {
+  /** The settings to test with (DIAN mode's decide what is checked); left out, the saved ones. */
+  settings?: Record<string, unknown> | undefined;
 }
 
 export interface TestCredentialResult {
@@ -32,6 +36,8 @@ export interface TestCredentialResult {
   environment: Environment;
   message: string;
   checked_at: string;
+  /** DIAN mode: the certificate tested, once it opened. */
+  certificate?: CertificateSummary;
 }
 
 export async function testCredential({
@@ -41,7 +47,20 @@ export async function testCredential({
   input: TestCredentialInput;
   ctx: IntegrationContext;
 }): Promise<TestCredentialResult> {
-  const stored = await ctx.serviceDb.call("einv_integration_get", credentialWhere(input));
+  const row = await ctx.serviceDb.call("einv_integration_get", credentialWhere(input));
+  const settings = input.settings ?? row?.settings ?? {};
+  if (isDianMode(settings)) {
+    const outcome = await testDianCredential(input, settings, row, ctx);
+    const { certificate, ...verdict } = outcome;
+    return {
+      ...verdict,
+      ...answerOf(input, ctx),
+      ...(certificate ? { certificate } : {}),
+    };
+  }
+  refuseDianFields(input);
+  // a DIAN-mode row's sealed certificate is no API key, nor its url a provider's
+  const stored = row && !isDianMode(row.settings) ? row : null;
   const url = urlToCheck(input, input.url, stored, input.api_key !== undefined);
   const keySource: Source = input.api_key === undefined ? "saved" : "given";
   const hint = input.api_key === undefined ? (stored?.api_key_hint ?? null) : keyHint(input.api_key);
@@ -75,12 +94,15 @@ export async function testCredential({
     ok: outcome.ok,
     key_source: keySource,
   });
+  return { ok: outcome.ok, message: outcome.message, ...answerOf(input, ctx) };
+}
+
+/** The answer's fields besides the verdict, in the order the contract lists them. */
+function answerOf(input: TestCredentialInput, ctx: IntegrationContext) {
   return {
-    ok: outcome.ok,
     company_id: input.company_id,
     service: input.service,
     environment: input.environment,
-    message: outcome.message,
     checked_at: (ctx.now?.() ?? new Date()).toISOString(),
   };
 }

@@ -3,10 +3,13 @@
  * issued, with its password. node-forge reads the PKCS#12 (pure JavaScript: the AES/PBES2 files
  * OpenSSL 3 writes and the RC2-40 and 3DES files older tools and Windows write, which WebCrypto
  * cannot decrypt); the private key then goes into WebCrypto, which signs. Opening is slow (the
- * password's key derivation runs in JavaScript): open once per credential, sign many times.
+ * password's key derivation runs in JavaScript): open once per credential, sign many times — or keep
+ * the opened key (`readPkcs12`'s PKCS#8) sealed and rebuild the signer from it (`signerFromParts`).
+ * The file's declared key-derivation work is checked before any of it runs (./pkcs12-cost.ts).
  */
 import { createHash } from "node:crypto";
 import forgeModule from "node-forge";
+import { checkPkcs12Cost, Pkcs12PasswordError, Pkcs12StructureError } from "./pkcs12-cost.ts";
 
 /**
  * The part of node-forge used here, typed here: the deploy bundler resolves `npm:` packages without
@@ -17,6 +20,7 @@ interface ForgeBuffer {
 }
 interface BigNumber {
   equals(other: BigNumber): boolean;
+  bitLength(): number;
 }
 interface RsaKey {
   n?: BigNumber;
@@ -40,12 +44,17 @@ interface Pkcs12 {
 }
 interface Forge {
   asn1: { fromDer(bytes: ForgeBuffer): unknown; toDer(asn1: unknown): ForgeBuffer };
-  util: { createBuffer(binary: string): ForgeBuffer; encode64(binary: string): string };
+  util: {
+    createBuffer(binary: string): ForgeBuffer;
+    encode64(binary: string): string;
+    decode64(base64: string): string;
+  };
   pkcs12: { pkcs12FromAsn1(asn1: unknown, strict: boolean, password: string): Pkcs12 };
   pki: {
     privateKeyToAsn1(key: unknown): unknown;
     wrapRsaPrivateKey(asn1: unknown): unknown;
     certificateToAsn1(cert: ForgeCertificate): unknown;
+    certificateFromAsn1(asn1: unknown): ForgeCertificate;
   };
 }
 const forge = forgeModule as unknown as Forge;
@@ -101,8 +110,34 @@ export class CertificateError extends Error {
   override name = "CertificateError";
 }
 
-/** Opens a PKCS#12 (`.p12`/`.pfx`) with its password. Throws CertificateError with a plain reason. */
+/** What a PKCS#12 holds for signing, read out of it: the leaf certificate and its key as PKCS#8. */
+export interface Pkcs12Contents {
+  certificate: CertificateInfo;
+  /** The RSA private key, PKCS#8 DER: secret. */
+  pkcs8: Uint8Array<ArrayBuffer>;
+  /** The key's modulus length in bits. */
+  keyBits: number;
+}
+
+/**
+ * Opens a PKCS#12 (`.p12`/`.pfx`) with its password. Throws CertificateError with a plain reason, or
+ * Pkcs12CostError (./pkcs12-cost.ts) when the file declares more key-derivation work than the cap,
+ * before running any of it.
+ */
 export async function openPkcs12(p12: Uint8Array, password: string): Promise<Signer> {
+  const { certificate, pkcs8 } = readPkcs12(p12, password);
+  return { certificate, privateKey: await importSigningKey(pkcs8) };
+}
+
+/** `openPkcs12`'s reading: the leaf certificate and its key, not yet imported. Same errors. */
+export function readPkcs12(p12: Uint8Array, password: string): Pkcs12Contents {
+  try {
+    checkPkcs12Cost(p12, password);
+  } catch (error) {
+    if (error instanceof Pkcs12PasswordError) throw new CertificateError(WRONG_PASSWORD);
+    if (error instanceof Pkcs12StructureError) throw new CertificateError(error.message);
+    throw error;
+  }
   let pfx: Pkcs12;
   try {
     const asn1 = forge.asn1.fromDer(forge.util.createBuffer(binaryString(p12)));
@@ -110,9 +145,7 @@ export async function openPkcs12(p12: Uint8Array, password: string): Promise<Sig
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new CertificateError(
-      /mac|password|invalid/i.test(reason)
-        ? "the certificate's password is wrong or the file is not a PKCS#12"
-        : "the file is not a PKCS#12 certificate",
+      /mac|password|invalid/i.test(reason) ? WRONG_PASSWORD : "the file is not a PKCS#12 certificate",
     );
   }
   const keyBags = [
@@ -131,14 +164,39 @@ export async function openPkcs12(p12: Uint8Array, password: string): Promise<Sig
   });
   if (!leaf) throw new CertificateError("the PKCS#12 holds no certificate for its private key");
   const pkcs8 = forge.asn1.toDer(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(key))).getBytes();
-  const privateKey = await crypto.subtle.importKey(
-    "pkcs8",
-    bytesOf(pkcs8),
-    { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  return { certificate: describe(leaf), privateKey };
+  return { certificate: describe(leaf), pkcs8: bytesOf(pkcs8), keyBits: key.n.bitLength() };
+}
+
+/**
+ * The signer of a key kept as PKCS#8 and its certificate (DER, base64: `CertificateInfo.base64`), as
+ * `readPkcs12` gave them: no password, no key derivation. Throws CertificateError when either does
+ * not read.
+ */
+export async function signerFromParts(
+  pkcs8: Uint8Array<ArrayBuffer>,
+  certificateBase64: string,
+): Promise<Signer> {
+  let certificate: CertificateInfo;
+  try {
+    const der = forge.util.decode64(certificateBase64);
+    certificate = describe(forge.pki.certificateFromAsn1(forge.asn1.fromDer(forge.util.createBuffer(der))));
+  } catch {
+    throw new CertificateError("the certificate does not read as X.509");
+  }
+  try {
+    return { certificate, privateKey: await importSigningKey(pkcs8) };
+  } catch {
+    throw new CertificateError("the private key does not read as PKCS#8 RSA");
+  }
+}
+
+const WRONG_PASSWORD = "the certificate's password is wrong or the file is not a PKCS#12";
+
+/** The key, in WebCrypto, for RSASSA-PKCS1-v1_5 with SHA-256; not extractable. */
+function importSigningKey(pkcs8: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
+  return crypto.subtle.importKey("pkcs8", pkcs8, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
 }
 
 /** The fields of `cert` the signature and the credential check need. */
