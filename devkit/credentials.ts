@@ -2,8 +2,8 @@
 import { keyHint } from "../shared/crypto/secret-box.ts";
 import { readPkcs12 } from "../shared/fiscal/co/dian/certificate.ts";
 import { dianCredentialPlaintext } from "../shared/fiscal/co/dian/credential.ts";
+import { DIAN_URLS } from "../shared/fiscal/co/dian/service.ts";
 import type { AppDeps } from "../shared/http/context.ts";
-import { DIAN_ENDPOINTS } from "../shared/providers/dian-mode.ts";
 import type { ProviderService } from "../shared/providers/errors.ts";
 import { CANARY_PROVIDER_KEY, CANARY_SOFTWARE_PIN } from "./canary.ts";
 import type { TestCertificates } from "./dian/certificates.ts";
@@ -76,7 +76,7 @@ export async function saveDianCredential(
     p_company_id: tenant.company.id,
     p_service: "adapter-tax",
     p_environment: environment,
-    p_url: options.url ?? DIAN_ENDPOINTS[environment],
+    p_url: options.url ?? DIAN_URLS[environment],
     p_settings: options.settings ?? { provider: "dian", software_id: SOFTWARE_ID },
     p_api_key_ciphertext: await deps.secretBox.seal(plaintext, identity),
     p_api_key_hint: "",

@@ -16,6 +16,7 @@ import type { AppDeps } from "./http/context.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { denoNetwork } from "./providers/deno-network.ts";
 import type { DianTaxAdapterHook } from "./providers/dian-connection.ts";
+import { dianNumbering, dianTaxAdapter } from "./providers/dian-wiring.ts";
 import { type Egress, noResolver } from "./providers/egress.ts";
 import { createPinnedFetch } from "./providers/pinned-fetch.ts";
 import type { FetchLike } from "./providers/tax-client.ts";
@@ -52,8 +53,8 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
     documents: overrides.documents ?? createDocumentStore(config),
     ...(overrides.providerFetch ? { providerFetch: overrides.providerFetch } : {}),
     egress: createEgress(overrides, logger),
-    ...(overrides.dianNumbering ? { dianNumbering: overrides.dianNumbering } : {}),
-    ...(overrides.dianTaxAdapter ? { dianTaxAdapter: overrides.dianTaxAdapter } : {}),
+    dianNumbering: overrides.dianNumbering ?? dianNumbering,
+    dianTaxAdapter: overrides.dianTaxAdapter ?? dianTaxAdapter,
     pdfFingerprints: new RememberedFingerprints(),
   };
 }

@@ -4,7 +4,8 @@
 --   Demo Org (1111…):  admin@demo.test (admin), operador@demo.test (operador), lector@demo.test (lector)
 --   Otra Org (2222…):  admin@otra.test (admin)
 --   Invoices: 60 `pendiente` in Demo Org, and a few in every other state in both organizations;
---   one retail (B2C) sale to DIAN's final consumer, `pendiente` (SETP990000401).
+--   one retail (B2C) sale to DIAN's final consumer, `pendiente` (SETP990000401); 6 `pendiente` of
+--   Demo Org's DIAN-direct company, Demo Directo DIAN (SETP990000501–506).
 --   Credit notes: one in each state (emitida, error, en_proceso) on Demo Org's transmitted invoices,
 --   and two (emitida, error) on Otra Org's.
 
@@ -34,7 +35,15 @@ insert into public.companies (id, org_id, nit, check_digit, legal_name, trade_na
   ('c2222222-2222-4222-8222-222222222222', '22222222-2222-4222-8222-222222222222', '800765432', '3',
    'Otra Empresa Ltda.', 'Otra', 'Carrera 7 # 71-21', '05001', 'Medellín', '05', 'Antioquia',
    'facturas@otra.test', '6047654321', 'FE', '18760000002', '2020-03-01', 1, 100000, '2030-03-01',
-   '2c1f4b7e9a3d5c8b0e6f1a2d3c4b5a69788796a5', '54321');
+   '2c1f4b7e9a3d5c8b0e6f1a2d3c4b5a69788796a5', '54321'),
+  -- DIAN direct (docs/dian.md): no provider in between. Its numbering is habilitación's test range
+  -- (SETP 990000000–995000000, resolution 18760000001, DIAN's published test technical key);
+  -- `npm start` gives it a generated certificate and a DIAN-mode credential for the local DIAN
+  -- stand-in (scripts/local/dian-demo.ts).
+  ('c3333333-3333-4333-8333-333333333333', '11111111-1111-4111-8111-111111111111', '901234567', '7',
+   'Demo Directo DIAN S.A.S.', 'Demo Directo', 'Carrera 15 # 93-60', '11001', 'Bogotá, D.C.', '11',
+   'Bogotá', 'facturacion@directo.test', '6017654321', 'SETP', '18760000001', '2019-01-19', 990000000,
+   995000000, '2030-01-19', 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c', '75315');
 
 -- Invoices: (org, company, prefix, count, status) in a compact table, expanded with generate_series.
 with plan (org_id, company_id, prefix, first_number, how_many, status) as (
@@ -44,6 +53,7 @@ with plan (org_id, company_id, prefix, first_number, how_many, status) as (
     ('11111111-1111-4111-8111-111111111111', 'c1111111-1111-4111-8111-111111111111', 'SETP', 990000201, 3, 'transmitida'),
     ('11111111-1111-4111-8111-111111111111', 'c1111111-1111-4111-8111-111111111111', 'SETP', 990000301, 3, 'error'),
     ('11111111-1111-4111-8111-111111111111', 'c1111111-1111-4111-8111-111111111111', 'SETP', 990000401, 1, 'pendiente'),
+    ('11111111-1111-4111-8111-111111111111', 'c3333333-3333-4333-8333-333333333333', 'SETP', 990000501, 6, 'pendiente'),
     ('22222222-2222-4222-8222-222222222222', 'c2222222-2222-4222-8222-222222222222', 'FE', 1, 5, 'pendiente'),
     ('22222222-2222-4222-8222-222222222222', 'c2222222-2222-4222-8222-222222222222', 'FE', 101, 2, 'en_proceso'),
     ('22222222-2222-4222-8222-222222222222', 'c2222222-2222-4222-8222-222222222222', 'FE', 201, 2, 'transmitida'),

@@ -25,16 +25,10 @@ export interface AppDeps {
   providerFetch?: FetchLike;
   /** Resolution and address-pinned connections for provider calls (../providers/egress.ts). */
   egress: Egress;
-  /**
-   * DIAN's GetNumberingRange, which DIAN mode's credential check asks (shared/core/integrations/
-   * dian-numbering.ts); unset, /integrations cannot check a DIAN-mode credential and says so.
-   */
-  dianNumbering?: DianNumbering;
-  /**
-   * Builds the DIAN TaxAdapter of a company's DIAN-mode credential (shared/providers/
-   * dian-connection.ts); unset, /transmit and the others refuse such a credential (422).
-   */
-  dianTaxAdapter?: DianTaxAdapterHook;
+  /** DIAN's GetNumberingRange, which DIAN mode's credential check asks (../providers/dian-wiring.ts). */
+  dianNumbering: DianNumbering;
+  /** Builds the DIAN TaxAdapter of a company's DIAN-mode credential (../providers/dian-wiring.ts). */
+  dianTaxAdapter: DianTaxAdapterHook;
   /** The PDFs this process fingerprinted, so a current one is answered without reading it whole. */
   pdfFingerprints: RememberedFingerprints;
 }

@@ -184,7 +184,7 @@ export function providersFor(deps: AppDeps, serviceDb: DbScope): ProviderDirecto
     timeoutMs: deps.config.providers.timeoutMs,
     allowPrivateUrls: deps.config.providers.allowPrivateUrls,
     egress: deps.egress,
-    ...(deps.dianTaxAdapter ? { dianTaxAdapter: deps.dianTaxAdapter } : {}),
+    dianTaxAdapter: deps.dianTaxAdapter,
   });
 }
 

@@ -90,8 +90,9 @@ export function createDianAdapter(options: DianAdapterOptions): TaxAdapter {
     async checkCredential() {
       const nit = options.signer.certificate.nit;
       if (!nit) return { ok: false, message: "The certificate carries no NIT where DIAN reads it." };
-      const check = await dian.checkSoftware(nit);
-      return { ok: check.ok, message: check.message };
+      const verdict = await dian.checkSoftware(nit);
+      if (verdict.failure) throw verdict.failure;
+      return { ok: verdict.ok, message: verdict.message };
     },
   };
 }

@@ -4,9 +4,6 @@
  * (the URL policy and DIAN mode's hosts, as they stand now), its settings parsed, its sealed form
  * opened (`openDianCredential`: the key and certificate, no password derivation) — each failure makes
  * the credential unusable until it is saved again, like a protocol credential's.
- *
- * Until a DIAN TaxAdapter is wired (`AppDeps.dianTaxAdapter`), a DIAN-mode credential is refused with
- * DianModeUnavailableError (422 `business_rule`) before anything is opened.
  */
 import { type SecretBox, SecretBoxError } from "../crypto/secret-box.ts";
 import type { CredentialRow } from "../db/rows.ts";
@@ -38,9 +35,6 @@ export interface DianModeCredential {
 /** Builds the DIAN TaxAdapter of one opened credential (wired by the integrator). */
 export type DianTaxAdapterHook = (credential: DianModeCredential) => TaxAdapter | Promise<TaxAdapter>;
 
-/** A DIAN-mode credential, and no DIAN TaxAdapter in this deployment to use it with. */
-export class DianModeUnavailableError extends BusinessRuleError {}
-
 /**
  * `credential` (DIAN mode, with a url and a sealed form) opened. `reach` gives the fetch for a
  * checked url; `unusable` makes the error for a credential that cannot be used as saved.
@@ -51,7 +45,6 @@ export async function openDianModeCredential(
     secretBox: SecretBox;
     allowPrivateUrls: boolean;
     timeoutMs: number;
-    hook: DianTaxAdapterHook | undefined;
     reach: (url: URL) => Promise<FetchLike>;
     unusable: (why: string) => Error;
   },
@@ -60,11 +53,6 @@ export async function openDianModeCredential(
   const { unusable } = options;
   if (credential.service !== "adapter-tax")
     throw unusable("DIAN mode is for the adapter-tax credential only");
-  if (!options.hook) {
-    throw new DianModeUnavailableError(
-      `The company's adapter-tax credential for ${environment} is in DIAN mode (it transmits to DIAN itself), which this service cannot transmit with yet.`,
-    );
-  }
   const settings = DianSettings.safeParse(credential.settings);
   if (!settings.success) throw unusable("its DIAN-mode settings are not valid");
   let url: URL;

@@ -8,14 +8,9 @@
  */
 import { z } from "zod";
 import type { ErrorDetail } from "../errors.ts";
+import { DIAN_URLS } from "../fiscal/co/dian/service.ts";
 import type { Environment } from "./protocol.ts";
 import { isPrivateTarget } from "./url-policy.ts";
-
-/** DIAN's web service: habilitación for `uat`, production for `prd` (brief §1, Odoo's `xml_utils.py`). */
-export const DIAN_ENDPOINTS: Readonly<Record<Environment, string>> = {
-  uat: "https://vpfe-hab.dian.gov.co/WcfDianCustomerServices.svc",
-  prd: "https://vpfe.dian.gov.co/WcfDianCustomerServices.svc",
-};
 
 const ENVIRONMENT_LABEL: Record<Environment, string> = { uat: "habilitación", prd: "production" };
 
@@ -77,7 +72,7 @@ export function parseDianSettings(
  * allows private URLs, a private target (the local DIAN stand-in).
  */
 export function dianUrlProblem(url: URL, environment: Environment, allowPrivate: boolean): string | null {
-  const host = new URL(DIAN_ENDPOINTS[environment]).hostname;
+  const host = new URL(DIAN_URLS[environment]).hostname;
   if (url.protocol === "https:" && url.hostname === host && url.port === "") return null;
   if (allowPrivate && isPrivateTarget(url)) return null;
   return (

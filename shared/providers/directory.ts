@@ -18,6 +18,7 @@ import {
   openDianModeCredential,
 } from "./dian-connection.ts";
 import { isDianMode } from "./dian-mode.ts";
+import { dianTaxAdapter } from "./dian-wiring.ts";
 import type { DocumentGenerator } from "./docsgen.ts";
 import { createDocsgenClient } from "./docsgen-client.ts";
 import { type Egress, HostResolutionError, reach } from "./egress.ts";
@@ -72,7 +73,7 @@ export interface ProviderDirectoryOptions {
   egress?: Egress;
   /**
    * Builds the TaxAdapter of a DIAN-mode credential (./dian-connection.ts), which `taxAdapter` calls
-   * instead of building a protocol client. Unset, a DIAN-mode credential is a DianModeUnavailableError.
+   * instead of building a protocol client; default DIAN's own client (./dian-wiring.ts).
    */
   dianTaxAdapter?: DianTaxAdapterHook;
 }
@@ -121,7 +122,6 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
           secretBox: options.secretBox,
           allowPrivateUrls: options.allowPrivateUrls,
           timeoutMs: options.timeoutMs,
-          hook: options.dianTaxAdapter,
           reach: async (url) =>
             options.egress
               ? egressFetch(service, options.egress, url, unusable)
@@ -239,8 +239,7 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
     taxAdapter: async (...args) => {
       const found = await required("adapter-tax", ...args);
       if (!("dian" in found)) return createTaxClient(found);
-      // openDianModeCredential refuses a DIAN-mode row when there is no hook
-      return (options.dianTaxAdapter as DianTaxAdapterHook)(found.dian);
+      return (options.dianTaxAdapter ?? dianTaxAdapter)(found.dian);
     },
     deliveryChannel: async (...args) =>
       createDeliveryClient(protocolOnly(await required("deliver", ...args))),

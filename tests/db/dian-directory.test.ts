@@ -1,7 +1,7 @@
 /**
  * A DIAN-mode adapter-tax credential in the provider directory: never built into a protocol client.
- * Without a DIAN TaxAdapter wired (`dianTaxAdapter`), asking for the company's TaxAdapter is a 422
- * saying so, before anything is opened; with one, the hook gets the credential opened — DIAN's url
+ * By default it becomes DIAN's own TaxAdapter (shared/providers/dian-wiring.ts); a hook handed in
+ * gets the credential opened — DIAN's url
  * checked, the settings parsed, a signer that signs for the saved certificate and the PIN — and
  * a row that cannot be used as saved (its url, its settings, its sealed form) is refused like a
  * protocol credential's.
@@ -16,7 +16,7 @@ import { createTestCertificates, type TestCertificates } from "../../devkit/dian
 import { SOFTWARE_ID } from "../../devkit/dian/numbering.ts";
 import { createTenant, type Tenant } from "../../devkit/factories.ts";
 import { BusinessRuleError } from "../../shared/errors.ts";
-import { type DianModeCredential, DianModeUnavailableError } from "../../shared/providers/dian-connection.ts";
+import type { DianModeCredential } from "../../shared/providers/dian-connection.ts";
 import { createProviderDirectory } from "../../shared/providers/directory.ts";
 import type { TaxAdapter } from "../../shared/providers/protocol.ts";
 
@@ -56,15 +56,9 @@ const directory = (withHook: boolean) =>
   });
 
 describe("a DIAN-mode credential in the provider directory", () => {
-  it("is refused with a clear 422 while no DIAN TaxAdapter is wired", async () => {
-    const error = await directory(false)
-      .taxAdapter(tenant.org.id, tenant.company.id, "uat")
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DianModeUnavailableError);
-    expect(error).toBeInstanceOf(BusinessRuleError);
-    expect((error as Error).message).toBe(
-      "The company's adapter-tax credential for uat is in DIAN mode (it transmits to DIAN itself), which this service cannot transmit with yet.",
-    );
+  it("becomes DIAN's own TaxAdapter when no hook is handed in (it checks DIAN mode's rules before sending)", async () => {
+    const adapter = await directory(false).taxAdapter(tenant.org.id, tenant.company.id, "uat");
+    expect(adapter.precheck).toBeTypeOf("function");
   });
 
   it("is handed to the dianTaxAdapter hook opened: url, settings, a signer for the saved certificate, the PIN", async () => {

@@ -90,7 +90,7 @@ describe("the DIAN adapter against the stand-in", () => {
     expect(text).toContain("<AttachedDocument");
     expect(text).toContain(authority_code);
     expect((await xmlsecVerify(bytes, caPem)).output).toContain("OK");
-    const sections = [...text.matchAll(/<!\[CDATA\[([^]*?)\]\]>/g)].map((m) => m[1] ?? "");
+    const sections = [...text.matchAll(/<!\[CDATA\[([\s\S]*?)\]\]>/g)].map((m) => m[1] ?? "");
     const response = sections.find((s) => s.includes("<ApplicationResponse"));
     expect(response).toBeDefined();
     expect((await xmlsecVerify(new TextEncoder().encode(response), dianCaPem)).output).toContain("OK");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type DianResponse, readAnswer } from "../../shared/fiscal/co/dian/answers.ts";
-import { numberingCheck } from "../../shared/fiscal/co/dian/numbering.ts";
+import { numberingVerdict } from "../../shared/fiscal/co/dian/numbering.ts";
 import { batchOutcome, sendOutcome, statusOutcome } from "../../shared/fiscal/co/dian/outcome.ts";
 import { MAX_RULES, parseRule } from "../../shared/fiscal/co/dian/rules.ts";
 import { uploadOutcome } from "../../shared/fiscal/co/dian/test-set.ts";
@@ -345,16 +345,16 @@ describe("GetNumberingRange's answer", () => {
     return got.result;
   };
 
-  it("100 is ok with the ranges", () => {
+  const query = { accountCode: "900123456", accountCodeT: "900123456", softwareCode: "56f2ae4e" };
+
+  it("100 is ok, naming the ranges", () => {
     const got = readAnswer("GetNumberingRange", answer("get-numbering-range.xml"));
     if (!("result" in got)) throw new Error("a Fault");
-    const check = numberingCheck(got.result);
-    expect(check).toMatchObject({
-      ok: true,
-      code: "100",
-      message: "DIAN knows the software and holds 1 numbering range for the issuer.",
-    });
-    expect(check.ranges[0]?.prefix).toBe("FE");
+    const verdict = numberingVerdict(got.result, query);
+    expect(verdict.ok).toBe(true);
+    expect(verdict.message).toMatch(
+      /^DIAN knows the software 56f2ae4e and its numbering ranges for NIT 900123456: FE /,
+    );
   });
 
   it.each([
@@ -366,32 +366,31 @@ describe("GetNumberingRange's answer", () => {
     [
       "302",
       "No registra prefijos asociados al código de software: 56f2ae4e.",
-      /associated with this software id/,
+      /no numbering range associated/,
     ],
-    [
-      "303",
-      "El código del software no corresponde al NIT: 900123456.",
-      /does not belong to the software owner/,
-    ],
+    ["303", "El código del software no corresponde al NIT: 900123456.", /does not belong to NIT/],
     [
       "401",
       "NIT: 900123456 no autorizado para consultar rangos de numeración del NIT: 900654321",
-      /may not query/,
+      /may not consult/,
     ],
-  ])("%s is not ok, with our advice and DIAN's words", (code, description, advice) => {
-    const check = numberingCheck(list(code, description));
-    expect(check).toMatchObject({ ok: false, code, authorityMessage: description, ranges: [] });
-    expect(check.message).toMatch(advice);
-    expect(check.message).toContain(description);
-  });
+  ])(
+    "%s is not ok: what to fix in English, DIAN's words kept apart for the log",
+    (code, description, advice) => {
+      const verdict = numberingVerdict(list(code, description), query);
+      expect(verdict).toMatchObject({ ok: false, dianSays: description });
+      expect(verdict.message).toMatch(advice);
+      expect(verdict.message).not.toContain(description);
+    },
+  );
 
   it("500 is DIAN's failure, not a verdict", () => {
-    const error = thrown(() =>
-      numberingCheck(
-        list("500", "Ha ocurrido un error en el servicio solicitado, por favor intente mas tarde."),
-      ),
+    const verdict = numberingVerdict(
+      list("500", "Ha ocurrido un error en el servicio solicitado, por favor intente mas tarde."),
+      query,
     );
-    expect(error).toBeInstanceOf(ProviderUnavailableError);
-    expect(error).toMatchObject({ maybeProcessed: false, operation: "check_credential" });
+    expect(verdict.ok).toBe(false);
+    expect(verdict.failure).toBeInstanceOf(ProviderUnavailableError);
+    expect(verdict.failure).toMatchObject({ maybeProcessed: false, operation: "check_credential" });
   });
 });

@@ -3,8 +3,9 @@
  * checks the certificate (opens, the company's NIT, in force) and asks DIAN whether it knows the
  * software and its ranges, then seals the opened key, the certificate and the PIN — which
  * `openDianCredential` turns back into a signer that signs; /integrations/test does the same
- * without storing, on an unsaved credential or the saved one. DIAN is a double at the seam
- * (devkit/dian/numbering.ts) until its SOAP client is wired; the certificates are generated.
+ * without storing, on an unsaved credential or the saved one. The verdicts on each of DIAN's
+ * answers are tested with a double at the seam (devkit/dian/numbering.ts); the last part asks DIAN
+ * itself — the stand-in at the network edge, through the real client. The certificates are generated.
  */
 import { createVerify } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import { createTestApp, type TestApp } from "../../devkit/app.ts";
 import { CANARY_CERTIFICATE_PASSWORD, CANARY_SOFTWARE_PIN } from "../../devkit/canary.ts";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
+import { TEST_RESOLUTION } from "../../devkit/dian/documents.ts";
 import {
   createDianNumberingDouble,
   dianFields,
@@ -21,6 +23,8 @@ import {
 import { createTenant, type Tenant } from "../../devkit/factories.ts";
 import { IntegrationSaveResponse } from "../../functions/integrations/save.ts";
 import { IntegrationTestResponse } from "../../functions/integrations/test.ts";
+import { createDianStandIn } from "../../sandbox/dian/index.ts";
+import { HABILITACION_TECHNICAL_KEY } from "../../sandbox/dian/registry.ts";
 import { openDianCredential } from "../../shared/fiscal/co/dian/credential.ts";
 import { ProviderTimeoutError, ProviderUnauthorizedError } from "../../shared/providers/errors.ts";
 
@@ -30,12 +34,17 @@ const DAY = 86_400_000;
 
 let db: TestDatabase;
 let t: TestApp;
-let bare: TestApp;
+/** The app as deployed: DIAN's own client, reaching DIAN (the stand-in) at the network edge. */
+let real: TestApp;
 const dian = createDianNumberingDouble();
+const standIn = createDianStandIn();
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  [t, bare] = await Promise.all([createTestApp(db, { dianNumbering: dian }), createTestApp(db)]);
+  [t, real] = await Promise.all([
+    createTestApp(db, { dianNumbering: dian }),
+    createTestApp(db, { providerFetch: standIn.fetch }),
+  ]);
 });
 afterAll(() => db?.close());
 beforeEach(() => {
@@ -323,21 +332,39 @@ describe("DIAN's verdict on the software (GetNumberingRange)", () => {
     expect(await row(tenant)).toBeUndefined();
   });
 
-  it("says so, and stores nothing, where no DIAN client is wired: save 422 business_rule, test ok false", async () => {
+  it("asks DIAN itself through the real client: a software DIAN knows is saved, one it does not is refused", async () => {
     const { tenant, certs, call } = await company();
-    const saved = await call("save", dianFields(certs), bare);
-    expect(saved.status).toBe(422);
-    expect((await saved.json()).error).toMatchObject({
-      code: "business_rule",
-      message:
-        "DIAN mode cannot be checked here yet: this service has no client for DIAN's GetNumberingRange, so nothing was sent to DIAN.",
+    standIn.trustCa(certs.caPem);
+    standIn.putIssuer({
+      nit: tenant.company.nit,
+      software: [{ id: SOFTWARE_ID, pin: CANARY_SOFTWARE_PIN, ownerNit: tenant.company.nit }],
+      ranges: [
+        {
+          resolutionNumber: TEST_RESOLUTION.number,
+          resolutionDate: TEST_RESOLUTION.start_date,
+          prefix: TEST_RESOLUTION.prefix,
+          from: TEST_RESOLUTION.from,
+          to: TEST_RESOLUTION.to,
+          validFrom: TEST_RESOLUTION.start_date,
+          validTo: TEST_RESOLUTION.end_date,
+          technicalKey: HABILITACION_TECHNICAL_KEY,
+          softwareId: SOFTWARE_ID,
+        },
+      ],
     });
-    expect(await (await call("test", dianFields(certs), bare)).json()).toMatchObject({
-      ok: false,
-      message: expect.stringMatching(/^DIAN mode cannot be checked here yet/),
+    const saved = await call("save", dianFields(certs), real);
+    expect(saved.status).toBe(200);
+    expect(await row(tenant)).toBeDefined();
+    const unknown = await call("save", dianFields(certs, { software_id: crypto.randomUUID() }), real);
+    expect(unknown.status).toBe(422);
+    expect((await unknown.json()).error).toMatchObject({
+      code: "credential_rejected",
+      message: expect.stringMatching(/no numbering range associated with the software/),
+    });
+    expect(await (await call("test", dianFields(certs), real)).json()).toMatchObject({
+      ok: true,
       certificate: { nit: certs.nit },
     });
-    expect(await row(tenant)).toBeUndefined();
   });
 });
 

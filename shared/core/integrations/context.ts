@@ -17,8 +17,8 @@ export interface IntegrationContext {
   egress: Egress;
   timeoutMs: number;
   allowPrivateUrls: boolean;
-  /** DIAN's GetNumberingRange, for DIAN mode's check; absent until the DIAN client is wired. */
-  dianNumbering?: DianNumbering;
+  /** DIAN's GetNumberingRange, for DIAN mode's check. */
+  dianNumbering: DianNumbering;
   /** The admin acting, for events. */
   actorId: string;
   log: Logger;
@@ -41,7 +41,7 @@ interface OperationParts {
   deps: {
     secretBox: SecretBox;
     egress: Egress;
-    dianNumbering?: DianNumbering;
+    dianNumbering: DianNumbering;
     config: { providers: { timeoutMs: number; allowPrivateUrls: boolean } };
   };
 }
@@ -53,7 +53,7 @@ export function integrationContext(op: OperationParts): IntegrationContext {
     egress: op.deps.egress,
     timeoutMs: op.deps.config.providers.timeoutMs,
     allowPrivateUrls: op.deps.config.providers.allowPrivateUrls,
-    ...(op.deps.dianNumbering ? { dianNumbering: op.deps.dianNumbering } : {}),
+    dianNumbering: op.deps.dianNumbering,
     actorId: op.actorId,
     log: op.log,
   };

@@ -27,9 +27,10 @@ import {
   dianCredentialPlaintext,
   openDianCredential,
 } from "../../fiscal/co/dian/credential.ts";
+import { type NumberingVerdict, numberingVerdict } from "../../fiscal/co/dian/numbering.ts";
 import { Pkcs12CostError } from "../../fiscal/co/dian/pkcs12-cost.ts";
+import { DIAN_URLS } from "../../fiscal/co/dian/service.ts";
 import {
-  DIAN_ENDPOINTS,
   type DianSettings,
   dianUrlProblem,
   isDianMode,
@@ -46,7 +47,7 @@ import {
   sameUrl,
 } from "./check.ts";
 import type { CredentialTarget, IntegrationContext } from "./context.ts";
-import { type NumberingRangeQuery, type NumberingVerdict, numberingVerdict } from "./dian-numbering.ts";
+import type { NumberingRangeQuery } from "./dian-numbering.ts";
 
 /** RSA keys DIAN's certification authorities issue; a bigger one would make every signature slow. */
 const KEY_BITS = { min: 2048, max: 4096 } as const;
@@ -141,7 +142,7 @@ export function planDian(
     url = { url: saved.url, source: "saved" };
   } else {
     // DIAN's endpoint for the environment: refused (it cannot be) like a url the caller gave
-    url = { url: DIAN_ENDPOINTS[input.environment], source: "given" };
+    url = { url: DIAN_URLS[input.environment], source: "given" };
   }
   return { settings: parsed.settings, url, keySource: input.certificate ? "given" : "saved", saved };
 }
@@ -181,12 +182,6 @@ export async function checkDian(
 
   const reached = await reachChecked(input, plan.url, ctx, rule);
   if (!("fetch" in reached)) return { ...reached, certificate };
-  if (!ctx.dianNumbering) {
-    const failure = new BusinessRuleError(
-      "DIAN mode cannot be checked here yet: this service has no client for DIAN's GetNumberingRange, so nothing was sent to DIAN.",
-    );
-    return { ok: false, message: failure.message, failure, certificate };
-  }
   const query: NumberingRangeQuery = {
     url: reached.base,
     fetch: reached.fetch,

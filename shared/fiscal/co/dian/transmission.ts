@@ -19,7 +19,7 @@ import { type AttachedDocumentFacts, buildAttachedDocument } from "./attached-do
 import type { Signer } from "./certificate.ts";
 import { buildSignedDocument, type SignedDocument } from "./document.ts";
 import { type DianDocumentInput, type DianSoftware, dianInputProblem } from "./input.ts";
-import { type NumberingCheck, numberingCheck } from "./numbering.ts";
+import { type NumberingVerdict, numberingVerdict } from "./numbering.ts";
 import { batchOutcome, type DianOutcome, sendOutcome, statusOutcome } from "./outcome.ts";
 import { type SubmissionFiles, submissionFiles } from "./package.ts";
 import type { DianService } from "./service.ts";
@@ -102,7 +102,7 @@ export interface DianTransmission {
   /** The buyer's AttachedDocument of a document DIAN accepted under `authorityCode`. */
   attachedDocument(request: SubmitDocumentRequest, authorityCode: string): Promise<Uint8Array>;
   /** GetNumberingRange for the certificate's NIT and the software. */
-  checkSoftware(issuerNit: string): Promise<NumberingCheck>;
+  checkSoftware(issuerNit: string): Promise<NumberingVerdict>;
 }
 
 export function createDianTransmission(options: DianTransmissionOptions): DianTransmission {
@@ -207,13 +207,12 @@ export function createDianTransmission(options: DianTransmissionOptions): DianTr
     },
 
     async checkSoftware(issuerNit) {
-      return numberingCheck(
-        await service.getNumberingRange({
-          accountCode: issuerNit,
-          accountCodeT: software.provider_nit ?? issuerNit,
-          softwareCode: software.id,
-        }),
-      );
+      const query = {
+        accountCode: issuerNit,
+        accountCodeT: software.provider_nit ?? issuerNit,
+        softwareCode: software.id,
+      };
+      return numberingVerdict(await service.getNumberingRange(query), query);
     },
   };
 }
