@@ -7,7 +7,6 @@
  */
 import { type SecretBox, SecretBoxError } from "../crypto/secret-box.ts";
 import type { CredentialRow } from "../db/rows.ts";
-import { BusinessRuleError } from "../errors.ts";
 import type { Signer } from "../fiscal/co/dian/certificate.ts";
 import { DianCredentialError, openDianCredential } from "../fiscal/co/dian/credential.ts";
 import { DianSettings, dianUrlProblem } from "./dian-mode.ts";
