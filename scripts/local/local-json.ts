@@ -7,6 +7,7 @@
 import type { LocalSigner } from "../../devkit/auth.ts";
 import type { SqlClient } from "../../shared/db/sql-client.ts";
 import { DEMO_SANDBOX_KEY } from "./demo-credentials.ts";
+import type { LocalDian } from "./dian-demo.ts";
 
 /** The local deployment's publishable key. Not a secret: it only names the project. */
 export const LOCAL_API_KEY = "sb_publishable_local_einvoicing";
@@ -32,6 +33,8 @@ export interface LocalRun {
   reconcile: { url: string; secret: string };
   /** For /integrations/test and /integrations/save: a key the sandbox accepts, and its url per service. */
   sandbox: { api_key: string; urls: Record<"adapter-tax" | "docsgen" | "deliver", string> };
+  /** DIAN direct: the demo company that transmits to the DIAN stand-in, and how to check what it sent. */
+  dian: LocalDian;
 }
 
 export async function describeLocalRun(
@@ -39,6 +42,7 @@ export async function describeLocalRun(
   signer: LocalSigner,
   baseUrl: string,
   reconcile: LocalRun["reconcile"],
+  dian: LocalDian,
 ): Promise<LocalRun> {
   return client.transaction(async (s) => {
     const members = await s.query<{ user_id: string; email: string; role: string; org_id: string }>(
@@ -80,6 +84,7 @@ export async function describeLocalRun(
           deliver: `${baseUrl}/sandbox/deliver`,
         },
       },
+      dian,
     };
   });
 }

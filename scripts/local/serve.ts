@@ -28,6 +28,7 @@ import { migrate } from "../db/migrate.ts";
 import { adoptSandboxDocuments } from "./adopt.ts";
 import { ensureDemoCredentials } from "./demo-credentials.ts";
 import { createDemoInvoiceHandler } from "./demo-invoice-route.ts";
+import { startDianDemo } from "./dian-demo.ts";
 import { createDocsHandler } from "./docs.ts";
 import { describeLocalRun, LOCAL_API_KEY, printCurl } from "./local-json.ts";
 import { createLocalRouter, FUNCTIONS_PREFIX } from "./router.ts";
@@ -116,11 +117,21 @@ const download = createStorageDownloadHandler({
 // with its attachments to .data/outbox/).
 const latency = { knobs: { latencyMs: Number(env.SANDBOX_LATENCY_MS ?? 150) } };
 const adapterTax = createSandboxProvider(latency);
+// DIAN direct: Demo Org's DIAN-mode company transmits to the DIAN stand-in (./dian-demo.ts)
+const dianDemo = await startDianDemo({
+  dataDir,
+  sandboxUrl: `${baseUrl}/sandbox`,
+  db: deps.db,
+  secretBox: deps.secretBox,
+});
+if (dianDemo.saved)
+  console.error("DIAN direct: the demo company's DIAN-mode credential saved for the stand-in");
 const sandboxes = createSandboxRouter(
   {
     adapterTax,
     docsgen: createSandboxDocsgen(latency),
     deliver: createSandboxDeliver({ ...latency, outboxDir: `${dataDir}/outbox` }),
+    dian: dianDemo.standIn,
   },
   { prefix: "/sandbox" },
 );
@@ -136,10 +147,13 @@ for (const skipped of adoption.skipped) console.error(`sandbox: not adopted: ${s
 
 const functionsRoot = `${baseUrl}/functions`;
 // local.json is written before the server listens: whoever sees it answer can read it.
-const local = await describeLocalRun(client, signer, baseUrl, {
-  url: `${functionsRoot}/v1/${RECONCILE_FUNCTION}`,
-  secret: reconcileSecret,
-});
+const local = await describeLocalRun(
+  client,
+  signer,
+  baseUrl,
+  { url: `${functionsRoot}/v1/${RECONCILE_FUNCTION}`, secret: reconcileSecret },
+  dianDemo.local,
+);
 await writeFile(`${dataDir}/local.json`, `${JSON.stringify(local, null, 2)}\n`);
 // the port was free at start; another process may have taken it since (a second npm start)
 const server = (() => {

@@ -1,0 +1,176 @@
+/**
+ * `npm start`'s DIAN-direct demo (docs/dian.md): Demo Org's company "Demo Directo DIAN" transmits to
+ * the local DIAN stand-in (sandbox/dian/) itself, as a company registered with DIAN would transmit to
+ * DIAN. At the first start this generates a test certification authority and the company's signing
+ * certificate (its NIT in the subject where DIAN reads it) and keeps them in `<data>/dian-demo/`;
+ * at every start it tells the stand-in what DIAN would know — the CA, the company's software, its
+ * numbering range (habilitación's SETP range and test technical key) and its test set — and saves the
+ * company's DIAN-mode credential at the stand-in's address, unless one someone saved is there. The
+ * stand-in writes every request it receives to `<data>/dian/`, and `local.json` gets a `dian` block
+ * with everything needed to check those requests by hand.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { createTestCertificates } from "../../devkit/dian/certificates.ts";
+import { saveDianCredential } from "../../devkit/dian/credential.ts";
+import { createDianStandIn, type DianStandIn } from "../../sandbox/dian/index.ts";
+import { HABILITACION_TECHNICAL_KEY } from "../../sandbox/dian/registry.ts";
+import type { SecretBox } from "../../shared/crypto/secret-box.ts";
+import type { Db } from "../../shared/db/port.ts";
+
+/** Demo Org's DIAN-direct company (supabase/seed.sql). */
+const COMPANY = {
+  id: "c3333333-3333-4333-8333-333333333333",
+  org_id: "11111111-1111-4111-8111-111111111111",
+  nit: "901234567",
+  legal_name: "Demo Directo DIAN S.A.S.",
+} as const;
+
+/** What DIAN's portal gives a software propio registration (made up for the demo). */
+const SOFTWARE = {
+  id: "7d4b0c1e-5a2f-4c3b-9e8d-1f2a3b4c5d6e",
+  pin: "75315",
+  test_set_id: "0f9e8d7c-6b5a-4392-8170-6f5e4d3c2b1a",
+} as const;
+
+/** Habilitación's test range (brief §3: Odoo's tests/common.py), the same for every software. */
+const RANGE = {
+  resolution_number: "18760000001",
+  start_date: "2019-01-19",
+  end_date: "2030-01-19",
+  prefix: "SETP",
+  from: "990000000",
+  to: "995000000",
+} as const;
+
+/** The `dian` block of local.json. */
+export interface LocalDian {
+  company_id: string;
+  software_id: string;
+  software_pin: string;
+  test_set_id: string;
+  technical_key: string;
+  /** The company's signing certificate, PEM: what the stand-in's checks and xmlsec1 verify against. */
+  certificate_pem: string;
+  /** The demo CA's certificate, PEM: `xmlsec1 --trusted-pem` for the documents and AttachedDocuments. */
+  ca_pem: string;
+  /** The stand-in's DIAN CA, PEM: what its ApplicationResponses verify against. */
+  dian_ca_pem: string;
+  /** The DIAN web service as the credential reaches it. */
+  stand_in_url: string;
+  /** Its control endpoints: `<control_url>/next-response?operation=…`, `<control_url>/reset`. */
+  control_url: string;
+  /** Where every request the stand-in receives is written, raw, as `<time>-<operation>.xml`. */
+  requests_dir: string;
+}
+
+interface DemoCertificates {
+  p12: Uint8Array;
+  password: string;
+  certificatePem: string;
+  caPem: string;
+}
+
+/** The demo's certificates, made once and kept (a restart signs with the same certificate). */
+async function demoCertificates(dir: string): Promise<DemoCertificates> {
+  const file = join(dir, "certificates.json");
+  const kept = await readFile(file, "utf8").then(
+    (text) =>
+      JSON.parse(text) as { p12_base64: string; password: string; certificate_pem: string; ca_pem: string },
+    () => undefined,
+  );
+  if (kept) {
+    return {
+      p12: Uint8Array.from(atob(kept.p12_base64), (c) => c.charCodeAt(0)),
+      password: kept.password,
+      certificatePem: kept.certificate_pem,
+      caPem: kept.ca_pem,
+    };
+  }
+  const password = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16)).join("");
+  const made = createTestCertificates({ nit: COMPANY.nit, companyName: COMPANY.legal_name, password });
+  await mkdir(dir, { recursive: true });
+  const record = {
+    p12_base64: btoa(String.fromCharCode(...made.p12)),
+    password,
+    certificate_pem: made.certificatePem,
+    ca_pem: made.caPem,
+  };
+  await writeFile(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+  return { p12: made.p12, password, certificatePem: made.certificatePem, caPem: made.caPem };
+}
+
+/**
+ * The stand-in, told what DIAN would know of the demo company, and the company's DIAN-mode
+ * credential saved at `sandboxUrl/dian` (a credential pointing anywhere else is left alone).
+ */
+export async function startDianDemo(options: {
+  dataDir: string;
+  sandboxUrl: string;
+  db: Db;
+  secretBox: SecretBox;
+}): Promise<{ standIn: DianStandIn; local: LocalDian; saved: boolean }> {
+  const certs = await demoCertificates(join(options.dataDir, "dian-demo"));
+  const requestsDir = join(options.dataDir, "dian");
+  const standIn = createDianStandIn({ requestsDir });
+  standIn.trustCa(certs.caPem);
+  standIn.putIssuer({
+    nit: COMPANY.nit,
+    rutName: COMPANY.legal_name,
+    software: [{ id: SOFTWARE.id, pin: SOFTWARE.pin, ownerNit: COMPANY.nit }],
+    ranges: [
+      {
+        resolutionNumber: RANGE.resolution_number,
+        resolutionDate: RANGE.start_date,
+        prefix: RANGE.prefix,
+        from: RANGE.from,
+        to: RANGE.to,
+        validFrom: RANGE.start_date,
+        validTo: RANGE.end_date,
+        technicalKey: HABILITACION_TECHNICAL_KEY,
+        softwareId: SOFTWARE.id,
+      },
+    ],
+  });
+  standIn.addTestSet({ id: SOFTWARE.test_set_id, softwareId: SOFTWARE.id });
+
+  const url = `${options.sandboxUrl}/dian/WcfDianCustomerServices.svc`;
+  const stored = await options.db.asService().call("einv_credential_get", {
+    p_org_id: COMPANY.org_id,
+    p_company_id: COMPANY.id,
+    p_service: "adapter-tax",
+    p_environment: "uat",
+  });
+  const standInUrl = /^http:\/\/[^/]+\/sandbox\/dian\/WcfDianCustomerServices\.svc$/;
+  const saved =
+    !stored || (stored.url !== url && (standInUrl.test(stored.url ?? "") || !isDian(stored.settings)));
+  if (saved) {
+    await saveDianCredential(options, { org: { id: COMPANY.org_id }, company: { id: COMPANY.id } }, certs, {
+      url,
+      environment: "uat",
+      pin: SOFTWARE.pin,
+      settings: { provider: "dian", software_id: SOFTWARE.id, test_set_id: SOFTWARE.test_set_id },
+    });
+  }
+  return {
+    standIn,
+    saved,
+    local: {
+      company_id: COMPANY.id,
+      software_id: SOFTWARE.id,
+      software_pin: SOFTWARE.pin,
+      test_set_id: SOFTWARE.test_set_id,
+      technical_key: HABILITACION_TECHNICAL_KEY,
+      certificate_pem: certs.certificatePem,
+      ca_pem: certs.caPem,
+      dian_ca_pem: await standIn.dianCaPem(),
+      stand_in_url: url,
+      control_url: `${options.sandboxUrl}/dian/_sandbox/dian`,
+      requests_dir: requestsDir,
+    },
+  };
+}
+
+function isDian(settings: Record<string, unknown> | null | undefined): boolean {
+  return settings?.provider === "dian";
+}
