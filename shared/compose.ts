@@ -3,6 +3,7 @@
  * transport and which keys are used; operations receive what it builds.
  */
 import { createTokenVerifier } from "./auth/jwt.ts";
+import { createBackground } from "./background.ts";
 import { type Config, ConfigError, type Env, loadConfig } from "./config.ts";
 import { RememberedFingerprints } from "./core/documents/remembered-fingerprints.ts";
 import { rememberOpened } from "./crypto/remembered-box.ts";
@@ -47,6 +48,7 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
     ...(overrides.providerFetch ? { providerFetch: overrides.providerFetch } : {}),
     egress: createEgress(overrides, logger),
     pdfFingerprints: new RememberedFingerprints(),
+    background: createBackground(logger),
   };
 }
 

@@ -85,6 +85,15 @@ export class BusinessRuleError extends DomainError {
   readonly code = "business_rule";
 }
 
+/**
+ * A `url` the caller gave that the URL policy refuses (a provider's, a webhook's): answered like a
+ * schema failure, 400 with a detail naming the field, and nothing is sent.
+ */
+export class RefusedUrlError extends DomainError {
+  readonly code = "validation_failed";
+  readonly field = "url";
+}
+
 /** Too many requests of a kind: the caller may try again after `retryAfterSeconds`. */
 export class RateLimitedError extends DomainError {
   readonly code = "rate_limited";
@@ -116,6 +125,10 @@ const UNAVAILABLE: ReadonlySet<ErrorCode> = new Set(["service_unavailable", "dat
 /** Turns anything thrown into the API error the caller sees; unknown errors become a bare 500. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof RefusedUrlError) {
+    const details = [{ field: error.field, message: error.message }];
+    return new ApiError("validation_failed", "The request body is not valid.", { details, cause: error });
+  }
   if (error instanceof DomainError) {
     const message = UNAVAILABLE.has(error.code)
       ? "The service is temporarily unavailable. Try again shortly."

@@ -1,10 +1,8 @@
 /**
- * The fields both integration routes take, with their bounds, and how a url the policy refuses is
- * answered (400 naming `url`, like a schema failure). Only the two routes of this group import it.
+ * The fields both integration routes take, with their bounds. Only the two routes of this group
+ * import it.
  */
 import { z } from "zod";
-import { RefusedUrlError } from "../../shared/core/integrations/check.ts";
-import { fail } from "../../shared/http/errors.ts";
 import { orgScoped, uuid } from "../../shared/http/route.ts";
 import { Environment } from "../../shared/providers/protocol.ts";
 
@@ -90,18 +88,4 @@ function depthOf(value: unknown, limit: number): number {
     for (const child of Object.values(item)) stack.push([child, depth + 1]);
   }
   return deepest;
-}
-
-/** Runs the operation; a url the policy refused is a 400 whose details name `url`. */
-export async function refusingUrls<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof RefusedUrlError) {
-      fail("validation_failed", "The request body is not valid.", {
-        details: [{ field: "url", message: error.message }],
-      });
-    }
-    throw error;
-  }
 }

@@ -16,7 +16,6 @@ import {
   KEY_DESCRIPTION,
   ProviderServiceName,
   ProviderUrl,
-  refusingUrls,
   Settings,
   URL_DESCRIPTION,
 } from "./fields.ts";
@@ -47,6 +46,7 @@ export const integrationSave = operation({
   input: IntegrationSaveRequest,
   output: IntegrationSaveResponse,
   roles: ADMIN_ONLY,
+  announces: true, // its changes go to the org's webhooks right after the answer
   errors: ["not_found", "business_rule", ...PROVIDER_ERRORS],
   example: {
     request: {
@@ -67,5 +67,5 @@ export const integrationSave = operation({
       verified_at: EXAMPLE.at,
     },
   },
-  handle: (input, ctx) => refusingUrls(() => saveCredential({ input, ctx: integrationContext(ctx) })),
+  handle: (input, ctx) => saveCredential({ input, ctx: integrationContext(ctx) }),
 });

@@ -334,6 +334,7 @@ create function public.einv_webhook_pick(p_org_id uuid, p_limit integer, p_lease
 language plpgsql security definer set search_path = '' as $$
 declare
   _ids bigint[];
+  _picked jsonb;
 begin
   if p_limit not between 1 and 500 or p_lease_seconds not between 1 and 3600 then
     raise exception 'limit_out_of_range' using errcode = 'P0001', hint = 'business_rule';
@@ -360,19 +361,20 @@ begin
        limit p_limit
          for update of d skip locked);
   end if;
-  return (
-    with taken as (
-      update einv_private.webhook_deliveries d
-         set attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => p_lease_seconds)
-       where d.id = any (_ids)
-      returning d.*)
-    select coalesce(jsonb_agg(jsonb_build_object(
-             'delivery_id', t.id, 'attempt', t.attempts, 'webhook_id', w.id, 'org_id', w.org_id,
-             'url', w.url, 'event', einv_private.event_payload(o)) || einv_private.webhook_secrets(w)
-             order by t.event_id), '[]'::jsonb)
-      from taken t
-      join public.webhook_endpoints w on w.id = t.endpoint_id
-      join einv_private.outbox o on o.id = t.event_id);
+  with taken as (
+    update einv_private.webhook_deliveries d
+       set attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => p_lease_seconds)
+     where d.id = any (_ids)
+    returning d.*)
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'delivery_id', t.id, 'attempt', t.attempts, 'webhook_id', w.id, 'org_id', w.org_id,
+           'url', w.url, 'event', einv_private.event_payload(o)) || einv_private.webhook_secrets(w)
+           order by t.event_id), '[]'::jsonb)
+    into _picked
+    from taken t
+    join public.webhook_endpoints w on w.id = t.endpoint_id
+    join einv_private.outbox o on o.id = t.event_id;
+  return _picked;
 end
 $$;
 

@@ -9,17 +9,12 @@
 
 import { type CredentialIdentity, type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
 import type { StoredCredential } from "../../db/catalogue.ts";
-import { BusinessRuleError, DomainError } from "../../errors.ts";
+import { BusinessRuleError, DomainError, RefusedUrlError } from "../../errors.ts";
 import { HostResolutionError, reach, UnsafeProviderUrlError } from "../../providers/egress.ts";
 import { ProviderError, ProviderUnavailableError, SERVICE_LABEL } from "../../providers/errors.ts";
 import { createProviderTransport } from "../../providers/transport.ts";
 import { assertProviderUrl } from "../../providers/url-policy.ts";
 import type { CredentialTarget, IntegrationContext } from "./context.ts";
-
-/** A `url` the caller gave that the policy refuses: a 400 naming the field, and nothing is sent. */
-export class RefusedUrlError extends DomainError {
-  readonly code = "validation_failed";
-}
 
 /** The saved url, refused by the policy as it stands now (422: the fix is to save another). */
 export class SavedUrlRefusedError extends BusinessRuleError {}
