@@ -41,14 +41,19 @@ create index outbox_occurred_at_idx on einv_private.outbox (occurred_at);
 revoke all on einv_private.outbox from public, anon, authenticated, service_role;
 
 -- The event as it is broadcast and sent: a positive list, so nothing else (no message, no e-mail
--- address, no provider's or authority's text) can reach a receiver.
+-- address, no provider's or authority's text) can reach a receiver. PL/pgSQL, like the lifecycle's
+-- functions (…_lifecycle.sql): a `language sql` function with a pinned search_path is planned again
+-- at every call, which made it most of an event's cost. No search_path of its own (every name is
+-- qualified): it runs on every status change, under its callers' pinned one.
 create function einv_private.event_payload(p_event einv_private.outbox) returns jsonb
-language sql stable set search_path = '' as $$
-  select jsonb_build_object(
+language plpgsql stable as $$
+begin
+  return jsonb_build_object(
     'id', 'evt_' || p_event.id, 'type', p_event.kind || '.' || p_event.status, 'org_id', p_event.org_id,
     'kind', p_event.kind, 'document_id', p_event.document_id, 'status', p_event.status,
     'code', p_event.code,
-    'occurred_at', to_char(p_event.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))
+    'occurred_at', to_char(p_event.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'));
+end
 $$;
 
 -- ─── webhook endpoints (admins read them; only the service writes) ───────────────────────────────
@@ -126,13 +131,15 @@ revoke all on einv_private.webhook_deliveries from public, anon, authenticated, 
 -- realtime.send is Supabase's "Broadcast from Database" (supabase/realtime
 -- lib/realtime/tenants/repo/migrations/20260420000000_squash_migrations.ex at b125664): it inserts
 -- into realtime.messages, which Realtime reads and broadcasts once the transaction commits; it
--- catches its own failures (a warning), so Realtime can never undo a status change. Security
--- definer: the row is inserted as this function's owner, which RLS on realtime.messages does not
--- restrict (Supabase's `postgres` bypasses RLS, as its "Broadcast from Database" examples rely on).
+-- catches its own failures (a warning), so Realtime can never undo a status change. It runs as the
+-- owner of the security definer triggers that call it (and under their pinned search_path: every name
+-- here is qualified, and a search_path of its own would cost every status change its switch), so the
+-- row is inserted as that owner, which RLS on realtime.messages does not restrict (Supabase's
+-- `postgres` bypasses RLS, as its "Broadcast from Database" examples rely on). Nobody may call it.
 create function einv_private.emit_event(
   p_kind text, p_org_id uuid, p_document_id uuid, p_status text, p_code text
 ) returns void
-language plpgsql security definer set search_path = '' as $$
+language plpgsql as $$
 declare
   _event einv_private.outbox;
 begin
@@ -326,10 +333,29 @@ end
 $$;
 
 -- ─── the drains (a request's, for its org; reconcile's, for every org) ───────────────────────────
--- Up to `p_limit` pending deliveries whose time has come — of one org, or of every org when
--- `p_org_id` is null — each the earliest still pending of its document for its endpoint, taken
--- under `for update skip locked` (two drains never take one) and leased for `p_lease_seconds`; with
--- the endpoint's url and sealed secrets, the attempt number (the lease's token), the event.
+-- The statement a drain takes deliveries with ($1 the org, or null for every org; $2 how many):
+-- pending ones whose time has come, each the earliest still pending of its document for its
+-- endpoint, oldest due first, under `for update skip locked` so two drains never take one. One text
+-- per case, so each is planned with the index its `where` needs (only pending rows are indexed: what
+-- it reads does not grow with history). A function, so the tests EXPLAIN the very statement.
+create function einv_private.webhook_due_sql(p_by_org boolean) returns text
+language sql immutable set search_path = '' as $$
+  select format(
+    'select array(
+       select d.id from einv_private.webhook_deliveries d
+        where d.state = ''pending'' and d.next_attempt_at <= now() %s
+          and not exists (select 1 from einv_private.webhook_deliveries e
+                           where e.endpoint_id = d.endpoint_id and e.document_id = d.document_id
+                             and e.state = ''pending'' and e.event_id < d.event_id)
+        order by d.next_attempt_at
+        limit $2
+          for update of d skip locked)',
+    case when p_by_org then 'and d.org_id = $1' else 'and $1::uuid is null' end)
+$$;
+
+-- Up to `p_limit` deliveries due (of one org, or of every org when `p_org_id` is null), taken and
+-- leased for `p_lease_seconds`; each with the endpoint's url and sealed secrets, the attempt number
+-- (the lease's token) and the event.
 create function public.einv_webhook_pick(p_org_id uuid, p_limit integer, p_lease_seconds integer) returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
@@ -339,28 +365,7 @@ begin
   if p_limit not between 1 and 500 or p_lease_seconds not between 1 and 3600 then
     raise exception 'limit_out_of_range' using errcode = 'P0001', hint = 'business_rule';
   end if;
-  -- one statement per case, each with the index of its own `where`
-  if p_org_id is null then
-    _ids := array(
-      select d.id from einv_private.webhook_deliveries d
-       where d.state = 'pending' and d.next_attempt_at <= now()
-         and not exists (select 1 from einv_private.webhook_deliveries e
-                          where e.endpoint_id = d.endpoint_id and e.document_id = d.document_id
-                            and e.state = 'pending' and e.event_id < d.event_id)
-       order by d.next_attempt_at
-       limit p_limit
-         for update of d skip locked);
-  else
-    _ids := array(
-      select d.id from einv_private.webhook_deliveries d
-       where d.state = 'pending' and d.org_id = p_org_id and d.next_attempt_at <= now()
-         and not exists (select 1 from einv_private.webhook_deliveries e
-                          where e.endpoint_id = d.endpoint_id and e.document_id = d.document_id
-                            and e.state = 'pending' and e.event_id < d.event_id)
-       order by d.next_attempt_at
-       limit p_limit
-         for update of d skip locked);
-  end if;
+  execute einv_private.webhook_due_sql(p_org_id is not null) into _ids using p_org_id, p_limit;
   with taken as (
     update einv_private.webhook_deliveries d
        set attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => p_lease_seconds)
@@ -457,7 +462,7 @@ revoke all on function einv_private.event_payload(einv_private.outbox),
   einv_private.emit_event(text, uuid, uuid, text, text), einv_private.status_changed(),
   einv_private.credential_changed(), einv_private.webhook_answer(public.webhook_endpoints),
   einv_private.webhook_disable(uuid, text), einv_private.webhook_secrets(public.webhook_endpoints),
-  einv_private.webhook_backoff(integer)
+  einv_private.webhook_backoff(integer), einv_private.webhook_due_sql(boolean)
   from public, anon, authenticated, service_role;
 revoke all on function public.einv_webhook_save(uuid, uuid, boolean, text, jsonb, boolean, boolean, text, text, uuid, integer),
   public.einv_webhook_get(uuid, uuid),

@@ -169,6 +169,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.webhook_answer(webhook_endpoints)": {},
   "function einv_private.webhook_backoff(integer)": {},
   "function einv_private.webhook_disable(uuid, text)": {},
+  "function einv_private.webhook_due_sql(boolean)": {},
   "function einv_private.webhook_secrets(webhook_endpoints)": {},
   "function einv_private.credit_note_lines_within_invoice_lines()": {},
   "function einv_private.company_check_digit()": {},
