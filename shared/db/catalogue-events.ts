@@ -44,6 +44,16 @@ export interface WebhookAttemptOutcome {
   gone?: boolean;
 }
 
+/** One endpoint's sealed secrets, as a re-seal walks them. */
+export interface SealedWebhookSecrets {
+  id: string;
+  org_id: string;
+  secret_ciphertext: string;
+  key_id: string;
+  previous_secret_ciphertext: string | null;
+  previous_key_id: string | null;
+}
+
 export const events = {
   einv_webhook_save: service({
     p_org_id: str,
@@ -82,4 +92,15 @@ export const events = {
     | { recorded: true; state: "pending"; next_attempt_at: string }
   >(),
   einv_events_prune: service({ p_keep_days: num, p_limit: num }).returns<{ deleted: number }>(),
+  einv_webhook_secret_list: service({ p_after: arg<string | null>(), p_limit: num }).returns<
+    SealedWebhookSecrets[]
+  >(),
+  einv_webhook_secret_reseal: service({
+    p_id: str,
+    /** The secret a rotation replaced, rather than the current one. */
+    p_previous: bool,
+    p_expected_ciphertext: str,
+    p_ciphertext: str,
+    p_key_id: str,
+  }).returns<boolean>(),
 };

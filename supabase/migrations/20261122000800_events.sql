@@ -458,6 +458,40 @@ begin
 end
 $$;
 
+-- ─── re-sealing under a new credentials key (npm run credentials:reseal) ─────────────────────────
+-- A page of endpoints' sealed secrets, of every org, in id order after `p_after`: what a re-seal walks
+-- through beside the provider keys (…_integrations.sql).
+create function public.einv_webhook_secret_list(p_after uuid, p_limit integer) returns jsonb
+language sql stable security definer set search_path = '' as $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'id', w.id, 'org_id', w.org_id, 'secret_ciphertext', w.secret_ciphertext, 'key_id', w.secret_key_id,
+           'previous_secret_ciphertext', w.previous_secret_ciphertext, 'previous_key_id', w.previous_secret_key_id)
+           order by w.id), '[]'::jsonb)
+    from (select * from public.webhook_endpoints
+           where p_after is null or id > p_after
+           order by id
+           limit least(greatest(coalesce(p_limit, 100), 1), 500)) w
+$$;
+
+-- Replaces one of an endpoint's sealed secrets (`p_previous`: the one a rotation replaced) with the
+-- same secret sealed under the current credentials key, only if it still holds the ciphertext that
+-- was opened (a save or rotation meanwhile wins). True when it did.
+create function public.einv_webhook_secret_reseal(
+  p_id uuid, p_previous boolean, p_expected_ciphertext text, p_ciphertext text, p_key_id text
+) returns boolean
+language plpgsql security definer set search_path = '' as $$
+begin
+  if p_previous then
+    update public.webhook_endpoints set previous_secret_ciphertext = p_ciphertext, previous_secret_key_id = p_key_id
+     where id = p_id and previous_secret_ciphertext = p_expected_ciphertext;
+  else
+    update public.webhook_endpoints set secret_ciphertext = p_ciphertext, secret_key_id = p_key_id
+     where id = p_id and secret_ciphertext = p_expected_ciphertext;
+  end if;
+  return found;
+end
+$$;
+
 revoke all on function einv_private.event_payload(einv_private.outbox),
   einv_private.emit_event(text, uuid, uuid, text, text), einv_private.status_changed(),
   einv_private.credential_changed(), einv_private.webhook_answer(public.webhook_endpoints),
@@ -468,11 +502,15 @@ revoke all on function public.einv_webhook_save(uuid, uuid, boolean, text, jsonb
   public.einv_webhook_get(uuid, uuid),
   public.einv_webhook_pick(uuid, integer, integer),
   public.einv_webhook_record(bigint, integer, jsonb),
-  public.einv_events_prune(integer, integer)
+  public.einv_events_prune(integer, integer),
+  public.einv_webhook_secret_list(uuid, integer),
+  public.einv_webhook_secret_reseal(uuid, boolean, text, text, text)
   from public, anon, authenticated, service_role;
 grant execute on function public.einv_webhook_save(uuid, uuid, boolean, text, jsonb, boolean, boolean, text, text, uuid, integer),
   public.einv_webhook_get(uuid, uuid),
   public.einv_webhook_pick(uuid, integer, integer),
   public.einv_webhook_record(bigint, integer, jsonb),
-  public.einv_events_prune(integer, integer)
+  public.einv_events_prune(integer, integer),
+  public.einv_webhook_secret_list(uuid, integer),
+  public.einv_webhook_secret_reseal(uuid, boolean, text, text, text)
   to service_role;

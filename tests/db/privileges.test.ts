@@ -97,6 +97,8 @@ const DECLARED: Record<string, Grants> = {
   "function public.einv_webhook_get(uuid, uuid)": { service_role: "EXECUTE" },
   "function public.einv_webhook_pick(uuid, integer, integer)": { service_role: "EXECUTE" },
   "function public.einv_webhook_record(bigint, integer, jsonb)": { service_role: "EXECUTE" },
+  "function public.einv_webhook_secret_list(uuid, integer)": { service_role: "EXECUTE" },
+  "function public.einv_webhook_secret_reseal(uuid, boolean, text, text, text)": { service_role: "EXECUTE" },
   "function public.einv_webhook_save(uuid, uuid, boolean, text, jsonb, boolean, boolean, text, text, uuid, integer)":
     { service_role: "EXECUTE" },
   "function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer)": {
