@@ -1163,6 +1163,20 @@ export type Database = {
         }
         Returns: Json
       }
+      einv_webhook_secret_list: {
+        Args: { p_after: string; p_limit: number }
+        Returns: Json
+      }
+      einv_webhook_secret_reseal: {
+        Args: {
+          p_ciphertext: string
+          p_expected_ciphertext: string
+          p_id: string
+          p_key_id: string
+          p_previous: boolean
+        }
+        Returns: boolean
+      }
     }
     Enums: {
       [_ in never]: never

@@ -255,6 +255,25 @@ describe("the messages", () => {
     expect(verified(errors.secret, receiver.received[0] as ReceivedMessage)).toBeTruthy();
   });
 
+  it("all reach the endpoint after a burst of concurrent requests, whose drains take turns", async () => {
+    await created();
+    const invoices = await Promise.all(
+      Array.from({ length: 8 }, () => createInvoice(db, tenant.org, tenant.company)),
+    );
+    const answers = await Promise.all(
+      invoices.map((invoice) =>
+        t
+          .post("/transmit", { org_id: tenant.org.id, invoice_ids: [invoice.id] }, operador)
+          .then((r) => r.json()),
+      ),
+    );
+    expect(answers.map((a) => a.results[0].status)).toEqual(invoices.map(() => "transmitida"));
+    await t.deps.background.idle();
+    const ids = receiver.received.map((m) => m.id);
+    expect(new Set(ids).size).toBe(16);
+    expect(ids).toHaveLength(16);
+  });
+
   it("hold no message, address or provider's words: a thin payload", async () => {
     await created();
     await transmit();
