@@ -9,6 +9,8 @@
  *   npm run bench -- --no-load        the budgets without the load run
  *   npm run bench -- --load           the load run alone
  *   npm run bench -- --scale          cost as one organization grows to 1,000,000 invoices (./scale.ts)
+ *   npm run bench -- --events         the events' figures alone: the outbox on /transmit, a drain (./events.ts)
+ *   npm run bench -- --events-scale   the outbox's costs as it grows to 1,000,000 events (./events-scale.ts)
  *   npm run bench -- --phases         where a request's time goes (./phases.ts)
  *   npm run bench -- --json[=path]    also writes the figures as JSON (default reports/bench/*.json)
  *   npm run bench -- --load --transmissions=N --heap-snapshots=dir
@@ -30,6 +32,8 @@ import type { FetchLike } from "../shared/providers/tax-client.ts";
 import { measureColdStart, measureFirstCall, measureImports } from "./cold-start.ts";
 import { openBenchDatabase } from "./database.ts";
 import { measureAttachedDocument, measureDianEnvelope, measureDianSigning } from "./dian-timing.ts";
+import { measureEvents } from "./events.ts";
+import { measureEventScale } from "./events-scale.ts";
 import { measureLoad } from "./load.ts";
 import { measurePhases } from "./phases.ts";
 import { measureRenderHeap } from "./render-heap.ts";
@@ -246,6 +250,9 @@ async function budgets(argv: string[]): Promise<Figure[]> {
     if (settled < RECONCILE.documents)
       throw new Error(`reconcile settled ${settled} of ${RECONCILE.documents}`);
 
+    // 5b. events: what the outbox adds to /transmit, and a drain of 1,000 webhook messages
+    const events = await measureEvents(db);
+
     // 6. cold start of the function entry against a bare Hono app (fresh processes)
     const entryEnv = {
       SUPABASE_URL: "http://127.0.0.1:9",
@@ -415,6 +422,7 @@ async function budgets(argv: string[]): Promise<Figure[]> {
         unit: "docs/s",
         note: `${runs} runs, ${reconcileSeconds.toFixed(2)} s`,
       },
+      ...events,
     ];
     const refused = [...c10, c1].reduce((n, r) => n + r.refused, 0);
     printFigures(`budgets (DESIGN §7) — ${label}; Deno ${process.versions.deno}`, figures, [
@@ -457,6 +465,22 @@ async function main(argv: string[]): Promise<number> {
   }
   if (argv.includes("--scale")) {
     await measureScale(argv);
+    return 0;
+  }
+  if (argv.includes("--events-scale")) {
+    await measureEventScale(argv);
+    return 0;
+  }
+  if (argv.includes("--events")) {
+    const { db, label, stop } = await openBenchDatabase({ pglite: argv.includes("--pglite") });
+    try {
+      const figures = await measureEvents(db);
+      printFigures(`events (DESIGN §7, §11) — ${label}; Deno ${process.versions.deno}`, figures);
+      const path = jsonPath(argv, "reports/bench/events.json");
+      if (path) writeFigures(path, "events", label, figures);
+    } finally {
+      await stop();
+    }
     return 0;
   }
   if (!argv.includes("--load")) await budgets(argv);

@@ -322,6 +322,7 @@ export type Database = {
         Row: {
           attachments: Json | null
           attempt: number
+          code: string | null
           company_id: string
           created_at: string
           created_by: string | null
@@ -347,6 +348,7 @@ export type Database = {
         Insert: {
           attachments?: Json | null
           attempt?: number
+          code?: never
           company_id: string
           created_at?: string
           created_by?: string | null
@@ -372,6 +374,7 @@ export type Database = {
         Update: {
           attachments?: Json | null
           attempt?: number
+          code?: never
           company_id?: string
           created_at?: string
           created_by?: string | null
@@ -753,6 +756,67 @@ export type Database = {
           },
         ]
       }
+      webhook_endpoints: {
+        Row: {
+          created_at: string
+          created_by: string | null
+          disabled_at: string | null
+          disabled_reason: string | null
+          enabled: boolean
+          events: string[] | null
+          id: string
+          org_id: string
+          previous_secret_ciphertext: string | null
+          previous_secret_key_id: string | null
+          previous_secret_until: string | null
+          secret_ciphertext: string
+          secret_key_id: string
+          updated_at: string
+          url: string
+        }
+        Insert: {
+          created_at?: string
+          created_by?: string | null
+          disabled_at?: string | null
+          disabled_reason?: string | null
+          enabled?: boolean
+          events?: string[] | null
+          id?: string
+          org_id: string
+          previous_secret_ciphertext?: string | null
+          previous_secret_key_id?: string | null
+          previous_secret_until?: string | null
+          secret_ciphertext: string
+          secret_key_id: string
+          updated_at?: string
+          url: string
+        }
+        Update: {
+          created_at?: string
+          created_by?: string | null
+          disabled_at?: string | null
+          disabled_reason?: string | null
+          enabled?: boolean
+          events?: string[] | null
+          id?: string
+          org_id?: string
+          previous_secret_ciphertext?: string | null
+          previous_secret_key_id?: string | null
+          previous_secret_until?: string | null
+          secret_ciphertext?: string
+          secret_key_id?: string
+          updated_at?: string
+          url?: string
+        }
+        Relationships: [
+          {
+            foreignKeyName: "webhook_endpoints_org_id_fkey"
+            columns: ["org_id"]
+            referencedRelation: "organizations"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
     }
     Views: {
       [_ in never]: never
@@ -929,6 +993,10 @@ export type Database = {
         }
         Returns: Json
       }
+      einv_events_prune: {
+        Args: { p_keep_days: number; p_limit: number }
+        Returns: Json
+      }
       einv_idempotency_begin: {
         Args: {
           p_key: string
@@ -1070,6 +1138,48 @@ export type Database = {
           p_xml_path: string
         }
         Returns: Json
+      }
+      einv_webhook_get: {
+        Args: { p_org_id: string; p_webhook_id: string }
+        Returns: Json
+      }
+      einv_webhook_pick: {
+        Args: { p_lease_seconds: number; p_limit: number; p_org_id: string }
+        Returns: Json
+      }
+      einv_webhook_record: {
+        Args: { p_attempt: number; p_delivery_id: number; p_outcome: Json }
+        Returns: Json
+      }
+      einv_webhook_save: {
+        Args: {
+          p_actor_id: string
+          p_create: boolean
+          p_enabled: boolean
+          p_events: Json
+          p_events_given: boolean
+          p_max_endpoints: number
+          p_org_id: string
+          p_secret_ciphertext: string
+          p_secret_key_id: string
+          p_url: string
+          p_webhook_id: string
+        }
+        Returns: Json
+      }
+      einv_webhook_secret_list: {
+        Args: { p_after: string; p_limit: number }
+        Returns: Json
+      }
+      einv_webhook_secret_reseal: {
+        Args: {
+          p_ciphertext: string
+          p_expected_ciphertext: string
+          p_id: string
+          p_key_id: string
+          p_previous: boolean
+        }
+        Returns: boolean
       }
     }
     Enums: {

@@ -9,6 +9,7 @@
  *   const { data, replayed } = await einvoicing.deliver({ org_id, invoice_id }, { withMeta: true });
  *   const { pdf, filename } = await einvoicing.downloadRepresentation({ org_id, invoice_id });
  *   const { xml } = await einvoicing.downloadAttachedDocument({ org_id, invoice_id });
+ *   const stop = einvoicing.onDocumentStatus(org_id, (event) => refetch(event.document_id));
  *
  * Every call carries an Idempotency-Key (the caller's, or one it makes) and is retried with it after
  * no answer or a 429/503 (./invoke.ts, ./retry.ts). It is the package `@einvoicing/client`
@@ -19,6 +20,12 @@
 import { type ClientErrorCode, EinvoicingError } from "./error.ts";
 import { type CallOptions, invokeRoute, type SupabaseLike, type WithMeta } from "./invoke.ts";
 import type { operations } from "./openapi.ts";
+import {
+  type DocumentStatusEvent,
+  onDocumentStatus,
+  type RealtimeLike,
+  type StatusOptions,
+} from "./realtime.ts";
 import type { RetryOptions } from "./retry.ts";
 import type { RouteErrorCodes } from "./route-errors.ts";
 
@@ -32,6 +39,15 @@ export {
   type ErrorDetail,
 } from "./error.ts";
 export type { CallOptions, SupabaseLike, WithMeta } from "./invoke.ts";
+export type {
+  DocumentEventType,
+  DocumentStatusEvent,
+  RealtimeChannelLike,
+  RealtimeLike,
+  StatusOptions,
+  SubscribeStatus,
+} from "./realtime.ts";
+export { documentsTopic, STATUS_EVENT } from "./realtime.ts";
 export type { RetryOptions } from "./retry.ts";
 export type { RouteErrorCodes } from "./route-errors.ts";
 
@@ -68,6 +84,10 @@ export type IntegrationSaveRequest = Body<"integrationsSave">;
 export type IntegrationSaveResponse = Answer<"integrationsSave">;
 export type CreditNoteDeliverRequest = Body<"creditNotesDeliver">;
 export type CreditNoteDeliverResponse = Answer<"creditNotesDeliver">;
+export type WebhookSaveRequest = Body<"webhooksSave">;
+export type WebhookSaveResponse = Answer<"webhooksSave">;
+export type WebhookTestRequest = Body<"webhooksTest">;
+export type WebhookTestResponse = Answer<"webhooksTest">;
 /** The result codes a per-document answer carries (docs/api.md, "Result codes"), by kind of answer. */
 export type TransmissionCode = TransmitResponse["results"][number]["code"];
 export type RefreshCode = RefreshResponse["code"];
@@ -91,6 +111,8 @@ export const ROUTES = {
   "creditNotes.deliver": "credit-notes/deliver",
   "integrations.test": "integrations/test",
   "integrations.save": "integrations/save",
+  "webhooks.save": "webhooks/save",
+  "webhooks.test": "webhooks/test",
 } as const;
 
 /** A method's name (`transmit`, `creditNotes.reissue`): each calls the route ROUTES names. */
@@ -145,6 +167,22 @@ export interface EinvoicingClient {
     test: Call<IntegrationTestRequest, IntegrationTestResponse>;
     save: Call<IntegrationSaveRequest, IntegrationSaveResponse>;
   };
+  webhooks: {
+    /** Creates or changes an endpoint (admin); the `whsec_…` secret only when created or rotated. */
+    save: Call<WebhookSaveRequest, WebhookSaveResponse>;
+    /** Sends a signed ping to an endpoint (admin). */
+    test: Call<WebhookTestRequest, WebhookTestResponse>;
+  };
+  /**
+   * Every status change of the organization's invoices, credit notes and deliveries, pushed over its
+   * private Realtime channel while subscribed (./realtime.ts); answers the function that leaves it.
+   * Needs a supabase-js client (its `channel` and `realtime`).
+   */
+  onDocumentStatus(
+    orgId: string,
+    handler: (event: DocumentStatusEvent) => void,
+    options?: StatusOptions,
+  ): () => Promise<void>;
 }
 
 export interface ClientOptions {
@@ -155,7 +193,7 @@ export interface ClientOptions {
 }
 
 export function createEinvoicingClient(
-  supabase: SupabaseLike,
+  supabase: SupabaseLike & Partial<RealtimeLike>,
   options: ClientOptions = {},
 ): EinvoicingClient {
   const functionName = options.functionName ?? "einvoicing";
@@ -232,6 +270,17 @@ export function createEinvoicingClient(
     integrations: {
       test: call(ROUTES["integrations.test"]),
       save: call(ROUTES["integrations.save"]),
+    },
+    webhooks: {
+      save: call(ROUTES["webhooks.save"]),
+      test: call(ROUTES["webhooks.test"]),
+    },
+    onDocumentStatus(orgId, handler, statusOptions) {
+      const { channel, removeChannel, realtime } = supabase;
+      if (!channel || !removeChannel || !realtime) {
+        throw new TypeError("onDocumentStatus needs a supabase-js client: its channel() and realtime");
+      }
+      return onDocumentStatus(supabase as RealtimeLike, orgId, handler, statusOptions);
     },
   };
 }

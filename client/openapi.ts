@@ -224,8 +224,145 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or change a webhook endpoint, at most 10 per organization (admin)
+         * @description Roles: admin.
+         */
+        post: operations["webhooksSave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed ping to a webhook endpoint (admin)
+         * @description Roles: admin.
+         */
+        post: operations["webhooksTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    documentStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A status changed (an invoice, a credit note, a delivery, a credential)
+         * @description Sent to each enabled endpoint of the organization that takes the event's type, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`; docs/api.md, "Events"). At least once, in order per document; the same `webhook-id` on every retry. The same event (`data`) is broadcast on the organization's private Realtime channel `org:<org_id>:documents`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "invoice.transmitida",
+                     *       "timestamp": "2026-11-25T14:03:27.512204Z",
+                     *       "data": {
+                     *         "id": "evt_18342",
+                     *         "type": "invoice.transmitida",
+                     *         "org_id": "11111111-1111-4111-8111-111111111111",
+                     *         "kind": "invoice",
+                     *         "document_id": "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35",
+                     *         "status": "transmitida",
+                     *         "code": "accepted",
+                     *         "occurred_at": "2026-11-25T14:03:27.512204Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The event's type.
+                         * @enum {string}
+                         */
+                        type: "invoice.pendiente" | "invoice.en_proceso" | "invoice.transmitida" | "invoice.error" | "credit_note.en_proceso" | "credit_note.emitida" | "credit_note.error" | "credit_note.descartada" | "delivery.enviada" | "delivery.error" | "credential.saved" | "credential.rejected";
+                        /** @description When the event happened (not when it was sent). */
+                        timestamp: string;
+                        data: {
+                            /** @description `evt_<n>`; n grows with every event, so one document's events sort by it. Also the message's `webhook-id`: the same on every retry. */
+                            id: string;
+                            /**
+                             * @description `<kind>.<status>` (docs/api.md, "Events").
+                             * @enum {string}
+                             */
+                            type: "invoice.pendiente" | "invoice.en_proceso" | "invoice.transmitida" | "invoice.error" | "credit_note.en_proceso" | "credit_note.emitida" | "credit_note.error" | "credit_note.descartada" | "delivery.enviada" | "delivery.error" | "credential.saved" | "credential.rejected";
+                            /** @description The organization. */
+                            org_id: string;
+                            /**
+                             * @description What changed.
+                             * @enum {string}
+                             */
+                            kind: "invoice" | "credit_note" | "delivery" | "credential";
+                            /** @description The invoice, credit note or delivery (the `deliveries` row); for a credential, its company. */
+                            document_id: string;
+                            /** @description The new status. */
+                            status: string;
+                            /** @description The outcome's result code (docs/api.md, "Result codes"), or a credential's code. */
+                            code: ("accepted" | "rejected" | "validation_pending" | "outcome_unknown" | "check_failed" | "credential_required" | "not_sent_retry" | "provider_refused" | "already_transmitted" | "reissue_required" | "in_progress" | "not_found" | "never_received" | "unknown_to_provider" | "replaced" | "sent" | "delivery_rejected" | "delivery_failed" | "already_sent" | "delivery_in_progress" | "verified" | "unverified" | "refused_url") | null;
+                            /** @description When the change was written (ISO 8601, UTC). */
+                            occurred_at: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Taken. Any other status (or none within the timeout) is retried. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Error: {
@@ -1620,6 +1757,174 @@ export interface operations {
             502: components["responses"]["Error502-provider_error"];
             503: components["responses"]["Error503-database_unavailable-service_unavailable"];
             504: components["responses"]["Error504-provider_timeout"];
+        };
+    };
+    webhooksSave: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key with the same body within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) without doing the work twice; with another body, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "url": "https://app.example.com/hooks/einvoicing",
+                 *       "events": [
+                 *         "invoice.transmitida",
+                 *         "invoice.error",
+                 *         "credit_note.emitida",
+                 *         "credit_note.error"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
+                    org_id: string;
+                    /**
+                     * Format: uuid
+                     * @description The endpoint to change; left out, a new endpoint is created.
+                     */
+                    webhook_id?: string;
+                    /** @description Where messages are POSTed: https, no userinfo, query or fragment, a host that resolves to public addresses only. Required for a new endpoint. */
+                    url?: string;
+                    /** @description The event types sent to it (docs/api.md, "Events"); null: every type. Left out: every type for a new endpoint, unchanged otherwise. */
+                    events?: ("invoice.pendiente" | "invoice.en_proceso" | "invoice.transmitida" | "invoice.error" | "credit_note.en_proceso" | "credit_note.emitida" | "credit_note.error" | "credit_note.descartada" | "delivery.enviada" | "delivery.error" | "credential.saved" | "credential.rejected")[] | null;
+                    /** @description false stops sending (what was pending is given up); true sends again from now on. Left out: enabled for a new endpoint, unchanged otherwise. */
+                    enabled?: boolean;
+                    /** @description true: a new secret, answered once; the old one keeps signing beside it for 24 hours. Only with webhook_id. */
+                    rotate_secret?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "3e1f5a7c-9b2d-4e6f-8a0c-2b4d6f8a0c1e",
+                     *       "url": "https://app.example.com/hooks/einvoicing",
+                     *       "events": [
+                     *         "invoice.transmitida",
+                     *         "invoice.error",
+                     *         "credit_note.emitida",
+                     *         "credit_note.error"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "secret": "whsec_ZXhhbXBsZS1vbmx5LW5ldmVyLWEtcmVhbC1zZWNyZXQ="
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The endpoint (admins read it in `webhook_endpoints`). */
+                        webhook_id: string;
+                        /** @description The url as stored, normalised. */
+                        url: string;
+                        /** @description The event types sent; null: every type. */
+                        events: ("invoice.pendiente" | "invoice.en_proceso" | "invoice.transmitida" | "invoice.error" | "credit_note.en_proceso" | "credit_note.emitida" | "credit_note.error" | "credit_note.descartada" | "delivery.enviada" | "delivery.error" | "credential.saved" | "credential.rejected")[] | null;
+                        /** @description Whether messages are sent to it. */
+                        enabled: boolean;
+                        /** @description Why the service disabled it (it answered 410 Gone, or its messages failed for 3 days); null when enabled or disabled by an admin. */
+                        disabled_reason: string | null;
+                        /** @description The `whsec_…` signing secret, only when the endpoint was created or its secret rotated: keep it, it is never answered again. */
+                        secret?: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule"];
+            500: components["responses"]["Error500-internal_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
+        };
+    };
+    webhooksTest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key with the same body within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) without doing the work twice; with another body, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "webhook_id": "3e1f5a7c-9b2d-4e6f-8a0c-2b4d6f8a0c1e"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
+                    org_id: string;
+                    /**
+                     * Format: uuid
+                     * @description An endpoint of this organization.
+                     */
+                    webhook_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "status": 204,
+                     *       "message": "The endpoint took the ping (HTTP 204)."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Whether the endpoint answered 2xx. */
+                        ok: boolean;
+                        /** @description The endpoint's HTTP status; null when none came. */
+                        status: number | null;
+                        /** @description What happened, for a person to read (never the endpoint's words). */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule"];
+            500: components["responses"]["Error500-internal_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
         };
     };
 }

@@ -177,4 +177,30 @@ export interface RouteErrorCodes {
     | "unauthenticated"
     | "unsupported_media_type"
     | "validation_failed";
+  "webhooks/save":
+    | "business_rule"
+    | "database_unavailable"
+    | "forbidden"
+    | "idempotency_conflict"
+    | "internal_error"
+    | "invalid_json"
+    | "not_found"
+    | "payload_too_large"
+    | "service_unavailable"
+    | "unauthenticated"
+    | "unsupported_media_type"
+    | "validation_failed";
+  "webhooks/test":
+    | "business_rule"
+    | "database_unavailable"
+    | "forbidden"
+    | "idempotency_conflict"
+    | "internal_error"
+    | "invalid_json"
+    | "not_found"
+    | "payload_too_large"
+    | "service_unavailable"
+    | "unauthenticated"
+    | "unsupported_media_type"
+    | "validation_failed";
 }

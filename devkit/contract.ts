@@ -25,8 +25,11 @@ export const CONTRACT_ROUTES = [
   "/transmit",
 ];
 
-/** The routes DESIGN §4 adds beyond the contract's ten: a buyer is owed every note as every invoice. */
-export const DESIGN_ROUTES = ["/credit-notes/deliver"];
+/**
+ * The routes the design adds beyond the contract's ten: a buyer is owed every note as every invoice
+ * (DESIGN §4), and an org's webhook endpoints (DESIGN §11).
+ */
+export const DESIGN_ROUTES = ["/credit-notes/deliver", "/webhooks/save", "/webhooks/test"];
 
 /** Every route the API answers, sorted: the contract's and the design's. */
 export const API_ROUTES = [...CONTRACT_ROUTES, ...DESIGN_ROUTES].sort();

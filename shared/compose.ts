@@ -3,6 +3,7 @@
  * transport and which keys are used; operations receive what it builds.
  */
 import { createTokenVerifier } from "./auth/jwt.ts";
+import { createBackground } from "./background.ts";
 import { type Config, ConfigError, type Env, loadConfig } from "./config.ts";
 import { RememberedFingerprints } from "./core/documents/remembered-fingerprints.ts";
 import type { DianNumbering } from "./core/integrations/dian-numbering.ts";
@@ -56,6 +57,7 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
     dianNumbering: overrides.dianNumbering ?? dianNumbering,
     dianTaxAdapter: overrides.dianTaxAdapter ?? dianTaxAdapter,
     pdfFingerprints: new RememberedFingerprints(),
+    background: createBackground(logger),
   };
 }
 

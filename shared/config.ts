@@ -96,6 +96,10 @@ const EnvSchema = z.object({
   EINV_DELIVER_LIMIT_PER_ORG: z.coerce.number().int().min(1).max(100_000).default(300),
   /** /deliver: the sliding window both limits count over. */
   EINV_DELIVER_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
+  /** A webhook endpoint's answer is awaited this long (Standard Webhooks suggests 15 to 30 s). */
+  EINV_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(15_000),
+  /** Webhook messages sent at once by one drain (after a request, or in a reconcile run). */
+  EINV_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(50).default(8),
   /** The software printed on every PDF, as DIAN requires (shared/fiscal/co/software.ts). */
   EINV_SOFTWARE_NAME: z.string().trim().min(1).max(100).default(DEMO_SOFTWARE.name),
   EINV_SOFTWARE_MAKER: z.string().trim().min(1).max(200).default(DEMO_SOFTWARE.maker),
@@ -146,6 +150,8 @@ export interface Config {
   deliver: { perDocument: number; perOrganization: number; windowSeconds: number };
   /** The issuing software and its maker, printed on every PDF. */
   software: SoftwareMaker;
+  /** Webhook messages (their urls follow `providers.allowPrivateUrls`). */
+  webhooks: { timeoutMs: number; concurrency: number };
   reconcile: {
     /** Absent: the reconcile function refuses to start. A secret. */
     secret: string | undefined;
@@ -231,6 +237,7 @@ export function loadConfig(env: Env): Config {
       maker: e.EINV_SOFTWARE_MAKER,
       makerNit: e.EINV_SOFTWARE_MAKER_NIT,
     },
+    webhooks: { timeoutMs: e.EINV_WEBHOOK_TIMEOUT_MS, concurrency: e.EINV_WEBHOOK_CONCURRENCY },
     reconcile: {
       secret: e.EINV_RECONCILE_SECRET,
       budgetMs: e.EINV_RECONCILE_BUDGET_MS,

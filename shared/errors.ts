@@ -85,6 +85,27 @@ export class BusinessRuleError extends DomainError {
   readonly code = "business_rule";
 }
 
+/**
+ * A field of the request the operation refuses after the schema passed it (a url the policy refuses,
+ * a field of the other credential mode, a certificate too costly to open): answered like a schema
+ * failure, 400 with details naming the field, and nothing is sent.
+ */
+export class FieldError extends DomainError {
+  readonly code = "validation_failed";
+  readonly details: ErrorDetail[];
+  constructor(field: string, message: string, more: ErrorDetail[] = []) {
+    super(message);
+    this.details = [{ field, message }, ...more];
+  }
+}
+
+/** A `url` the caller gave that the URL policy refuses (a provider's, a webhook's). */
+export class RefusedUrlError extends FieldError {
+  constructor(message: string) {
+    super("url", message);
+  }
+}
+
 /** Too many requests of a kind: the caller may try again after `retryAfterSeconds`. */
 export class RateLimitedError extends DomainError {
   readonly code = "rate_limited";
@@ -116,6 +137,10 @@ const UNAVAILABLE: ReadonlySet<ErrorCode> = new Set(["service_unavailable", "dat
 /** Turns anything thrown into the API error the caller sees; unknown errors become a bare 500. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof FieldError) {
+    const { details } = error;
+    return new ApiError("validation_failed", "The request body is not valid.", { details, cause: error });
+  }
   if (error instanceof DomainError) {
     const message = UNAVAILABLE.has(error.code)
       ? "The service is temporarily unavailable. Try again shortly."

@@ -131,6 +131,7 @@ export const create = operation({
   input: CreditNoteRequest,
   output: CreditNoteResponse,
   roles: DOCUMENT_ROLES,
+  announces: true, // its changes go to the org's webhooks right after the answer
   errors: ["not_found", "invalid_state", "business_rule"],
   example: {
     request: {

@@ -17,6 +17,7 @@ export const reissue = operation({
   input: ReissueRequest,
   output: CreditNoteResponse,
   roles: DOCUMENT_ROLES,
+  announces: true, // its changes go to the org's webhooks right after the answer
   errors: ["not_found", "invalid_state"],
   example: {
     request: { org_id: EXAMPLE.org_id, credit_note_id: EXAMPLE.credit_note_id },

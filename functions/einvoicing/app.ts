@@ -1,5 +1,5 @@
 /**
- * The `einvoicing` function's app: the shared pipeline, then the three route groups. Supabase hands
+ * The `einvoicing` function's app: the shared pipeline, then the route groups. Supabase hands
  * the function its path with the function name first (`/einvoicing/transmit`), hence `basePath`; a
  * server that hands it on unchanged (the local one: `/functions/v1/einvoicing/transmit`) says where
  * it is mounted, so the request need not be copied to rewrite its URL.
@@ -19,6 +19,7 @@ import {
 import { creditNoteOperations } from "../credit-notes/routes.ts";
 import { integrationOperations } from "../integrations/routes.ts";
 import { invoiceOperations } from "../invoices/routes.ts";
+import { webhookOperations } from "../webhooks/routes.ts";
 
 export const FUNCTION_NAME = "einvoicing";
 
@@ -27,6 +28,7 @@ export const ROUTE_GROUPS: readonly { name: string; prefix: string; operations: 
   { name: "Invoices", prefix: "", operations: invoiceOperations },
   { name: "Credit notes", prefix: "/credit-notes", operations: creditNoteOperations },
   { name: "Integrations", prefix: "/integrations", operations: integrationOperations },
+  { name: "Webhooks", prefix: "/webhooks", operations: webhookOperations },
 ];
 
 /** The pipeline every route runs behind, without routes: the app below and tests mount on it. */

@@ -1,11 +1,8 @@
 /**
- * The fields both integration routes take, with their bounds, and how a field the operation refuses
- * is answered (400 naming it, like a schema failure: a url the policy refuses, a field of the other
- * mode). Only the two routes of this group import it.
+ * The fields both integration routes take, with their bounds. Only the two routes of this group
+ * import it.
  */
 import { z } from "zod";
-import { FieldError } from "../../shared/core/integrations/check.ts";
-import { fail } from "../../shared/http/errors.ts";
 import { orgScoped, uuid } from "../../shared/http/route.ts";
 import { Environment } from "../../shared/providers/protocol.ts";
 
@@ -175,19 +172,4 @@ function depthOf(value: unknown, limit: number): number {
     for (const child of Object.values(item)) stack.push([child, depth + 1]);
   }
   return deepest;
-}
-
-/**
- * Runs the operation; a field it refuses (a url the policy refused, a field of the other mode, DIAN
- * mode's settings, a certificate file too costly to open) is a 400 whose details name the field.
- */
-export async function refusingFields<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof FieldError) {
-      fail("validation_failed", "The request body is not valid.", { details: error.details });
-    }
-    throw error;
-  }
 }

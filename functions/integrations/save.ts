@@ -20,7 +20,6 @@ import {
   KEY_DESCRIPTION,
   ProviderServiceName,
   ProviderUrl,
-  refusingFields,
   SETTINGS_DESCRIPTION,
   Settings,
   SoftwarePin,
@@ -59,6 +58,7 @@ export const integrationSave = operation({
   input: IntegrationSaveRequest,
   output: IntegrationSaveResponse,
   roles: ADMIN_ONLY,
+  announces: true, // its changes go to the org's webhooks right after the answer
   errors: ["not_found", "business_rule", ...PROVIDER_ERRORS],
   example: {
     summary: "A provider key",
@@ -104,5 +104,5 @@ export const integrationSave = operation({
       },
     },
   },
-  handle: (input, ctx) => refusingFields(() => saveCredential({ input, ctx: integrationContext(ctx) })),
+  handle: (input, ctx) => saveCredential({ input, ctx: integrationContext(ctx) }),
 });

@@ -1,7 +1,8 @@
 /**
  * The `reconcile` function's app: one POST, opened only by `Authorization: Bearer
  * <EINV_RECONCILE_SECRET>` (compared in constant time), which runs one reconcile pass and answers
- * `{ run_id, picked, settled, still_open, deliveries_retried, took_ms }`. No user token opens it, and
+ * `{ run_id, picked, settled, still_open, deliveries_retried, webhooks_delivered, webhooks_failed,
+ * took_ms }`. No user token opens it, and
  * the einvoicing function neither mounts it nor accepts its secret.
  */
 import { Hono } from "hono";
@@ -33,7 +34,7 @@ export function createReconcileApp(deps: AppDeps, { mountedAt = "" }: Mounting =
   });
   app.post("/", async (c) => {
     const serviceDb = deps.db.asService();
-    const { reconcile: settings, providers } = deps.config;
+    const { reconcile: settings, providers, webhooks } = deps.config;
     const result = await reconcile({
       ctx: {
         serviceDb,
@@ -41,6 +42,13 @@ export function createReconcileApp(deps: AppDeps, { mountedAt = "" }: Mounting =
         documents: deps.documents,
         software: deps.config.software,
         log: c.get("log"),
+        webhooks: {
+          secretBox: deps.secretBox,
+          egress: deps.egress,
+          allowPrivateUrls: providers.allowPrivateUrls,
+          timeoutMs: webhooks.timeoutMs,
+          concurrency: webhooks.concurrency,
+        },
       },
       options: {
         budgetMs: settings.budgetMs,

@@ -5,6 +5,18 @@
  * with `pg_proc`, so a renamed argument or a changed grant fails a test, not a request — and the
  * types the transports are called with (`ApiFunctions`) are derived from the same entries.
  */
+
+import { events } from "./catalogue-events.ts";
+import {
+  type ApiFunction,
+  arg,
+  authenticated,
+  bool,
+  num,
+  service,
+  type signature,
+  str,
+} from "./catalogue-kit.ts";
 import type {
   ClaimEntry,
   CredentialRow,
@@ -20,40 +32,7 @@ import type {
   RepresentationRow,
 } from "./rows.ts";
 
-declare const argumentType: unique symbol;
-declare const signature: unique symbol;
-
-/** One argument of a function: its name is its key in the function's list, its type `T`. */
-interface Arg<T> {
-  readonly [argumentType]: T;
-}
-
-/** An argument of type `T`; nothing at run time but its place in the list. */
-const arg = <T>(): Arg<T> => ({}) as Arg<T>;
-const str = arg<string>();
-const num = arg<number>();
-const bool = arg<boolean>();
-
-type Grantee = "authenticated" | "service_role";
-
-/** A database API function: at run time its grantee and argument names; for the compiler its types. */
-export interface ApiFunction<Args, Result> {
-  role: Grantee;
-  /** The argument names, in the function's order. */
-  args: readonly string[];
-  readonly [signature]: { args: Args; result: Result };
-}
-
-type ArgTypes<A> = { [K in keyof A]: A[K] extends Arg<infer T> ? T : never };
-
-/** `service({ p_x: str, … }).returns<R>()`: a function granted to `service_role`. */
-const grantedTo =
-  (role: Grantee) =>
-  <A extends Record<string, Arg<unknown>>>(args: A) => ({
-    returns: <R>() => ({ role, args: Object.keys(args) }) as unknown as ApiFunction<ArgTypes<A>, R>,
-  });
-const service = grantedTo("service_role");
-const authenticated = grantedTo("authenticated");
+export type { ApiFunction } from "./catalogue-kit.ts";
 
 /**
  * `<F>_authorized`: the call `F`, made only when `p_user_id` is a member of the org with one of
@@ -477,6 +456,7 @@ export const CATALOGUE = {
   ...idempotency,
   ...reconcile,
   ...records,
+  ...events,
 };
 
 /** Each function's argument and result types, as the transports are called with them. */

@@ -9,6 +9,7 @@ const NOUNS: Record<string, string> = {
   invoice: "invoice",
   credit_note: "credit note",
   credential: "credential",
+  webhook: "webhook endpoint",
 };
 
 const SENTENCES: Record<string, (noun: string, value: string) => string> = {
@@ -25,6 +26,9 @@ const SENTENCES: Record<string, (noun: string, value: string) => string> = {
   delivery_already_retried: () => "This delivery was already tried again; that newer attempt carries on.",
   incomplete_credential: () => "A credential is saved with its url, settings and sealed key together.",
   unknown_event: () => "Unknown kind of credential event.",
+  too_many_webhooks: (_, max) =>
+    `An organization has at most ${max} webhook endpoints; change or disable one instead.`,
+  incomplete_webhook: () => "A new webhook endpoint is saved with its url and sealed secret together.",
   idempotency_body_differs: () =>
     "This Idempotency-Key was already used on this route with a different body; use a new key for a new request.",
   idempotency_in_flight: () =>

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { VerifiedClaims } from "../auth/jwt.ts";
+import type { Background } from "../background.ts";
 import type { Config } from "../config.ts";
 import type { RememberedFingerprints } from "../core/documents/remembered-fingerprints.ts";
 import type { DianNumbering } from "../core/integrations/dian-numbering.ts";
@@ -31,6 +32,8 @@ export interface AppDeps {
   dianTaxAdapter: DianTaxAdapterHook;
   /** The PDFs this process fingerprinted, so a current one is answered without reading it whole. */
   pdfFingerprints: RememberedFingerprints;
+  /** Work started by a request that its answer does not wait for (webhook messages). */
+  background: Background;
 }
 
 /** Hono's environment for our app: the dependencies and what the pipeline learns per request. */

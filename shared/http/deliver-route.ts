@@ -64,6 +64,7 @@ export function deliverRoute<F extends string>({
       input: request,
       output: response,
       roles: DOCUMENT_ROLES,
+      announces: true, // its changes go to the org's webhooks right after the answer
       // rate_limited (in PROVIDER_ERRORS) is also the route's own hourly limits
       errors: ["not_found", "invalid_state", "business_rule", ...PROVIDER_ERRORS],
       example: {

@@ -64,6 +64,7 @@ export function refreshRoute<F extends string, A extends "transmitida" | "emitid
       input: request,
       output: response,
       roles: DOCUMENT_ROLES,
+      announces: true, // its changes go to the org's webhooks right after the answer
       firstCallAuthorizes: true, // reading the document checks the membership
       errors: ["not_found", "invalid_state", "business_rule", ...PROVIDER_ERRORS],
       example: {

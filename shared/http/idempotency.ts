@@ -71,7 +71,9 @@ export async function idempotent(
   c: Context<AppEnv>,
   scope: IdempotencyScope,
   handle: () => Promise<unknown>,
+  options: { sealed?: boolean } = {},
 ): Promise<Response> {
+  const kept = keptAnswers(c, scope, options.sealed === true);
   const where = { p_org_id: scope.orgId, p_route: scope.route, p_key: scope.key };
   // Keyed with a server secret: a body may hold a provider key (/integrations/save), and a plain
   // hash of it stored beside the answer would let whoever reads the table test guesses offline.
@@ -80,7 +82,8 @@ export async function idempotent(
     canonicalJson(c.get("body")),
   );
   const begun = await scope.db.call("einv_idempotency_begin", { ...where, p_request_hash: requestHash });
-  if (begun.outcome === "replay") return replay(c, begun.status, begun.response);
+  if (begun.outcome === "replay")
+    return replay(c, begun.status, await kept.open(begun.status, begun.response));
   if (begun.outcome === "conflict") {
     fail("idempotency_conflict", reasonSentence(begun.reason, null) ?? begun.reason);
   }
@@ -115,10 +118,33 @@ export async function idempotent(
     }
     throw error;
   }
-  // Route answers never hold a secret (no provider key, technical key or PIN is ever answered), so
-  // keeping one in the database, readable by the service only, adds no exposure.
-  await finish(200, result);
+  // Route answers hold no secret (no provider key, technical key or PIN is ever answered), so
+  // keeping one in the database, readable by the service only, adds no exposure; the one that does
+  // (a webhook's signing secret, answered once) is kept sealed like every stored secret.
+  await finish(200, await kept.seal(result));
   return c.json(result as object, 200);
+}
+
+/**
+ * How a 2xx answer is kept: as it is, or sealed (AES-256-GCM under the credentials key, bound to the
+ * org, the route and the key), and opened again for a replay.
+ */
+function keptAnswers(c: Context<AppEnv>, scope: IdempotencyScope, sealed: boolean) {
+  const box = c.get("deps").secretBox;
+  const identity = {
+    org_id: scope.orgId,
+    company_id: scope.key,
+    service: "idempotent-answer",
+    environment: scope.route,
+  };
+  return {
+    seal: async (answer: unknown): Promise<unknown> =>
+      sealed ? { sealed: await box.seal(JSON.stringify(answer), identity) } : answer,
+    open: async (status: number, stored: unknown): Promise<unknown> =>
+      sealed && status >= 200 && status < 300
+        ? JSON.parse(await box.open((stored as { sealed: string }).sealed, identity))
+        : stored,
+  };
 }
 
 function replay(c: Context<AppEnv>, status: number, response: unknown): Response {

@@ -18,6 +18,16 @@ export interface ContractSource {
   version: string;
   /** The route groups with their operations loaded (./lazy.ts `loadGroup`). */
   groups: readonly { name: string; prefix: string; operations: Readonly<Record<string, Operation>> }[];
+  /** What the service POSTs to its webhook endpoints, by name (OpenAPI 3.1 `webhooks`). */
+  webhooks?: Readonly<Record<string, WebhookContract>>;
+}
+
+/** A message the service sends to a receiver: its body and an example. */
+export interface WebhookContract {
+  summary: string;
+  description: string;
+  body: z.ZodType;
+  example: unknown;
 }
 
 /** What each HTTP status means, for the reference page. */
@@ -72,6 +82,7 @@ export function buildOpenApi(source: ContractSource): Json {
     security: [{ bearerAuth: [], apikey: [] }],
     tags: source.groups.map((group) => ({ name: group.name })),
     paths,
+    ...(source.webhooks ? { webhooks: webhookObjects(source.webhooks) } : {}),
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -167,6 +178,34 @@ function operationObject(path: string, tag: string, contract: OperationContract,
     },
     responses,
   };
+}
+
+/** Each message a receiver gets, as a POST it must answer 2xx (anything else is retried). */
+function webhookObjects(webhooks: Readonly<Record<string, WebhookContract>>): Json {
+  return Object.fromEntries(
+    Object.entries(webhooks).map(([name, webhook]) => [
+      name,
+      {
+        post: {
+          summary: webhook.summary,
+          description: webhook.description,
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: schemaOf(webhook.body, "output"),
+                example: checkedExample(`webhook ${name}`, "message", webhook.body, webhook.example),
+              },
+            },
+          },
+          responses: {
+            "2XX": { description: "Taken. Any other status (or none within the timeout) is retried." },
+            "410": { description: "Gone: the endpoint is disabled at once." },
+          },
+        },
+      },
+    ]),
+  );
 }
 
 /** An error status carrying `codes`: the shared Error body with `code` narrowed, and one example per code. */

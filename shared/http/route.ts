@@ -13,6 +13,7 @@ import type { ErrorCode } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { createProviderDirectory, type ProviderDirectory } from "../providers/directory.ts";
 import type { DocumentStore } from "../storage/port.ts";
+import { announceChanges } from "./announce.ts";
 import { authorizationGate, type Role } from "./authorize.ts";
 import type { AppDeps, AppEnv } from "./context.ts";
 import { fail } from "./errors.ts";
@@ -117,9 +118,16 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
    * for handlers that reach the database, the store and the providers through their context alone.
    */
   firstCallAuthorizes?: boolean;
+  /**
+   * The handler may change a status, which queues events for the org's webhooks: they are sent right
+   * after the answer, in the background (./announce.ts).
+   */
+  announces?: boolean;
+  /** The answer holds a secret: the answer kept for an Idempotency-Key is sealed at rest. */
+  keepsSecrets?: boolean;
   handle: (input: z.output<S>, ctx: OperationContext) => Promise<z.input<R>>;
 }): Operation {
-  const { handle: _, firstCallAuthorizes: __, ...contract } = spec;
+  const { handle: _, firstCallAuthorizes: __, announces, keepsSecrets, ...contract } = spec;
   const handler: Handler<AppEnv> = async (c) => {
     const body = c.get("body");
     const parsed = validate(spec.input, body);
@@ -155,14 +163,20 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
       requestId: c.get("requestId"),
       log: c.get("log"),
     };
-    // Nothing is answered to a caller who was not checked: not a result, not an error.
+    // Nothing is answered to a caller who was not checked: not a result, not an error. Whatever
+    // the answer, a checked caller's changes are announced (a failed call may have changed some).
+    const announce = () => {
+      if (announces) announceChanges(deps, input.org_id, context.log);
+    };
     const handle = async () => {
       try {
         const result = await spec.handle(input, context);
         await gate.authorize();
+        announce();
         return result;
       } catch (error) {
         await gate.authorize();
+        announce();
         throw error;
       }
     };
@@ -171,7 +185,7 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
     // the route as Supabase hands it to the function, wherever a server mounts it
     const route = c.req.routePath.slice(c.get("mountedAt").length);
     const scope = { db: gate.serviceDb, orgId: input.org_id, route, key: idempotencyKey };
-    return idempotent(c, scope, handle);
+    return idempotent(c, scope, handle, { sealed: keepsSecrets === true });
   };
   return Object.assign(handler, { contract });
 }

@@ -39,17 +39,26 @@ export interface Egress {
 export async function reach(
   egress: Egress,
   url: URL,
-  options: { allowPrivate: boolean; timeoutMs: number },
+  options: { allowPrivate: boolean; timeoutMs: number; noun?: string },
 ): Promise<FetchLike> {
   if (options.allowPrivate) return egress.fetch;
   // cleared once resolved, so that the timer does not keep the signal and its listener (./deadline.ts)
   const { signal, stop } = deadline(options.timeoutMs);
   const addresses = await Promise.race([
-    resolveProviderUrl(url, { resolve: egress.resolve, signal }),
+    resolveProviderUrl(url, {
+      resolve: egress.resolve,
+      signal,
+      ...(options.noun ? { noun: options.noun } : {}),
+    }),
     new Promise<never>((_, reject) =>
       signal.addEventListener(
         "abort",
-        () => reject(new HostResolutionError(`the provider host ${url.hostname} did not resolve in time`)),
+        () =>
+          reject(
+            new HostResolutionError(
+              `the ${options.noun ?? "provider"} host ${url.hostname} did not resolve in time`,
+            ),
+          ),
         { once: true },
       ),
     ),

@@ -39,12 +39,13 @@ export class HostResolutionError extends Error {
  */
 export async function resolveProviderUrl(
   url: URL,
-  options: { resolve: Resolver; signal?: AbortSignal },
+  options: { resolve: Resolver; signal?: AbortSignal; noun?: string },
 ): Promise<string[]> {
+  const noun = options.noun ?? "provider";
   const literal = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   if (isIpLiteral(literal)) {
     if (!isPublicAddress(literal)) {
-      throw new UnsafeProviderUrlError("the provider url must point to a public host");
+      throw new UnsafeProviderUrlError(`the ${noun} url must point to a public host`);
     }
     return [literal];
   }
@@ -53,16 +54,16 @@ export async function resolveProviderUrl(
     addresses = await options.resolve(url.hostname.replace(/\.+$/, ""), options.signal);
   } catch (error) {
     if (error instanceof HostResolutionError) throw error;
-    throw new HostResolutionError(`the provider host ${url.hostname} could not be resolved`, {
+    throw new HostResolutionError(`the ${noun} host ${url.hostname} could not be resolved`, {
       cause: error,
     });
   }
   if (addresses.length === 0) {
-    throw new HostResolutionError(`the provider host ${url.hostname} has no address`);
+    throw new HostResolutionError(`the ${noun} host ${url.hostname} has no address`);
   }
   if (!addresses.every(isPublicAddress)) {
     throw new UnsafeProviderUrlError(
-      `the provider url's host ${url.hostname} resolves to an address that is not public`,
+      `the ${noun} url's host ${url.hostname} resolves to an address that is not public`,
     );
   }
   return addresses;
@@ -88,30 +89,35 @@ function isIpLiteral(host: string): boolean {
   return IPV4.test(host) || host.includes(":");
 }
 
-export function assertProviderUrl(raw: string, options: { allowPrivate: boolean }): URL {
+/**
+ * `raw` as a URL the policy allows, or UnsafeProviderUrlError saying why. `noun` names whose url it
+ * is in the message (default `provider`; webhooks pass `webhook`).
+ */
+export function assertProviderUrl(raw: string, options: { allowPrivate: boolean; noun?: string }): URL {
+  const noun = options.noun ?? "provider";
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new UnsafeProviderUrlError("the provider url is not a valid URL");
+    throw new UnsafeProviderUrlError(`the ${noun} url is not a valid URL`);
   }
   if (url.username || url.password)
-    throw new UnsafeProviderUrlError("the provider url must not carry credentials");
+    throw new UnsafeProviderUrlError(`the ${noun} url must not carry credentials`);
   // A query or fragment has no use (the provider calls resolve their paths against the url, which
   // drops both) and is where tokens get pasted: refused, so none is stored, logged or in an event.
   // `?` and `#` in the serialised url are only ever those delimiters, even when left empty.
   if (/[?#]/.test(url.href)) {
-    throw new UnsafeProviderUrlError("the provider url must not carry a query string or fragment");
+    throw new UnsafeProviderUrlError(`the ${noun} url must not carry a query string or fragment`);
   }
   if (options.allowPrivate) {
     if (url.protocol !== "https:" && url.protocol !== "http:") {
-      throw new UnsafeProviderUrlError("the provider url must be http(s)");
+      throw new UnsafeProviderUrlError(`the ${noun} url must be http(s)`);
     }
     return url;
   }
-  if (url.protocol !== "https:") throw new UnsafeProviderUrlError("the provider url must use https");
+  if (url.protocol !== "https:") throw new UnsafeProviderUrlError(`the ${noun} url must use https`);
   if (isPrivateHost(url.hostname)) {
-    throw new UnsafeProviderUrlError("the provider url must point to a public host");
+    throw new UnsafeProviderUrlError(`the ${noun} url must point to a public host`);
   }
   return url;
 }

@@ -120,3 +120,73 @@ end
 $$;
 
 grant execute on function storage.foldername(text), storage.filename(text) to anon, authenticated, service_role;
+
+-- ─── realtime ─────────────────────────────────────────────────────────────────────────────────────
+-- The part of Supabase Realtime's schema that "Broadcast from Database" and its authorization use,
+-- as the Realtime server's own migrations create it in every project (supabase/realtime,
+-- lib/realtime/tenants/repo/migrations/20260420000000_squash_migrations.ex at b125664343f6, and
+-- 20260604120000_add_messages_default_partition.ex at f6337af516fd): the messages table (partitioned
+-- by day; Realtime creates the day partitions, and a default one takes the rest), `realtime.topic()`,
+-- `realtime.send()`, their owner and grants, and RLS on. Realtime itself (the WebSocket server that
+-- reads these rows after commit and authorises joins: lib/realtime/tenants/authorization.ex) cannot
+-- run here; tests/db/realtime.test.ts reproduces its authorization check against these tables.
+do $$
+begin
+  if not exists (select 1 from pg_roles where rolname = 'supabase_realtime_admin') then
+    create role supabase_realtime_admin noinherit nologin noreplication;
+  end if;
+end $$;
+create schema if not exists realtime;
+
+create table if not exists realtime.messages (
+  topic text not null,
+  extension text not null,
+  payload jsonb,
+  event text,
+  private boolean default false,
+  updated_at timestamp without time zone default now() not null,
+  inserted_at timestamp without time zone default now() not null,
+  id uuid default gen_random_uuid() not null,
+  primary key (id, inserted_at)
+) partition by range (inserted_at);
+create table if not exists realtime.messages_default partition of realtime.messages default;
+create index if not exists messages_inserted_at_topic_index on only realtime.messages
+  using btree (inserted_at desc, topic) where extension = 'broadcast' and private is true;
+
+create or replace function realtime.topic() returns text
+language sql stable as $$
+  select nullif(current_setting('realtime.topic', true), '')::text;
+$$;
+
+-- Realtime's own, statement for statement: a failure is only a warning, never the caller's error.
+create or replace function realtime.send(payload jsonb, event text, topic text, private boolean default true)
+returns void
+language plpgsql as $$
+declare
+  generated_id uuid;
+  final_payload jsonb;
+begin
+  begin
+    generated_id := gen_random_uuid();
+    if payload ? 'id' then
+      final_payload := payload;
+    else
+      final_payload := jsonb_set(payload, '{id}', to_jsonb(generated_id));
+    end if;
+    execute format('SET LOCAL realtime.topic TO %L', topic);
+    insert into realtime.messages (id, payload, event, topic, private, extension)
+    values (generated_id, final_payload, event, topic, private, 'broadcast');
+  exception
+    when others then
+      raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
+  end;
+end;
+$$;
+
+alter table realtime.messages owner to supabase_realtime_admin;
+alter table realtime.messages_default owner to supabase_realtime_admin;
+alter function realtime.topic() owner to supabase_realtime_admin;
+alter function realtime.send(jsonb, text, text, boolean) owner to supabase_realtime_admin;
+grant usage on schema realtime to anon, authenticated, service_role, supabase_realtime_admin;
+grant select, insert, update on realtime.messages to anon, authenticated, service_role;
+alter table realtime.messages enable row level security;

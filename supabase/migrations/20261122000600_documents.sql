@@ -46,6 +46,14 @@ create table public.deliveries (
   status text not null default 'pendiente' check (status in ('pendiente', 'enviada', 'error')),
   message text,
   provider_reference text,
+  -- the outcome's result code (shared/core/documents/result-codes.ts), which its events carry: sent;
+  -- refused by the provider, which answered with its reference; or failed without one (the provider
+  -- failed or was never reached: retried by the reconcile job, or the message could not be built)
+  code text generated always as (case
+    when status = 'enviada' then 'sent'
+    when status = 'error' and provider_reference is not null then 'delivery_rejected'
+    when status = 'error' then 'delivery_failed'
+    else 'delivery_in_progress' end) stored,
   created_by uuid,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),

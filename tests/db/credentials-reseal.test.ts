@@ -14,8 +14,10 @@ import { saveDianCredential } from "../../devkit/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createTestCertificates } from "../../devkit/dian/certificates.ts";
 import { createTenant, type Tenant } from "../../devkit/factories.ts";
+import { createWebhookEndpoint } from "../../devkit/webhooks.ts";
 import { loadConfig } from "../../shared/config.ts";
 import { resealCredentials } from "../../shared/core/integrations/reseal.ts";
+import { resealWebhookSecrets } from "../../shared/core/webhooks/reseal.ts";
 import {
   createSecretBox,
   credentialsKeyId,
@@ -24,6 +26,7 @@ import {
 } from "../../shared/crypto/secret-box.ts";
 import type { DbScope } from "../../shared/db/port.ts";
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
+import { webhookSecretIdentity } from "../../shared/events/signature.ts";
 import { openDianCredential } from "../../shared/fiscal/co/dian/credential.ts";
 
 const newKey = () => randomBytes(32).toString("base64");
@@ -338,4 +341,47 @@ describe("npm run credentials:reseal", () => {
     expect(misconfigured.output).toMatch(/EINV_CREDENTIALS_PREVIOUS_KEYS/);
     expect(misconfigured.output).not.toContain(CURRENT);
   }, 60_000);
+});
+
+describe("re-sealing webhook secrets", () => {
+  it("puts each endpoint's secret, and the one a rotation replaced, under the current key; again: nothing", async () => {
+    const tenant = await createTenant(db);
+    const endpoint = await createWebhookEndpoint(db, old, tenant.org.id, "https://hooks.example.test/in");
+    const identity = webhookSecretIdentity(tenant.org.id, endpoint.id);
+    // a rotation under the old key left the first secret signing beside a second one
+    const second = "whsec_c2Vjb25kLXNlY3JldC1vZi10aGUtcm90YXRpb24tMTI=";
+    await db.superuser(
+      `update public.webhook_endpoints
+          set previous_secret_ciphertext = secret_ciphertext, previous_secret_key_id = secret_key_id,
+              previous_secret_until = now() + interval '1 day', secret_ciphertext = $2
+        where id = $1`,
+      [endpoint.id, await old.seal(second, identity)],
+    );
+    const first = await resealWebhookSecrets({ serviceDb: service, secretBox: rotated, pageSize: 1 });
+    expect(first.unopenable).toEqual([]);
+    expect(first.resealed).toBeGreaterThanOrEqual(2);
+    const [row] = await db.superuser<{
+      secret_ciphertext: string;
+      secret_key_id: string;
+      previous_secret_ciphertext: string;
+      previous_secret_key_id: string;
+    }>(
+      "select secret_ciphertext, secret_key_id, previous_secret_ciphertext, previous_secret_key_id from public.webhook_endpoints where id = $1",
+      [endpoint.id],
+    );
+    expect([row?.secret_key_id, row?.previous_secret_key_id]).toEqual([currentOnly.keyId, currentOnly.keyId]);
+    expect(await currentOnly.open(row?.secret_ciphertext ?? "", identity)).toBe(second);
+    expect(await currentOnly.open(row?.previous_secret_ciphertext ?? "", identity)).toBe(endpoint.secret);
+    const again = await resealWebhookSecrets({ serviceDb: service, secretBox: rotated });
+    expect(again).toMatchObject({ resealed: 0, changed_meanwhile: 0, unopenable: [] });
+    // a secret no configured key opens is listed, never guessed at
+    const strange = await createWebhookEndpoint(
+      db,
+      await createSecretBox(STRANGE),
+      tenant.org.id,
+      "https://x.test/in",
+    );
+    const report = await resealWebhookSecrets({ serviceDb: service, secretBox: rotated });
+    expect(report.unopenable).toEqual([{ webhook_id: strange.id, org_id: tenant.org.id, which: "current" }]);
+  });
 });

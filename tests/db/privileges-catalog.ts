@@ -15,7 +15,7 @@ export type Grants = Partial<Record<ApiRoleName, string>> & { rls?: boolean };
 /** The schemas the migrations create objects in; any other schema must be listed in KNOWN_SCHEMAS. */
 export const OUR_SCHEMAS = ["public", "einv_private"];
 /** Schemas that are not ours: PostgreSQL's, and the ones the Supabase bootstrap recreates. */
-export const KNOWN_SCHEMAS = ["auth", "storage", "information_schema", "pg_catalog", "pg_toast"];
+export const KNOWN_SCHEMAS = ["auth", "storage", "realtime", "information_schema", "pg_catalog", "pg_toast"];
 
 const RELATION_PRIVILEGES = ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"];
 const COLUMN_PRIVILEGES = ["SELECT", "INSERT", "UPDATE", "REFERENCES"];

@@ -36,6 +36,9 @@ const DECLARED: Record<string, Grants> = {
   "table einv_private.delivery_package_counters": { rls: false },
   "table einv_private.document_kinds": { rls: false },
   "table einv_private.idempotency_keys": { rls: true },
+  // the event outbox and its webhook deliveries (…_events.sql): the service's alone
+  "table einv_private.outbox": { rls: false },
+  "table einv_private.webhook_deliveries": { rls: false },
   "table einv_private.reconcile_leases": { rls: false },
   "table einv_private.reconcile_runs": { rls: false },
   "table public.companies": {
@@ -63,8 +66,17 @@ const DECLARED: Record<string, Grants> = {
   "table public.memberships": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
   "table public.organizations": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
   "table public.representations": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
+  // admins read their endpoints through RLS, every column but the sealed secrets
+  "table public.webhook_endpoints": {
+    rls: true,
+    authenticated:
+      "SELECT(id, org_id, url, events, enabled, disabled_reason, disabled_at, created_by, created_at, updated_at)",
+    service_role: "SELECT",
+  },
   // Sequences: nobody may move one (anon could setval the events' identity to its maximum).
   "sequence public.events_id_seq": {},
+  "sequence einv_private.outbox_id_seq": {},
+  "sequence einv_private.webhook_deliveries_id_seq": {},
   // Types: USAGE is PUBLIC's by default; harmless, as anon may not use einv_private at all.
   "type einv_private.lifecycle": { anon: "USAGE", authenticated: "USAGE", service_role: "USAGE" },
   // The database API: exactly one caller each; members only einv_caller_membership.
@@ -81,6 +93,14 @@ const DECLARED: Record<string, Grants> = {
   },
   "function public.einv_delivery_record(uuid, uuid, text, text, text)": { service_role: "EXECUTE" },
   "function public.einv_delivery_retry_later(uuid, uuid, uuid)": { service_role: "EXECUTE" },
+  "function public.einv_events_prune(integer, integer)": { service_role: "EXECUTE" },
+  "function public.einv_webhook_get(uuid, uuid)": { service_role: "EXECUTE" },
+  "function public.einv_webhook_pick(uuid, integer, integer)": { service_role: "EXECUTE" },
+  "function public.einv_webhook_record(bigint, integer, jsonb)": { service_role: "EXECUTE" },
+  "function public.einv_webhook_secret_list(uuid, integer)": { service_role: "EXECUTE" },
+  "function public.einv_webhook_secret_reseal(uuid, boolean, text, text, text)": { service_role: "EXECUTE" },
+  "function public.einv_webhook_save(uuid, uuid, boolean, text, jsonb, boolean, boolean, text, text, uuid, integer)":
+    { service_role: "EXECUTE" },
   "function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer)": {
     service_role: "EXECUTE",
   },
@@ -144,6 +164,16 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.membership_of(uuid, uuid)": {},
   "function einv_private.role_listed(jsonb, jsonb)": {},
   "function einv_private.credit_note_line_release_only()": {},
+  // the outbox's writer and its triggers, and the webhooks' helpers (…_events.sql)
+  "function einv_private.credential_changed()": {},
+  "function einv_private.emit_event(text, uuid, uuid, text, text)": {},
+  "function einv_private.event_payload(einv_private.outbox)": {},
+  "function einv_private.status_changed()": {},
+  "function einv_private.webhook_answer(webhook_endpoints)": {},
+  "function einv_private.webhook_backoff(integer)": {},
+  "function einv_private.webhook_disable(uuid, text)": {},
+  "function einv_private.webhook_due_sql(boolean)": {},
+  "function einv_private.webhook_secrets(webhook_endpoints)": {},
   "function einv_private.credit_note_lines_within_invoice_lines()": {},
   "function einv_private.company_check_digit()": {},
   "function einv_private.credit_note_payload(uuid, jsonb)": {},
@@ -200,6 +230,15 @@ const POLICIES: Record<string, string> = {
     "PERMISSIVE SELECT to authenticated",
   "storage.objects: members read their organization's service documents":
     "PERMISSIVE SELECT to authenticated",
+  "public.webhook_endpoints: admins read their organization's webhook endpoints":
+    "PERMISSIVE SELECT to authenticated",
+  // Realtime's authorization of the org's private channel (…_events.sql)
+  "realtime.messages: members receive their organization's document events":
+    "PERMISSIVE SELECT to authenticated",
+  "realtime.messages: only members listen on organization document channels":
+    "RESTRICTIVE SELECT to anon, authenticated",
+  "realtime.messages: nobody sends on organization document channels":
+    "RESTRICTIVE INSERT to anon, authenticated",
 };
 
 let db: TestDatabase;

@@ -29,26 +29,46 @@
  * Db double would be a mock of our own module. "Storage down" is the folder store's bucket
  * directory replaced by a file, so every read and write fails (ENOTDIR) even for root.
  *
+ * And every status change any of it commits is announced exactly once: a witness of the test's own
+ * (tests/support/event-witness.ts) records every committed row version, and after each case the
+ * outbox must hold one event per change it saw, in order, and nothing for a change that rolled
+ * back; the tenant's webhook endpoint (a receiver at the same edge) must have been sent every one of
+ * them, in order per document, once the messages left waiting are drained.
+ *
  * Where a step's settling needs time to pass (a dead call's claim lease, a stuck Idempotency-Key's
  * 10-minute lease), the test moves that lease into the past instead of waiting: the same as the
  * clock running on, and said so where it happens. Needs the real PostgreSQL server (CI has it).
  */
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import postgres from "postgres";
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { createTestApp, TEST_RECONCILE_SECRET, type TestApp } from "../../devkit/app.ts";
 import { captureResponses } from "../../devkit/capture.ts";
 import { saveCredential } from "../../devkit/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
+import { createWebhookEndpoint, createWebhookReceiver } from "../../devkit/webhooks.ts";
 import { createReconcileApp } from "../../functions/reconcile/app.ts";
 import { createSandboxDeliver, createSandboxDocsgen, createSandboxProvider } from "../../sandbox/index.ts";
 import { type RunningSandbox, startSandboxServer } from "../../sandbox/server.ts";
 import { connectPostgres, type SqlClient } from "../../shared/db/sql-client.ts";
+import { drainWebhooks } from "../../shared/events/drain.ts";
+import { createLogger } from "../../shared/log.ts";
+import { type DatabaseSwitch, databaseSwitch } from "../support/database-switch.ts";
+import {
+  expectEveryEventReceived,
+  expectOneEventPerChange,
+  installWitness,
+  lastEventId,
+} from "../support/event-witness.ts";
 
 const target = inject("database");
 const PROVIDERS = "https://sandbox.provider.test";
+/** The tenant's webhook endpoint, a receiver at the same edge. */
+const HOOKS = "https://hooks.fault-matrix.test";
+const receiver = createWebhookReceiver();
+/** The events before the endpoint was made (the credentials' saves): not sent to it. */
+let eventsBeforeEndpoint = 0;
 /** How the app's own connections are named, so that only they are cut. */
 const APP_CONNECTIONS = "fault-matrix-app";
 
@@ -124,8 +144,7 @@ const MATRIX: Record<Step, Partial<Record<Fault, string>>> = {
 };
 
 let db: TestDatabase;
-let databaseName: string;
-let admin: postgres.Sql;
+let database: DatabaseSwitch;
 let sandbox: RunningSandbox;
 let t: TestApp;
 let tenant: Tenant;
@@ -180,6 +199,7 @@ const connectionError = (code: string) =>
 async function edge(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const request = new Request(input, init);
   const url = new URL(request.url);
+  if (url.origin === HOOKS) return receiver.fetch(request);
   if (url.origin !== PROVIDERS) throw new Error(`unexpected provider host ${url.origin}`);
   const fault = edgeFault?.matches(request) ? edgeFault : undefined;
   if (fault) edgeFault = undefined;
@@ -208,15 +228,8 @@ async function edge(input: string | URL | Request, init?: RequestInit): Promise<
   return response;
 }
 
-async function databaseDown(): Promise<void> {
-  await admin.unsafe(`alter database ${databaseName} with allow_connections false`);
-  // the app's connections only: the test's own (fixtures, assertions) stay, as an operator's would
-  await admin.unsafe(
-    "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2",
-    [databaseName, APP_CONNECTIONS],
-  );
-}
-const databaseUp = () => admin.unsafe(`alter database ${databaseName} with allow_connections true`);
+const databaseDown = () => database.down();
+const databaseUp = () => database.up();
 
 /** The bucket's folder in the app's filesystem store. */
 const bucketDir = () => dirname(t.documents.file("x"));
@@ -239,8 +252,8 @@ const onPostgres = target.kind === "postgres";
 beforeAll(async () => {
   if (!onPostgres) return;
   db = await createTestDatabase();
-  databaseName = new URL(db.url ?? "").pathname.slice(1);
-  admin = postgres(target.adminUrl, { max: 1, onnotice: () => {} });
+  await installWitness(db);
+  database = databaseSwitch(db, target.adminUrl, APP_CONNECTIONS);
   // hung answers are held past the app's provider timeout, and released when it hangs up
   const knobs = { knobs: { hangMs: 3_000 } };
   sandbox = await startSandboxServer(createSandboxProvider(knobs), {
@@ -253,12 +266,13 @@ beforeAll(async () => {
   tenant = await createTenant(db);
   await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/adapter-tax` });
   await saveCredential(t.deps, tenant, { url: `${PROVIDERS}/deliver`, service: "deliver" });
+  await createWebhookEndpoint(db, t.deps.secretBox, tenant.org.id, `${HOOKS}/in`);
+  eventsBeforeEndpoint = await lastEventId(db, tenant.org.id);
   current = shared;
 });
 afterAll(async () => {
   if (!onPostgres) return;
-  await databaseUp().catch(() => {});
-  await admin?.end({ timeout: 5 });
+  await database?.close();
   await sandbox?.close();
   await db?.close();
 });
@@ -266,6 +280,30 @@ beforeEach(() => {
   edgeFault = undefined;
   sandbox?.provider.reset();
   sandbox?.deliver.reset();
+});
+afterEach(async () => {
+  if (!onPostgres) return;
+  await expectOneEventPerChange(db, tenant.org.id);
+  // what a request's drain left (it ran on a pool that was cut, or the clock has to run on): sent now
+  await t.deps.background.idle();
+  for (let round = 0; round < 3; round++) {
+    await db.superuser(
+      "update einv_private.webhook_deliveries set next_attempt_at = now() where state = 'pending'",
+    );
+    await drainWebhooks(
+      {
+        serviceDb: t.deps.db.asService(),
+        secretBox: t.deps.secretBox,
+        egress: t.deps.egress,
+        allowPrivateUrls: false,
+        timeoutMs: 2_000,
+        concurrency: 4,
+        log: createLogger("silent"),
+      },
+      { orgId: tenant.org.id, batchSize: 50, budgetMs: 10_000 },
+    );
+  }
+  await expectEveryEventReceived(db, tenant.org.id, receiver.received, eventsBeforeEndpoint);
 });
 
 // ─── the oracle ──────────────────────────────────────────────────────────────────────────────────
@@ -421,9 +459,7 @@ async function underFault(fault: Fault, call: () => Promise<Response>): Promise<
   // A database fault goes to an app with a pool of its own, named so that only its connections
   // are cut; the pool is closed afterwards (postgres.js may hold a query queued behind a refused
   // connection for its connect timeout, and that must not slow down the next case).
-  const own = fault.startsWith("db_down")
-    ? await connectPostgres(appConnectionsUrl(), { max: 4 })
-    : undefined;
+  const own = fault.startsWith("db_down") ? await connectPostgres(database.appUrl, { max: 4 }) : undefined;
   if (own) current = await appOn(own);
   if (fault === "db_down_before") await databaseDown();
   try {
@@ -435,11 +471,6 @@ async function underFault(fault: Fault, call: () => Promise<Response>): Promise<
     current = shared;
     await own?.close();
   }
-}
-function appConnectionsUrl(): string {
-  const url = new URL(db.url ?? "");
-  url.searchParams.set("application_name", APP_CONNECTIONS);
-  return url.toString();
 }
 
 /** A submit (one document is in flight at a time here, so the next one is the case's). */

@@ -196,6 +196,8 @@ async function digestQuery(db: TestDatabase): Promise<string> {
 }
 
 export async function observe(fx: RouteFixture): Promise<Observed> {
+  // what a request started after its answer (webhook messages) is part of what it did
+  await fx.t.deps.background.idle();
   let query = digestQueries.get(fx.db);
   if (!query) {
     query = digestQuery(fx.db);
@@ -229,6 +231,8 @@ export const MEMBER_READABLE: readonly { table: string; rowsOf: string; roles?: 
   { table: "public.deliveries", rowsOf: "org_id = $1" },
   { table: "public.credit_notes", rowsOf: "org_id = $1" },
   { table: "public.credit_note_lines", rowsOf: "org_id = $1" },
+  // where the org's events are sent: the admins' business, as its credentials are
+  { table: "public.webhook_endpoints", rowsOf: "org_id = $1", roles: ["admin"] },
   { table: "storage.objects", rowsOf: "bucket_id = 'service-documentos' and name like $1 || '/%'" },
 ];
 

@@ -20,6 +20,7 @@ import {
   type MemberRole,
   type Tenant,
 } from "../../devkit/factories.ts";
+import { createWebhookEndpoint } from "../../devkit/webhooks.ts";
 import { CreditNoteRequest, CreditNoteResponse } from "../../functions/credit-notes/create.ts";
 import {
   DeliverRequest as CreditNoteDeliverRequest,
@@ -40,6 +41,8 @@ import { DeliverRequest, DeliverResponse } from "../../functions/invoices/delive
 import { RefreshRequest, RefreshResponse } from "../../functions/invoices/refresh.ts";
 import { RepresentationRequest, RepresentationResponse } from "../../functions/invoices/representation.ts";
 import { TransmitRequest, TransmitResponse } from "../../functions/invoices/transmit.ts";
+import { WebhookSaveRequest, WebhookSaveResponse } from "../../functions/webhooks/save.ts";
+import { WebhookTestRequest, WebhookTestResponse } from "../../functions/webhooks/test.ts";
 import {
   createSandboxDeliver,
   createSandboxDocsgen,
@@ -68,6 +71,8 @@ export interface RouteFixture {
   transmitted(owner: Tenant): Promise<Invoice>;
   /** A credit note of `owner` for a transmitted invoice, accepted or rejected by the sandbox. */
   creditNote(owner: Tenant, outcome: "emitida" | "error"): Promise<string>;
+  /** A webhook endpoint of `owner` (at the provider edge, which answers it 404). */
+  webhook(owner: Tenant): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -120,6 +125,8 @@ export async function createRouteFixture(
       if (note.status !== outcome) throw new Error(`fixture: credit note is ${note.status}, not ${outcome}`);
       return note.credit_note_id;
     },
+    webhook: async (owner) =>
+      (await createWebhookEndpoint(db, t.deps.secretBox, owner.org.id, `${PROVIDERS}/hooks/in`)).id,
     close: () => db.close(),
   };
   return fixture;
@@ -254,6 +261,23 @@ export const EINVOICING_ROUTES: readonly RouteSpec[] = [
     response: IntegrationSaveResponse,
     roles: ADMIN,
     body: async (_fx, owner) => credential(owner),
+    foreign: notFound,
+  },
+  {
+    path: "/webhooks/save",
+    request: WebhookSaveRequest,
+    response: WebhookSaveResponse,
+    roles: ADMIN,
+    // a change of an endpoint (a new one each time would reach the org's limit of ten)
+    body: async (fx, owner) => ({ ...org(owner), webhook_id: await fx.webhook(owner), enabled: true }),
+    foreign: notFound,
+  },
+  {
+    path: "/webhooks/test",
+    request: WebhookTestRequest,
+    response: WebhookTestResponse,
+    roles: ADMIN,
+    body: async (fx, owner) => ({ ...org(owner), webhook_id: await fx.webhook(owner) }),
     foreign: notFound,
   },
 ];

@@ -113,6 +113,12 @@ export const RESULT_CODES = {
       "The deliver provider refused the e-mail (a bounce, a blocked address; `error`); `provider_message` says why. It is not retried.",
     action: "Deliver again with a corrected `to`.",
   },
+  delivery_failed: {
+    groups: ["stored"],
+    meaning:
+      "Never an answer (the route answers 502/504): the `code` of a delivery in `error` that the deliver provider failed or never received, or whose message could not be built; the reconcile job tries it again unless it gave up (`gave_up_reason`).",
+    action: "Nothing; its `delivery.enviada` or `delivery.error` event follows the retry.",
+  },
   already_sent: {
     groups: ["delivery"],
     meaning: "Nothing sent: the same document went to the same address moments ago (`enviada`).",

@@ -9,29 +9,12 @@
 
 import { type CredentialIdentity, type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
 import type { StoredCredential } from "../../db/catalogue.ts";
-import { BusinessRuleError, DomainError, type ErrorDetail } from "../../errors.ts";
+import { BusinessRuleError, DomainError, FieldError, RefusedUrlError } from "../../errors.ts";
 import { HostResolutionError, reach, UnsafeProviderUrlError } from "../../providers/egress.ts";
 import { ProviderError, ProviderUnavailableError, SERVICE_LABEL } from "../../providers/errors.ts";
 import { createProviderTransport, type FetchLike } from "../../providers/transport.ts";
 import { assertProviderUrl } from "../../providers/url-policy.ts";
 import type { CredentialTarget, IntegrationContext } from "./context.ts";
-
-/** A field of the request the operation refuses: a 400 whose details name it, and nothing is sent. */
-export class FieldError extends DomainError {
-  readonly code = "validation_failed";
-  readonly details: ErrorDetail[];
-  constructor(field: string, message: string, more: ErrorDetail[] = []) {
-    super(message);
-    this.details = [{ field, message }, ...more];
-  }
-}
-
-/** A `url` the caller gave that the policy refuses: a 400 naming the field, and nothing is sent. */
-export class RefusedUrlError extends FieldError {
-  constructor(message: string) {
-    super("url", message);
-  }
-}
 
 /** The saved url, refused by the policy as it stands now (422: the fix is to save another). */
 export class SavedUrlRefusedError extends BusinessRuleError {}

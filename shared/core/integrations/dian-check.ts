@@ -13,7 +13,7 @@
  */
 import { type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
 import type { StoredCredential } from "../../db/catalogue.ts";
-import { BusinessRuleError } from "../../errors.ts";
+import { BusinessRuleError, FieldError } from "../../errors.ts";
 import {
   CertificateError,
   type CertificateInfo,
@@ -37,15 +37,7 @@ import {
   parseDianSettings,
 } from "../../providers/dian-mode.ts";
 import { ProviderError } from "../../providers/errors.ts";
-import {
-  type CheckOutcome,
-  checkedUrl,
-  FieldError,
-  identityOf,
-  reachChecked,
-  type Source,
-  sameUrl,
-} from "./check.ts";
+import { type CheckOutcome, checkedUrl, identityOf, reachChecked, type Source, sameUrl } from "./check.ts";
 import type { CredentialTarget, IntegrationContext } from "./context.ts";
 import type { NumberingRangeQuery } from "./dian-numbering.ts";
 

@@ -7,7 +7,8 @@
  * (their outcome was never recorded) by asking the deliver provider about their reference — never
  * a resend — and retries the deliveries whose retry is due (the provider failed them, or never
  * received them; supabase/migrations/…_delivery_retries.sql), each under its first try's provider
- * reference.
+ * reference. Then it sends the webhook messages still due, of every organization (its own
+ * settlements' among them: ../../events/drain.ts), and prunes the outbox of events older than a week.
  * It stops inside its time budget: work is only started when it can end before the deadline, and
  * what is left is reported.
  */
@@ -16,6 +17,7 @@ import pLimit from "p-limit";
 import type { DbScope } from "../../db/port.ts";
 import type { DocumentKind, Environment, RecordedOutcome } from "../../db/rows.ts";
 import { DomainError } from "../../errors.ts";
+import { type DrainContext, drainWebhooks } from "../../events/drain.ts";
 import type { SoftwareMaker } from "../../fiscal/co/software.ts";
 import type { Logger } from "../../log.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
@@ -44,7 +46,14 @@ export interface ReconcileContext {
   log: Logger;
   /** Milliseconds; tests pass a fake. */
   now?: () => number;
+  /** How webhook messages are sent; absent, the run sends none (and prunes nothing). */
+  webhooks?: Omit<DrainContext, "serviceDb" | "log" | "now">;
 }
+
+/** Events are kept this many days: past the 3 days a webhook message is retried. */
+export const EVENTS_KEPT_DAYS = 7;
+/** Events a run prunes at most: a run's worth of a busy week, not a backlog's. */
+const PRUNE_LIMIT = 50_000;
 
 export interface ReconcileOptions {
   budgetMs: number;
@@ -61,6 +70,9 @@ export interface ReconcileResult {
   settled: number;
   still_open: number;
   deliveries_retried: number;
+  /** Webhook messages this run delivered, and the attempts that failed (each retried later). */
+  webhooks_delivered: number;
+  webhooks_failed: number;
   took_ms: number;
 }
 
@@ -275,11 +287,23 @@ export async function reconcile({
     if (due.length < options.batchSize) break;
   }
 
-  return db.call("einv_reconcile_finish", {
+  // Then the webhook messages due, every organization's, within what is left of the budget.
+  const webhooks = ctx.webhooks
+    ? await drainWebhooks(
+        { ...ctx.webhooks, serviceDb: db, log: ctx.log, now },
+        { orgId: null, batchSize: options.batchSize * 4, budgetMs: deadline - now() },
+      )
+    : { delivered: 0, failed: 0 };
+  if (ctx.webhooks)
+    await db.call("einv_events_prune", { p_keep_days: EVENTS_KEPT_DAYS, p_limit: PRUNE_LIMIT });
+
+  const finished = await db.call("einv_reconcile_finish", {
     p_run_id: runId,
     p_settled: settled,
     p_deliveries_retried: deliveriesRetried,
     p_errors: storable(errors),
     p_took_ms: Math.round(now() - started),
   });
+  const { took_ms, ...counts } = finished;
+  return { ...counts, webhooks_delivered: webhooks.delivered, webhooks_failed: webhooks.failed, took_ms };
 }
