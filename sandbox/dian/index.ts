@@ -24,6 +24,7 @@ import {
   sendBillSync,
   sendTestSetAsync,
 } from "./operations.ts";
+import { persistStore } from "./persistence.ts";
 import {
   checkLimits,
   createRegistry,
@@ -64,6 +65,8 @@ export interface DianStandInOptions {
   knobs?: DianKnobsPatch;
   /** Where every request is written raw, as `<time>-<operation>.xml` (`npm start`: `.data/dian`). */
   requestsDir?: string;
+  /** Where the documents it validated are kept across restarts (./persistence.ts); default memory only. */
+  storeFile?: string;
   /** "DIAN"'s certificate; default: one generated (NIT 800197268) on first need. */
   dianCertificate?: DianCertificate | (() => Promise<DianCertificate>);
   now?: () => Date;
@@ -105,6 +108,7 @@ export function createDianStandIn(options: DianStandInOptions = {}): DianStandIn
   const registry = createRegistry(options.registry);
   const knobs = createDianKnobs(options.knobs);
   const store = new DianStore();
+  if (options.storeFile) persistStore(store, options.storeFile);
   const nextResponses = new Map<Operation, Uint8Array>();
   const requests: DianRequestLogEntry[] = [];
   let resetController = new AbortController();
@@ -310,7 +314,7 @@ const HANDLERS = {
 } satisfies Record<Operation, unknown>;
 
 /** A "DIAN" certificate made on the spot (devkit/dian/certificates.ts): NIT 800197268 in its subject. */
-async function generatedDianCertificate(): Promise<DianCertificate> {
+export async function generatedDianCertificate(): Promise<DianCertificate> {
   const { createTestCertificates } = await import("../../devkit/dian/certificates.ts");
   const certs = createTestCertificates({
     nit: "800197268",

@@ -38,6 +38,9 @@ export class DianStore {
   private readonly acceptedByIdentity = new Map<string, StoredDocument>();
   readonly batches = new Map<string, Batch>();
 
+  /** Called with every document recorded (the stand-in's log on disk: ./persistence.ts). */
+  onRecord: ((stored: StoredDocument) => void) | undefined;
+
   /** Records a validated document's answer; an accepted one is what later duplicates point to. */
   record(doc: ReceivedDocument, response: DianResponse): void {
     const stored: StoredDocument = {
@@ -46,6 +49,16 @@ export class DianStore {
       response,
       accepted: response.IsValid,
     };
+    this.keep(stored);
+    this.onRecord?.(stored);
+  }
+
+  /** Takes back a document recorded before (a restart reading the log). */
+  restore(stored: StoredDocument): void {
+    this.keep(stored);
+  }
+
+  private keep(stored: StoredDocument): void {
     this.byKey.delete(stored.key);
     this.byKey.set(stored.key, stored);
     if (stored.accepted) this.acceptedByIdentity.set(stored.identity, stored);

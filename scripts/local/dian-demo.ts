@@ -2,7 +2,8 @@
  * `npm start`'s DIAN-direct demo (docs/dian.md): Demo Org's company "Demo Directo DIAN" transmits to
  * the local DIAN stand-in (sandbox/dian/) itself, as a company registered with DIAN would transmit to
  * DIAN. At the first start this generates a test certification authority and the company's signing
- * certificate (its NIT in the subject where DIAN reads it) and keeps them in `<data>/dian-demo/`;
+ * certificate (its NIT in the subject where DIAN reads it), and the stand-in DIAN's own, and keeps
+ * them in `<data>/dian-demo/` with what the stand-in validated (so a restart knows it, as DIAN would);
  * at every start it tells the stand-in what DIAN would know — the CA, the company's software, its
  * numbering range (habilitación's SETP range and test technical key) and its test set — and saves the
  * company's DIAN-mode credential at the stand-in's address, unless one someone saved is there. The
@@ -13,7 +14,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createTestCertificates } from "../../devkit/dian/certificates.ts";
 import { saveDianCredential } from "../../devkit/dian/credential.ts";
-import { createDianStandIn, type DianStandIn } from "../../sandbox/dian/index.ts";
+import { createDianStandIn, type DianStandIn, generatedDianCertificate } from "../../sandbox/dian/index.ts";
 import { HABILITACION_TECHNICAL_KEY } from "../../sandbox/dian/registry.ts";
 import type { SecretBox } from "../../shared/crypto/secret-box.ts";
 import type { Db } from "../../shared/db/port.ts";
@@ -64,40 +65,54 @@ export interface LocalDian {
   requests_dir: string;
 }
 
-interface DemoCertificates {
+interface Certificate {
   p12: Uint8Array;
   password: string;
-  certificatePem: string;
   caPem: string;
 }
 
-/** The demo's certificates, made once and kept (a restart signs with the same certificate). */
+interface DemoCertificates {
+  /** The company's, with its certificate in PEM. */
+  company: Certificate & { certificatePem: string };
+  /** The stand-in DIAN's, which signs its ApplicationResponses. */
+  dian: Certificate;
+}
+
+type Kept = { p12_base64: string; password: string; ca_pem: string };
+const keep = (c: Certificate): Kept => ({
+  p12_base64: btoa(String.fromCharCode(...c.p12)),
+  password: c.password,
+  ca_pem: c.caPem,
+});
+const unkeep = (k: Kept): Certificate => ({
+  p12: Uint8Array.from(atob(k.p12_base64), (c) => c.charCodeAt(0)),
+  password: k.password,
+  caPem: k.ca_pem,
+});
+
+/**
+ * The demo's certificates, made once and kept: a restart signs with the same company certificate,
+ * and the ApplicationResponses the stand-in kept still verify against the same DIAN CA.
+ */
 async function demoCertificates(dir: string): Promise<DemoCertificates> {
   const file = join(dir, "certificates.json");
   const kept = await readFile(file, "utf8").then(
-    (text) =>
-      JSON.parse(text) as { p12_base64: string; password: string; certificate_pem: string; ca_pem: string },
+    (text) => JSON.parse(text) as { company: Kept & { certificate_pem: string }; dian: Kept },
     () => undefined,
   );
   if (kept) {
     return {
-      p12: Uint8Array.from(atob(kept.p12_base64), (c) => c.charCodeAt(0)),
-      password: kept.password,
-      certificatePem: kept.certificate_pem,
-      caPem: kept.ca_pem,
+      company: { ...unkeep(kept.company), certificatePem: kept.company.certificate_pem },
+      dian: unkeep(kept.dian),
     };
   }
   const password = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16)).join("");
   const made = createTestCertificates({ nit: COMPANY.nit, companyName: COMPANY.legal_name, password });
+  const dian = await generatedDianCertificate();
   await mkdir(dir, { recursive: true });
-  const record = {
-    p12_base64: btoa(String.fromCharCode(...made.p12)),
-    password,
-    certificate_pem: made.certificatePem,
-    ca_pem: made.caPem,
-  };
+  const record = { company: { ...keep(made), certificate_pem: made.certificatePem }, dian: keep(dian) };
   await writeFile(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-  return { p12: made.p12, password, certificatePem: made.certificatePem, caPem: made.caPem };
+  return { company: made, dian };
 }
 
 /**
@@ -110,9 +125,14 @@ export async function startDianDemo(options: {
   db: Db;
   secretBox: SecretBox;
 }): Promise<{ standIn: DianStandIn; local: LocalDian; saved: boolean }> {
-  const certs = await demoCertificates(join(options.dataDir, "dian-demo"));
+  const demoDir = join(options.dataDir, "dian-demo");
+  const { company: certs, dian } = await demoCertificates(demoDir);
   const requestsDir = join(options.dataDir, "dian");
-  const standIn = createDianStandIn({ requestsDir });
+  const standIn = createDianStandIn({
+    requestsDir,
+    storeFile: join(demoDir, "stand-in-documents.jsonl"),
+    dianCertificate: dian,
+  });
   standIn.trustCa(certs.caPem);
   standIn.putIssuer({
     nit: COMPANY.nit,

@@ -5,10 +5,13 @@
  * rejected with DIAN's rules, a duplicate accepted, a test set batch pending then settled, a
  * document DIAN never received as null, and the buyer's AttachedDocument built and signed by us.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { dianCreditNote, dianInvoice, TEST_RESOLUTION, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
 import { xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
-import type { DianStandIn } from "../../sandbox/dian/index.ts";
+import { type DianStandIn, generatedDianCertificate } from "../../sandbox/dian/index.ts";
 import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
 import { createDianService } from "../../shared/fiscal/co/dian/service.ts";
 import { createDianAdapter } from "../../shared/providers/dian-adapter.ts";
@@ -179,5 +182,33 @@ describe("the DIAN adapter against the stand-in", () => {
       testSetId: null,
     });
     expect(await unknown.checkCredential()).toMatchObject({ ok: false });
+  });
+
+  it("a stand-in restarted on the same store file still knows what it accepted, as DIAN would", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "einv-dian-store-"));
+    const certs = createTestCertificates();
+    const own = await openPkcs12(certs.p12, certs.password);
+    const dianCertificate = await generatedDianCertificate();
+    const start = () => seededStandIn(certs, { storeFile: join(dir, "documents.jsonl"), dianCertificate });
+    const over = (stand: DianStandIn) =>
+      createDianAdapter({
+        service: createDianService({ url: SERVICE_URL, signer: own, fetch: stand.fetch, timeoutMs: 10_000 }),
+        signer: own,
+        software: { id: TEST_SOFTWARE.id, pin: TEST_SOFTWARE.pin },
+        testSetId: null,
+      });
+    try {
+      const request = invoice();
+      const accepted = await over(start()).submit(request);
+      expect(accepted.status).toBe("accepted");
+      const again = over(start());
+      expect(await again.query(request.reference, lookupOf(request))).toMatchObject({
+        status: "accepted",
+        authority_code: accepted.authority_code,
+      });
+      expect(await again.submit(request)).toMatchObject({ status: "accepted" }); // rule 90, as before
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
