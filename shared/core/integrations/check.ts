@@ -9,7 +9,7 @@
 
 import { type CredentialIdentity, type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
 import type { StoredCredential } from "../../db/catalogue.ts";
-import { BusinessRuleError, DomainError, FieldError, RefusedUrlError } from "../../errors.ts";
+import { BusinessRuleError, DomainError, RefusedUrlError } from "../../errors.ts";
 import { HostResolutionError, reach, UnsafeProviderUrlError } from "../../providers/egress.ts";
 import { ProviderError, ProviderUnavailableError, SERVICE_LABEL } from "../../providers/errors.ts";
 import { createProviderTransport, type FetchLike } from "../../providers/transport.ts";
