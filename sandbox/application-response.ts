@@ -1,6 +1,8 @@
 /**
- * The ApplicationResponse the sandbox answers as a stand-in "DIAN" for a document it accepted:
- * DIAN's validation of it, signed XAdES-EPES with the sandbox's "DIAN" certificate (./signers.ts).
+ * The ApplicationResponse a stand-in "DIAN" signs for a document it validated (code 02) or rejected
+ * (04): the protocol sandbox's for what it accepts (`sandboxApplicationResponse`, signed with its
+ * "DIAN" certificate, ./signers.ts) and the DIAN stand-in's for every document it judges
+ * (./dian/validate.ts). One builder, so both answer DIAN's one shape.
  *
  * Shaped as DIAN's own ([F] the ApplicationResponse DIAN returned in Odoo 19's l10n_co_dian
  * tests/attachments/attached_document.xml, and the one in a Siigo AttachedDocument a buyer
@@ -8,10 +10,11 @@
  * authorising party, the signature in the second `ext:UBLExtension`; CustomizationID 1, ProfileID
  * "DIAN 2.1", the response's own number and CUDE, the validation's date and time (Colombia,
  * -05:00); DIAN as SenderParty and the issuer as ReceiverParty (name, NIT with its check digit,
- * IVA); DocumentResponse with ResponseCode 02 "Documento validado por la DIAN", the document's
- * number and CUFE/CUDE, and one LineResponse per rule: DIAN writes a first line `0000` / `0`, then
- * each notification. What is the sandbox's own: its number, CUDE, software id and security code
- * are digests of the acceptance, and the signature is ours (./signature.ts), not DIAN's.
+ * IVA); DocumentResponse with ResponseCode 02 "Documento validado por la DIAN" (or 04 "Documento
+ * rechazado por la DIAN"), the document's number and CUFE/CUDE, and one LineResponse per rule: DIAN
+ * writes a first line `0000` / `0`, then each rule or notification. What is the stand-in's own: its
+ * number, CUDE, software id and security code are digests of what it answers, and the signature is
+ * ours (shared/fiscal/co/dian/signature.ts), not DIAN's.
  */
 import { hexDigest } from "../shared/crypto/digest.ts";
 import type { Signer } from "../shared/fiscal/co/dian/certificate.ts";
@@ -77,23 +80,31 @@ async function dianExtensions(responseId: string) {
   );
 }
 
-/**
- * The signed ApplicationResponse validating `doc`, accepted with `outcome`: the bytes a real DIAN
- * returns in `XmlBase64Bytes`. Deterministic for the same acceptance and signer.
- */
-export async function sandboxApplicationResponse(
-  doc: SubmitDocumentRequest,
-  outcome: DocumentOutcome,
+export interface ApplicationResponseInput {
+  environment: "uat" | "prd";
+  /** The document answered: its kind, number and CUFE/CUDE. */
+  document: { kind: "invoice" | "credit_note"; number: string; key: string };
+  /** The issuer, as the ReceiverParty. */
+  issuer: { name: string; nit: string; checkDigit: string | undefined };
+  /** ResponseCode 04 instead of 02. */
+  rejected: boolean;
+  /** The LineResponses after DIAN's first `0000` / `0`: each rule or notification. */
+  lines: { code: string; message: string }[];
+  /** The validation's instant. */
+  at: Date;
+  /** What the response's own number, CUDE and signature Ids are digested from: the same seed, the same bytes. */
+  seed: string;
+}
+
+/** The signed ApplicationResponse: the bytes a real DIAN returns in `XmlBase64Bytes`. */
+export async function signedApplicationResponse(
+  input: ApplicationResponseInput,
   signer: Signer,
 ): Promise<Uint8Array> {
-  const code = outcome.authority_code;
-  if (outcome.status !== "accepted" || !code || !outcome.validated_at) {
-    throw new TypeError("an ApplicationResponse validates only an accepted document");
-  }
-  const own = await hexDigest("SHA-384", `${outcome.provider_reference}|${code}|${outcome.validated_at}`);
+  const { document, issuer } = input;
+  const own = await hexDigest("SHA-384", input.seed);
   const id = String(Number.parseInt(own.slice(0, 8), 16));
-  const instant = colombianTime(new Date(outcome.validated_at));
-  const notices = (outcome.errors ?? []).filter((e) => e.kind === "notificacion");
+  const instant = colombianTime(input.at);
   const signatureSlot = el("ext:ExtensionContent");
   const root = el(
     "ApplicationResponse",
@@ -107,38 +118,67 @@ export async function sandboxApplicationResponse(
     text("cbc:UBLVersionID", "UBL 2.1"),
     text("cbc:CustomizationID", "1"),
     text("cbc:ProfileID", "DIAN 2.1"),
-    text("cbc:ProfileExecutionID", doc.environment === "prd" ? "1" : "2"),
+    text("cbc:ProfileExecutionID", input.environment === "prd" ? "1" : "2"),
     text("cbc:ID", id),
     text("cbc:UUID", own, { schemeName: "CUDE-SHA384" }),
     text("cbc:IssueDate", instant.slice(0, 10)),
     text("cbc:IssueTime", `${instant.slice(11, 19)}-05:00`),
     el("cac:SenderParty", {}, partyTaxScheme(DIAN_NAME, DIAN_NIT.nit, DIAN_NIT.checkDigit)),
-    el(
-      "cac:ReceiverParty",
-      {},
-      partyTaxScheme(doc.issuer.legal_name, doc.issuer.nit, doc.issuer.check_digit),
-    ),
+    el("cac:ReceiverParty", {}, partyTaxScheme(issuer.name, issuer.nit, issuer.checkDigit)),
     el(
       "cac:DocumentResponse",
       {},
       el(
         "cac:Response",
         {},
-        text("cbc:ResponseCode", "02"),
-        text("cbc:Description", "Documento validado por la DIAN"),
+        text("cbc:ResponseCode", input.rejected ? "04" : "02"),
+        text(
+          "cbc:Description",
+          input.rejected ? "Documento rechazado por la DIAN" : "Documento validado por la DIAN",
+        ),
       ),
       el(
         "cac:DocumentReference",
         {},
-        text("cbc:ID", doc.number),
-        text("cbc:UUID", code, { schemeName: doc.kind === "invoice" ? "CUFE-SHA384" : "CUDE-SHA384" }),
+        text("cbc:ID", document.number),
+        text("cbc:UUID", document.key.toLowerCase(), {
+          schemeName: document.kind === "invoice" ? "CUFE-SHA384" : "CUDE-SHA384",
+        }),
       ),
       lineResponse(1, "0000", "0"),
-      ...notices.map((notice, i) => lineResponse(i + 2, notice.code, notice.message)),
+      ...input.lines.map((line, i) => lineResponse(i + 2, line.code, line.message)),
     ),
   );
   return signDocument({ root, namespaces: NAMESPACES, signatureSlot }, signer, {
     id: `dian-${own.slice(0, 32)}`,
     signingTime: instant,
   });
+}
+
+/**
+ * The protocol sandbox's ApplicationResponse validating `doc`, accepted with `outcome`.
+ * Deterministic for the same acceptance and signer.
+ */
+export function sandboxApplicationResponse(
+  doc: SubmitDocumentRequest,
+  outcome: DocumentOutcome,
+  signer: Signer,
+): Promise<Uint8Array> {
+  const code = outcome.authority_code;
+  if (outcome.status !== "accepted" || !code || !outcome.validated_at) {
+    throw new TypeError("an ApplicationResponse validates only an accepted document");
+  }
+  const notices = (outcome.errors ?? []).filter((e) => e.kind === "notificacion");
+  return signedApplicationResponse(
+    {
+      environment: doc.environment,
+      document: { kind: doc.kind, number: doc.number, key: code },
+      issuer: { name: doc.issuer.legal_name, nit: doc.issuer.nit, checkDigit: doc.issuer.check_digit },
+      rejected: false,
+      lines: notices.map((n) => ({ code: n.code, message: n.message })),
+      at: new Date(outcome.validated_at),
+      seed: `${outcome.provider_reference}|${code}|${outcome.validated_at}`,
+    },
+    signer,
+  );
 }
