@@ -8,8 +8,10 @@
  * holds in process leaves a document `en_proceso` until `/refresh` or reconcile settles it; a
  * document DIAN rejects carries DIAN's rule codes; the buyer's AttachedDocument is ours, signed.
  */
+import { execFile } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { unzipSync } from "fflate";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -119,6 +121,15 @@ describe.skipIf(target.kind !== "postgres")("DIAN direct under npm start", () =>
     expect(sent.length).toBeGreaterThanOrEqual(3);
     for (const file of sent.slice(0, 3)) await checkRequest(file, "invoice");
     expect((await requests("GetStatusZip")).length).toBeGreaterThanOrEqual(3);
+
+    // the README's check, as a developer runs it
+    const { stdout } = await promisify(execFile)("npm", ["run", "--silent", "dian:check"], {
+      env: { ...process.env, EINV_DATA_DIR: server?.dataDir ?? "" },
+    });
+    expect(stdout).toMatch(
+      /SendTestSetAsync\.xml: envelope signature OK, fv\w+\.xml signature OK, fv\w+\.xml schemas OK/,
+    );
+    expect(stdout).toMatch(/^(\d+) of \1 requests pass$/m);
   });
 
   it("issues a whole and a partial credit note the same way, and serves the buyer's AttachedDocument, signed", async () => {
