@@ -209,7 +209,10 @@ create trigger events_credential_event after insert on public.events
 -- listeners and an INSERT policy senders. Every member of the org may listen — lectores too: they
 -- read the same documents through RLS — and nobody may send: there is no insert policy for these
 -- topics, and the restrictive policies keep both true whatever policies the project adds for its
--- own channels (permissive policies only ever widen).
+-- own channels (permissive policies only ever widen). Anon's restrictive policy is its own, without
+-- the membership function: anon may not execute it, and PostgreSQL checks that when the statement
+-- starts, whichever arm of an `or` decides — so once the project lets anon read any channel of its
+-- own, a policy naming the function for anon would refuse every anon join with an error.
 create policy "members receive their organization's document events" on realtime.messages
   for select to authenticated
   using (
@@ -217,11 +220,14 @@ create policy "members receive their organization's document events" on realtime
     and realtime.messages.topic in (select 'org:' || o || ':documents' from einv_private.my_org_ids() o)
   );
 create policy "only members listen on organization document channels" on realtime.messages
-  as restrictive for select to anon, authenticated
+  as restrictive for select to authenticated
   using (
     realtime.messages.topic !~ '^org:.*:documents$'
     or realtime.messages.topic in (select 'org:' || o || ':documents' from einv_private.my_org_ids() o)
   );
+create policy "anon never listens on organization document channels" on realtime.messages
+  as restrictive for select to anon
+  using (realtime.messages.topic !~ '^org:.*:documents$');
 create policy "nobody sends on organization document channels" on realtime.messages
   as restrictive for insert to anon, authenticated
   with check (realtime.messages.topic !~ '^org:.*:documents$');
