@@ -35,10 +35,13 @@ export interface DrainContext {
   now?: () => number;
 }
 
+/** The most deliveries one pick takes (einv_webhook_pick refuses more). */
+export const MAX_PICK = 500;
+
 export interface DrainOptions {
   /** One organization's deliveries (after its request), or every organization's (null). */
   orgId: string | null;
-  /** Deliveries taken at a time. */
+  /** Deliveries taken at a time (at most MAX_PICK are). */
   batchSize: number;
   /** A batch is taken only while one more message can end before this many ms have passed. */
   budgetMs: number;
@@ -60,6 +63,7 @@ export async function drainWebhooks(ctx: DrainContext, options: DrainOptions): P
   // held past the message's timeout and the recording after it
   const leaseSeconds = Math.ceil(ctx.timeoutMs / 1000) + 30;
   const limit = pLimit(ctx.concurrency);
+  const batchSize = Math.min(options.batchSize, MAX_PICK);
   const down = new Set<string>();
   const result: DrainResult = { delivered: 0, failed: 0 };
 
@@ -83,7 +87,7 @@ export async function drainWebhooks(ctx: DrainContext, options: DrainOptions): P
   while (now() + ctx.timeoutMs <= deadline) {
     const batch = await ctx.serviceDb.call("einv_webhook_pick", {
       p_org_id: options.orgId,
-      p_limit: options.batchSize,
+      p_limit: batchSize,
       p_lease_seconds: leaseSeconds,
     });
     if (batch.length === 0) break;
@@ -96,7 +100,7 @@ export async function drainWebhooks(ctx: DrainContext, options: DrainOptions): P
     }
     // a batch short of full took every due delivery that was not waiting behind an earlier one of
     // its document; those it delivered may have freed the next ones
-    if (batch.length < options.batchSize && result.delivered === deliveredBefore) break;
+    if (batch.length < batchSize && result.delivered === deliveredBefore) break;
   }
   return result;
 }

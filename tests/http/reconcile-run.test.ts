@@ -455,3 +455,35 @@ describe("deliveries", () => {
     );
   });
 });
+
+describe("the webhook messages a run sends", () => {
+  const withWebhooks = (options: Partial<ReconcileOptions>) => {
+    const serviceDb = t.deps.db.asService();
+    const { webhooks, providers } = t.deps.config;
+    return reconcile({
+      ctx: {
+        serviceDb,
+        providers: providersFor(t.deps, serviceDb),
+        documents: t.deps.documents,
+        log: createLogger("debug", (line) => logs.push(line)),
+        now: () => clock,
+        webhooks: {
+          secretBox: t.deps.secretBox,
+          egress: t.deps.egress,
+          allowPrivateUrls: providers.allowPrivateUrls,
+          timeoutMs: webhooks.timeoutMs,
+          concurrency: webhooks.concurrency,
+        },
+      },
+      options: { ...OPTIONS, budgetMs: 60_000, ...options },
+    });
+  };
+
+  it("are taken in batches the drain accepts, whatever the run's own batch size (up to its 500)", async () => {
+    for (const batchSize of [1, 125, 126, 500]) {
+      const result = await withWebhooks({ batchSize });
+      expect(result).toMatchObject({ webhooks_delivered: 0, webhooks_failed: 0 });
+      expect(await errorsOf(result.run_id)).toEqual([]);
+    }
+  });
+});
