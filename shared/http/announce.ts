@@ -41,7 +41,8 @@ export function announceChanges(deps: AppDeps, orgId: string, log: Logger): void
     try {
       do {
         orgs.set(orgId, "running");
-        // a batch is taken while a message can still end in time: once or twice a round
+        // as many as can end in time are taken (two per slot of the concurrency, at the timeout),
+        // batch after batch while they are delivered
         await drainWebhooks(context, { orgId, batchSize: BATCH, budgetMs: 2 * webhooks.timeoutMs });
       } while (orgs.get(orgId) === "again");
     } finally {
