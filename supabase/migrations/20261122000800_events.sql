@@ -128,14 +128,15 @@ revoke all on einv_private.webhook_deliveries from public, anon, authenticated, 
 -- to the org's webhooks, which admins configure, not to every member) and queues it for every
 -- enabled endpoint of the org that takes its type.
 --
--- realtime.send is Supabase's "Broadcast from Database" (supabase/realtime
--- lib/realtime/tenants/repo/migrations/20260420000000_squash_migrations.ex at b125664): it inserts
+-- realtime.send is Supabase's "Broadcast from Database" (supabase/realtime at 833cf36c,
+-- lib/realtime/tenants/repo/migrations/20260605120000_rename_broadcast_send_warning.ex): it inserts
 -- into realtime.messages, which Realtime reads and broadcasts once the transaction commits; it
 -- catches its own failures (a warning), so Realtime can never undo a status change. It runs as the
 -- owner of the security definer triggers that call it (and under their pinned search_path: every name
 -- here is qualified, and a search_path of its own would cost every status change its switch), so the
 -- row is inserted as that owner, which RLS on realtime.messages does not restrict (Supabase's
--- `postgres` bypasses RLS, as its "Broadcast from Database" examples rely on). Nobody may call it.
+-- `postgres` has BYPASSRLS: supabase/postgres migrations/db/migrations/10000000000000_demote-postgres.sql
+-- at 7db7e1a9; Realtime grants it INSERT on the table). Nobody may call it.
 create function einv_private.emit_event(
   p_kind text, p_org_id uuid, p_document_id uuid, p_status text, p_code text
 ) returns void
