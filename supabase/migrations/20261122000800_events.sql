@@ -137,6 +137,17 @@ revoke all on einv_private.webhook_deliveries from public, anon, authenticated, 
 -- row is inserted as that owner, which RLS on realtime.messages does not restrict (Supabase's
 -- `postgres` has BYPASSRLS: supabase/postgres migrations/db/migrations/10000000000000_demote-postgres.sql
 -- at 7db7e1a9; Realtime grants it INSERT on the table). Nobody may call it.
+-- realtime.send is looked up when a status changes, not now: a project whose Realtime predates it
+-- (a self-hosted stack older than "Broadcast from Database") would take this migration and then
+-- fail every status change. Refused here instead, by name and signature.
+do $$
+begin
+  if to_regprocedure('realtime.send(jsonb, text, text, boolean)') is null then
+    raise exception 'realtime.send(jsonb, text, text, boolean) is missing: this project''s Realtime cannot broadcast from the database (docs/deploying.md, "Events")';
+  end if;
+end
+$$;
+
 create function einv_private.emit_event(
   p_kind text, p_org_id uuid, p_document_id uuid, p_status text, p_code text
 ) returns void
