@@ -13,7 +13,10 @@ import { drainWebhooks } from "../events/drain.ts";
 import type { Logger } from "../log.ts";
 import type { AppDeps } from "./context.ts";
 
-/** Deliveries a request's drain takes at a time: plenty for what one request changes (a /transmit of 50: 100 events). */
+/**
+ * The most deliveries a request's drain takes at a time (a /transmit of 50 makes 100 events); it
+ * takes fewer when fewer can end within its budget (../events/drain.ts).
+ */
 const BATCH = 100;
 
 /** Per app, the organizations whose drain is running, and whether it must go round once more. */

@@ -95,8 +95,9 @@ create policy "admins read their organization's webhook endpoints" on public.web
   for select to authenticated using (org_id in (select einv_private.my_org_ids(array['admin'])));
 
 -- One row per event and endpoint it is sent to, made with the event. `next_attempt_at` is also the
--- lease: a drain that takes a delivery moves it past the send's timeout, so no other drain takes it
--- meanwhile, and a drain that died leaves it due again once that time is past.
+-- lease: a drain that takes a delivery moves it past the time its batch may take to send (every
+-- send within its timeout, so many at once), so no other drain takes it meanwhile, and a drain that
+-- died leaves it due again once that time is past.
 create table einv_private.webhook_deliveries (
   id bigint generated always as identity primary key,
   endpoint_id uuid not null references public.webhook_endpoints (id) on delete cascade,
