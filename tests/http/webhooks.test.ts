@@ -163,6 +163,15 @@ describe("/webhooks/save", () => {
     }
   });
 
+  it("bounds the url as it is stored: normalised, not as sent", async () => {
+    // 1,527 characters as sent, over 9,000 once percent-encoded
+    const response = await save({ url: `${HOOKS}/${"é".repeat(1500)}` });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.details).toEqual([
+      { field: "url", message: "must be at most 2048 characters once normalised" },
+    ]);
+  });
+
   it("changes only the org's own endpoints: another org's is not found", async () => {
     const other = await createTenant(db);
     const theirs = await t.post(
