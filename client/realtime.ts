@@ -65,7 +65,13 @@ export function onDocumentStatus(
   let left = false;
   const joined = (async () => {
     // a private channel is authorised with the user's token: hand the socket the current session's
-    await supabase.realtime.setAuth();
+    try {
+      await supabase.realtime.setAuth();
+    } catch (error) {
+      // said as a refused join would be, rather than left to reject with nobody listening
+      options.onSubscription?.("CHANNEL_ERROR", error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
     if (left) return;
     channel = supabase
       .channel(documentsTopic(orgId), { config: { private: true } })

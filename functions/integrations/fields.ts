@@ -4,9 +4,9 @@
  */
 import { z } from "zod";
 import { orgScoped, uuid } from "../../shared/http/route.ts";
+import { OutboundUrl } from "../../shared/http/url-field.ts";
 import { Environment } from "../../shared/providers/protocol.ts";
 
-export const MAX_URL_LENGTH = 2048;
 /** `settings` as compact JSON, in UTF-8 bytes. */
 export const MAX_SETTINGS_BYTES = 8192;
 export const MAX_SETTINGS_DEPTH = 8;
@@ -20,21 +20,8 @@ export const ApiKey = z
   .max(512, "must be at most 512 characters")
   .regex(/^[\x21-\x7e]+$/, "must be visible ASCII characters without spaces");
 
-/**
- * The policy (https, public host, every resolved address public) is applied by the operation; the
- * bound holds for the url as it is stored, normalised (percent-encoding can lengthen it).
- */
-export const ProviderUrl = z
-  .string()
-  .min(1)
-  .max(MAX_URL_LENGTH)
-  .refine((url) => {
-    try {
-      return new URL(url).href.length <= MAX_URL_LENGTH;
-    } catch {
-      return true; // not a url at all: the policy refuses it, naming why
-    }
-  }, `must be at most ${MAX_URL_LENGTH} characters once normalised`);
+/** A provider's url: bounded as it is stored (../../shared/http/url-field.ts). */
+export const ProviderUrl = OutboundUrl;
 
 /** A JSON object of at most 8 KiB and 8 levels. */
 export const Settings = z.record(z.string().max(200), z.unknown()).superRefine((value, ctx) => {

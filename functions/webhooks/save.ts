@@ -10,8 +10,7 @@ import { MAX_WEBHOOKS_PER_ORG, saveWebhook } from "../../shared/core/webhooks/sa
 import { EVENT_TYPES, type EventType } from "../../shared/events/event.ts";
 import { EXAMPLE } from "../../shared/http/examples.ts";
 import { ADMIN_ONLY, operation, orgScoped, uuid } from "../../shared/http/route.ts";
-
-const MAX_URL_LENGTH = 2048;
+import { OutboundUrl } from "../../shared/http/url-field.ts";
 
 /** One of the closed list; the error names where the list is (its words are the statuses' own). */
 const EventTypeName = z.enum(EVENT_TYPES as [EventType, ...EventType[]], {
@@ -30,7 +29,7 @@ export const WebhookSaveRequest = orgScoped
     webhook_id: uuid.optional().meta({
       description: "The endpoint to change; left out, a new endpoint is created.",
     }),
-    url: z.string().min(1).max(MAX_URL_LENGTH).optional().meta({
+    url: OutboundUrl.optional().meta({
       description:
         "Where messages are POSTed: https, no userinfo, query or fragment, a host that resolves to public addresses only. Required for a new endpoint.",
     }),

@@ -27,7 +27,7 @@ const SENTENCES: Record<string, (noun: string, value: string) => string> = {
   incomplete_credential: () => "A credential is saved with its url, settings and sealed key together.",
   unknown_event: () => "Unknown kind of credential event.",
   too_many_webhooks: (_, max) =>
-    `An organization has at most ${max} webhook endpoints; change or disable one instead.`,
+    `An organization has at most ${max} webhook endpoints, disabled ones included; give one a new url and events instead.`,
   incomplete_webhook: () => "A new webhook endpoint is saved with its url and sealed secret together.",
   idempotency_body_differs: () =>
     "This Idempotency-Key was already used on this route with a different body; use a new key for a new request.",

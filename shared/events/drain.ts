@@ -8,8 +8,10 @@
  * endpoint, so two drains never send one at once and a document's later event waits for its earlier
  * one; an attempt whose outcome cannot be recorded (the database failed after the send) is sent again
  * once its lease runs out, under the same `webhook-id`. Bounded: messages sent at once, a timeout
- * per message, and an endpoint that failed once in a drain is not tried again in it (its other
- * messages are recorded as failed, to be retried with the backoff).
+ * per message, a batch no larger than can end before the drain's deadline (so its lease, which
+ * covers the whole batch, holds until each of its messages is sent), and an endpoint that gave no
+ * answer once in a drain is not tried again in it (its other messages are recorded as failed, to be
+ * retried with the backoff).
  */
 import pLimit from "p-limit";
 import type { SecretBox } from "../crypto/secret-box.ts";
@@ -35,12 +37,18 @@ export interface DrainContext {
   now?: () => number;
 }
 
+/** The most deliveries one pick takes, and the longest lease (einv_webhook_pick refuses more). */
+export const MAX_PICK = 500;
+const MAX_LEASE_SECONDS = 3600;
+/** A lease's margin past its last message's timeout: the recording of that message. */
+const RECORDING_SECONDS = 30;
+
 export interface DrainOptions {
   /** One organization's deliveries (after its request), or every organization's (null). */
   orgId: string | null;
-  /** Deliveries taken at a time. */
+  /** Deliveries taken at a time (at most MAX_PICK are). */
   batchSize: number;
-  /** A batch is taken only while one more message can end before this many ms have passed. */
+  /** A batch is taken only as large as its messages can end before this many ms have passed. */
   budgetMs: number;
 }
 
@@ -57,9 +65,8 @@ export function webhookBody(event: DocumentEvent): string {
 export async function drainWebhooks(ctx: DrainContext, options: DrainOptions): Promise<DrainResult> {
   const now = ctx.now ?? (() => performance.now());
   const deadline = now() + options.budgetMs;
-  // held past the message's timeout and the recording after it
-  const leaseSeconds = Math.ceil(ctx.timeoutMs / 1000) + 30;
   const limit = pLimit(ctx.concurrency);
+  const batchSize = Math.min(options.batchSize, MAX_PICK);
   const down = new Set<string>();
   const result: DrainResult = { delivered: 0, failed: 0 };
 
@@ -80,10 +87,21 @@ export async function drainWebhooks(ctx: DrainContext, options: DrainOptions): P
     }
   };
 
-  while (now() + ctx.timeoutMs <= deadline) {
+  for (;;) {
+    // A batch's messages go `concurrency` at a time, each within the timeout: only as many are
+    // taken as can end before the deadline, and the lease covers the last of them (and its
+    // recording), so no other drain takes one while it still waits its turn here.
+    const rounds = Math.min(
+      Math.floor((deadline - now()) / ctx.timeoutMs),
+      Math.floor(((MAX_LEASE_SECONDS - RECORDING_SECONDS) * 1000) / ctx.timeoutMs),
+    );
+    const take = Math.min(batchSize, rounds * ctx.concurrency);
+    if (take < 1) break;
+    const leaseSeconds =
+      Math.ceil((Math.ceil(take / ctx.concurrency) * ctx.timeoutMs) / 1000) + RECORDING_SECONDS;
     const batch = await ctx.serviceDb.call("einv_webhook_pick", {
       p_org_id: options.orgId,
-      p_limit: options.batchSize,
+      p_limit: take,
       p_lease_seconds: leaseSeconds,
     });
     if (batch.length === 0) break;
@@ -96,7 +114,7 @@ export async function drainWebhooks(ctx: DrainContext, options: DrainOptions): P
     }
     // a batch short of full took every due delivery that was not waiting behind an earlier one of
     // its document; those it delivered may have freed the next ones
-    if (batch.length < options.batchSize && result.delivered === deliveredBefore) break;
+    if (batch.length < take && result.delivered === deliveredBefore) break;
   }
   return result;
 }

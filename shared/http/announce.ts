@@ -13,7 +13,10 @@ import { drainWebhooks } from "../events/drain.ts";
 import type { Logger } from "../log.ts";
 import type { AppDeps } from "./context.ts";
 
-/** Deliveries a request's drain takes at a time: plenty for what one request changes (a /transmit of 50: 100 events). */
+/**
+ * The most deliveries a request's drain takes at a time (a /transmit of 50 makes 100 events); it
+ * takes fewer when fewer can end within its budget (../events/drain.ts).
+ */
 const BATCH = 100;
 
 /** Per app, the organizations whose drain is running, and whether it must go round once more. */
@@ -41,7 +44,8 @@ export function announceChanges(deps: AppDeps, orgId: string, log: Logger): void
     try {
       do {
         orgs.set(orgId, "running");
-        // a batch is taken while a message can still end in time: once or twice a round
+        // as many as can end in time are taken (two per slot of the concurrency, at the timeout),
+        // batch after batch while they are delivered
         await drainWebhooks(context, { orgId, batchSize: BATCH, budgetMs: 2 * webhooks.timeoutMs });
       } while (orgs.get(orgId) === "again");
     } finally {

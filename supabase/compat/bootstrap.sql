@@ -123,13 +123,18 @@ grant execute on function storage.foldername(text), storage.filename(text) to an
 
 -- ─── realtime ─────────────────────────────────────────────────────────────────────────────────────
 -- The part of Supabase Realtime's schema that "Broadcast from Database" and its authorization use,
--- as the Realtime server's own migrations create it in every project (supabase/realtime,
--- lib/realtime/tenants/repo/migrations/20260420000000_squash_migrations.ex at b125664343f6, and
--- 20260604120000_add_messages_default_partition.ex at f6337af516fd): the messages table (partitioned
--- by day; Realtime creates the day partitions, and a default one takes the rest), `realtime.topic()`,
--- `realtime.send()`, their owner and grants, and RLS on. Realtime itself (the WebSocket server that
--- reads these rows after commit and authorises joins: lib/realtime/tenants/authorization.ex) cannot
--- run here; tests/db/realtime.test.ts reproduces its authorization check against these tables.
+-- as the Realtime server's own migrations create it in every project (supabase/realtime's main at
+-- 833cf36c, lib/realtime/tenants/repo/migrations/: 20241030150047_messages_partitioning.ex the table,
+-- its grants and RLS on; 20241108114728_messages_using_uuid.ex its uuid key;
+-- 20250905041441_create_messages_replay_index.ex its index; 20240523004032_redefine_authorization_tables.ex
+-- `realtime.topic()`; 20260605120000_rename_broadcast_send_warning.ex `realtime.send()`;
+-- 20260707120000_restrict_realtime_schema.ex the owner). Left out: the `binary_payload` column and
+-- `realtime.send_binary` (20260514…, 20260603…), which nothing here uses. Realtime creates the day
+-- partitions; here a default partition takes every day (as the unmerged f6337af516fd proposes), so
+-- a test never depends on the date — on a project, a day without its partition loses the broadcast
+-- with a warning, never the status change. Realtime itself (the WebSocket server that reads these
+-- rows after commit and authorises joins: lib/realtime/tenants/authorization.ex) cannot run here;
+-- tests/db/realtime.test.ts reproduces its authorization check against these tables.
 do $$
 begin
   if not exists (select 1 from pg_roles where rolname = 'supabase_realtime_admin') then
@@ -178,7 +183,7 @@ begin
     values (generated_id, final_payload, event, topic, private, 'broadcast');
   exception
     when others then
-      raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
+      raise warning 'WarnSendingBroadcastMessage: %', sqlerrm;
   end;
 end;
 $$;

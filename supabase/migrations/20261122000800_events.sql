@@ -95,8 +95,9 @@ create policy "admins read their organization's webhook endpoints" on public.web
   for select to authenticated using (org_id in (select einv_private.my_org_ids(array['admin'])));
 
 -- One row per event and endpoint it is sent to, made with the event. `next_attempt_at` is also the
--- lease: a drain that takes a delivery moves it past the send's timeout, so no other drain takes it
--- meanwhile, and a drain that died leaves it due again once that time is past.
+-- lease: a drain that takes a delivery moves it past the time its batch may take to send (every
+-- send within its timeout, so many at once), so no other drain takes it meanwhile, and a drain that
+-- died leaves it due again once that time is past.
 create table einv_private.webhook_deliveries (
   id bigint generated always as identity primary key,
   endpoint_id uuid not null references public.webhook_endpoints (id) on delete cascade,
@@ -128,14 +129,26 @@ revoke all on einv_private.webhook_deliveries from public, anon, authenticated, 
 -- to the org's webhooks, which admins configure, not to every member) and queues it for every
 -- enabled endpoint of the org that takes its type.
 --
--- realtime.send is Supabase's "Broadcast from Database" (supabase/realtime
--- lib/realtime/tenants/repo/migrations/20260420000000_squash_migrations.ex at b125664): it inserts
+-- realtime.send is Supabase's "Broadcast from Database" (supabase/realtime at 833cf36c,
+-- lib/realtime/tenants/repo/migrations/20260605120000_rename_broadcast_send_warning.ex): it inserts
 -- into realtime.messages, which Realtime reads and broadcasts once the transaction commits; it
 -- catches its own failures (a warning), so Realtime can never undo a status change. It runs as the
 -- owner of the security definer triggers that call it (and under their pinned search_path: every name
 -- here is qualified, and a search_path of its own would cost every status change its switch), so the
 -- row is inserted as that owner, which RLS on realtime.messages does not restrict (Supabase's
--- `postgres` bypasses RLS, as its "Broadcast from Database" examples rely on). Nobody may call it.
+-- `postgres` has BYPASSRLS: supabase/postgres migrations/db/migrations/10000000000000_demote-postgres.sql
+-- at 7db7e1a9; Realtime grants it INSERT on the table). Nobody may call it.
+-- realtime.send is looked up when a status changes, not now: a project whose Realtime predates it
+-- (a self-hosted stack older than "Broadcast from Database") would take this migration and then
+-- fail every status change. Refused here instead, by name and signature.
+do $$
+begin
+  if to_regprocedure('realtime.send(jsonb, text, text, boolean)') is null then
+    raise exception 'realtime.send(jsonb, text, text, boolean) is missing: this project''s Realtime cannot broadcast from the database (docs/deploying.md, "Events")';
+  end if;
+end
+$$;
+
 create function einv_private.emit_event(
   p_kind text, p_org_id uuid, p_document_id uuid, p_status text, p_code text
 ) returns void
@@ -209,7 +222,10 @@ create trigger events_credential_event after insert on public.events
 -- listeners and an INSERT policy senders. Every member of the org may listen — lectores too: they
 -- read the same documents through RLS — and nobody may send: there is no insert policy for these
 -- topics, and the restrictive policies keep both true whatever policies the project adds for its
--- own channels (permissive policies only ever widen).
+-- own channels (permissive policies only ever widen). Anon's restrictive policy is its own, without
+-- the membership function: anon may not execute it, and PostgreSQL checks that when the statement
+-- starts, whichever arm of an `or` decides — so once the project lets anon read any channel of its
+-- own, a policy naming the function for anon would refuse every anon join with an error.
 create policy "members receive their organization's document events" on realtime.messages
   for select to authenticated
   using (
@@ -217,11 +233,14 @@ create policy "members receive their organization's document events" on realtime
     and realtime.messages.topic in (select 'org:' || o || ':documents' from einv_private.my_org_ids() o)
   );
 create policy "only members listen on organization document channels" on realtime.messages
-  as restrictive for select to anon, authenticated
+  as restrictive for select to authenticated
   using (
     realtime.messages.topic !~ '^org:.*:documents$'
     or realtime.messages.topic in (select 'org:' || o || ':documents' from einv_private.my_org_ids() o)
   );
+create policy "anon never listens on organization document channels" on realtime.messages
+  as restrictive for select to anon
+  using (realtime.messages.topic !~ '^org:.*:documents$');
 create policy "nobody sends on organization document channels" on realtime.messages
   as restrictive for insert to anon, authenticated
   with check (realtime.messages.topic !~ '^org:.*:documents$');

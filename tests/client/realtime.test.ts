@@ -84,6 +84,31 @@ describe("onDocumentStatus", () => {
     ]);
   });
 
+  it("reports a token it could not hand the socket as a refused join, and joins nothing", async () => {
+    const calls: string[] = [];
+    const supabase = {
+      realtime: {
+        setAuth: async () => {
+          throw new Error("the session could not be read");
+        },
+      },
+      channel: () => {
+        calls.push("channel");
+        throw new Error("never reached");
+      },
+      removeChannel: async () => calls.push("removeChannel"),
+      functions: { invoke: async () => ({ data: null, error: null }) },
+      storage: {},
+    };
+    const statuses: [string, string | undefined][] = [];
+    const stop = createEinvoicingClient(supabase as never).onDocumentStatus(ORG, () => {}, {
+      onSubscription: (status, error) => statuses.push([status, error?.message]),
+    });
+    await expect.poll(() => statuses).toEqual([["CHANNEL_ERROR", "the session could not be read"]]);
+    await stop();
+    expect(calls).toEqual([]);
+  });
+
   it("says what it needs when given a client without Realtime", () => {
     const bare = { functions: { invoke: async () => ({ data: null, error: null }) }, storage: {} };
     expect(() => createEinvoicingClient(bare as never).onDocumentStatus(ORG, () => {})).toThrow(

@@ -6,10 +6,13 @@
  * same payload is queued for the org's private Realtime channel; nobody but the service reads or
  * writes it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, setInvoiceStatus, type Tenant } from "../../devkit/factories.ts";
+import { schemaFiles } from "../../devkit/schema.ts";
 import { broadcastsOn, changesOf, documentsTopic, eventsOf } from "../support/events.ts";
+import { createFreshDatabase } from "../support/local-server.ts";
 
 let db: TestDatabase;
 let tenant: Tenant;
@@ -224,6 +227,39 @@ describe("where events are written", () => {
       ].sort((a, b) => (a.table < b.table ? -1 : 1)),
     );
   });
+});
+
+describe("a project whose Realtime cannot broadcast from the database", () => {
+  const target = inject("database");
+  it.skipIf(target.kind !== "postgres")(
+    "is refused by the events migration, rather than every later status change failing",
+    async () => {
+      // a Realtime older than realtime.send (self-hosted): realtime.messages is there, send() is not
+      const fresh = await createFreshDatabase(target.kind === "postgres" ? target.adminUrl : "");
+      const sql = postgres(fresh.url, { max: 1, onnotice: () => {} });
+      try {
+        let refused: string | undefined;
+        for (const file of await schemaFiles()) {
+          try {
+            await sql.unsafe(file.sql);
+          } catch (error) {
+            refused = `${file.name}: ${(error as Error).message}`;
+            break;
+          }
+          if (file.name === "compat/bootstrap.sql") {
+            await sql.unsafe("drop function realtime.send(jsonb, text, text, boolean)");
+          }
+        }
+        expect(refused).toMatch(
+          /^migrations\/\d+_events\.sql: realtime\.send\(jsonb, text, text, boolean\) is missing/,
+        );
+      } finally {
+        await sql.end({ timeout: 5 });
+        await fresh.drop();
+      }
+    },
+    60_000,
+  );
 });
 
 describe("who reaches the outbox", () => {

@@ -236,7 +236,8 @@ const POLICIES: Record<string, string> = {
   "realtime.messages: members receive their organization's document events":
     "PERMISSIVE SELECT to authenticated",
   "realtime.messages: only members listen on organization document channels":
-    "RESTRICTIVE SELECT to anon, authenticated",
+    "RESTRICTIVE SELECT to authenticated",
+  "realtime.messages: anon never listens on organization document channels": "RESTRICTIVE SELECT to anon",
   "realtime.messages: nobody sends on organization document channels":
     "RESTRICTIVE INSERT to anon, authenticated",
 };

@@ -83,6 +83,49 @@ describe("an organization's document channel", () => {
     }
   });
 
+  it("keeps anon's own channels working when the project opens one to anon, and ours closed to it", async () => {
+    // a project's channel for visitors who are not signed in: Realtime reads the probe back as anon,
+    // and every restrictive policy for anon is evaluated with it
+    await db.superuser(`create policy "test: visitors receive the lobby" on realtime.messages
+                          for select to anon using (realtime.messages.topic = 'room:lobby')`);
+    try {
+      expect(await realtimeAccess(db, { role: "anon" }, "room:lobby")).toEqual({
+        receive: true,
+        send: false,
+      });
+      expect(await realtimeAccess(db, { role: "anon" }, documentsTopic(home.org.id))).toEqual({
+        receive: false,
+        send: false,
+      });
+    } finally {
+      await db.superuser(`drop policy "test: visitors receive the lobby" on realtime.messages`);
+    }
+  });
+
+  it("closes to a member removed from the org at the next join", async () => {
+    const leaving = await createTenant(db);
+    const topic = documentsTopic(leaving.org.id);
+    expect(await realtimeAccess(db, member(leaving.operador), topic)).toEqual({ receive: true, send: false });
+    await db.superuser("delete from memberships where user_id = $1 and org_id = $2", [
+      leaving.operador.id,
+      leaving.org.id,
+    ]);
+    expect(await realtimeAccess(db, member(leaving.operador), topic)).toEqual({
+      receive: false,
+      send: false,
+    });
+  });
+
+  it("admits a member to that exact topic only, not one that merely starts or ends like it", async () => {
+    for (const topic of [
+      `${documentsTopic(home.org.id)}:x`,
+      `x${documentsTopic(home.org.id)}`,
+      documentsTopic(home.org.id).toUpperCase(),
+    ]) {
+      expect(await realtimeAccess(db, member(home.admin), topic)).toEqual({ receive: false, send: false });
+    }
+  });
+
   it("admits no presence by default: the channel carries broadcasts only", async () => {
     expect(await realtimeAccess(db, member(home.admin), documentsTopic(home.org.id), "presence")).toEqual({
       receive: false,

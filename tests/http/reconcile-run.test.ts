@@ -86,8 +86,13 @@ const OPTIONS: ReconcileOptions = {
   providerTimeoutMs: 1_000,
 };
 
-function run(options: Partial<ReconcileOptions> = {}) {
+/**
+ * A run; with `webhookTimeoutMs`, one that also sends the webhook messages due, as the function's
+ * does, each within that timeout.
+ */
+function run(options: Partial<ReconcileOptions> = {}, { webhookTimeoutMs = 0 } = {}) {
   const serviceDb = t.deps.db.asService();
+  const { config } = t.deps;
   return reconcile({
     ctx: {
       serviceDb,
@@ -95,6 +100,17 @@ function run(options: Partial<ReconcileOptions> = {}) {
       documents: t.deps.documents,
       log: createLogger("debug", (line) => logs.push(line)),
       now: () => clock,
+      ...(webhookTimeoutMs
+        ? {
+            webhooks: {
+              secretBox: t.deps.secretBox,
+              egress: t.deps.egress,
+              allowPrivateUrls: config.providers.allowPrivateUrls,
+              timeoutMs: webhookTimeoutMs,
+              concurrency: config.webhooks.concurrency,
+            },
+          }
+        : {}),
     },
     options: { ...OPTIONS, ...options },
   });
@@ -453,5 +469,16 @@ describe("deliveries", () => {
         error: expect.stringContaining("AttachedDocument"),
       })),
     );
+  });
+});
+
+describe("the webhook messages a run sends", () => {
+  it("are taken in batches the drain accepts, whatever the run's own batch size (up to its 500)", async () => {
+    for (const batchSize of [1, 125, 126, 500]) {
+      // the shortest timeout the config allows: a minute of budget would fit thousands of messages
+      const result = await run({ budgetMs: 60_000, batchSize }, { webhookTimeoutMs: 100 });
+      expect(result).toMatchObject({ webhooks_delivered: 0, webhooks_failed: 0 });
+      expect(await errorsOf(result.run_id)).toEqual([]);
+    }
   });
 });

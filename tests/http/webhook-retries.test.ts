@@ -211,6 +211,43 @@ describe("a slow or hostile endpoint", () => {
     expect(receiver.arrivals).toBeLessThanOrEqual(2);
   });
 
+  it("answering slowly but in time, holds a drain no longer than its budget: it takes what can end", async () => {
+    receiver.set({ down: true });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await transmitted());
+    for (const id of ids) await due(id);
+    receiver.set({ delayMs: 300 });
+    const started = performance.now();
+    // one at a time, 300 ms each: six due would take 1.8 s; the budget allows two or three
+    const result = await drainWebhooks(
+      {
+        serviceDb: t.deps.db.asService(),
+        secretBox: t.deps.secretBox,
+        egress: t.deps.egress,
+        allowPrivateUrls: false,
+        timeoutMs: TIMEOUT_MS,
+        concurrency: 1,
+        log: createLogger("silent"),
+      },
+      { orgId: tenant.org.id, batchSize: 20, budgetMs: 1_000 },
+    );
+    expect(performance.now() - started).toBeLessThan(1_300);
+    expect(result.delivered).toBeGreaterThan(0);
+    // each message it took was delivered; what it did not take is still due, neither leased nor
+    // failed: the next drain sends it
+    const states = await db.superuser<{ state: string; n: number }>(
+      `select case when state = 'pending' and next_attempt_at <= now() then 'due' else state end as state,
+              count(*)::int as n
+         from einv_private.webhook_deliveries where document_id = any($1::text::uuid[]) group by 1 order by 1`,
+      [`{${ids.join(",")}}`],
+    );
+    expect(states).toEqual([
+      { state: "delivered", n: result.delivered },
+      { state: "due", n: 12 - result.delivered },
+    ]);
+    expect(result.failed).toBe(0);
+  });
+
   it("is never followed through a redirect, and what it answers is not kept", async () => {
     receiver.set({ status: 302, headers: { location: "http://169.254.169.254/latest/meta-data" } });
     const [first] = await deliveriesOf(await transmitted());

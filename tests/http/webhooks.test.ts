@@ -136,12 +136,17 @@ describe("/webhooks/save", () => {
   });
 
   it("bounds what an org can ask: endpoints, event types, and fields that go together", async () => {
-    for (let i = 0; i < MAX_WEBHOOKS_PER_ORG; i++) await created();
+    const made = [];
+    for (let i = 0; i < MAX_WEBHOOKS_PER_ORG; i++) made.push(await created());
+    // a disabled endpoint still counts (there is no deleting one): the answer says what to do instead
+    await save({ webhook_id: made[0]?.webhook_id, enabled: false });
     const over = await save({ url: `${HOOKS}/in` });
     expect(over.status).toBe(422);
     expect((await over.json()).error.message).toBe(
-      `An organization has at most ${MAX_WEBHOOKS_PER_ORG} webhook endpoints; change or disable one instead.`,
+      `An organization has at most ${MAX_WEBHOOKS_PER_ORG} webhook endpoints, disabled ones included; give one a new url and events instead.`,
     );
+    const reused = await save({ webhook_id: made[0]?.webhook_id, url: `${HOOKS}/other`, enabled: true });
+    expect(reused.status).toBe(200);
     const cases: [Record<string, unknown>, string][] = [
       [{ url: `${HOOKS}/in`, events: ["invoice.error", "invoice.error"] }, "events"],
       [{ url: `${HOOKS}/in`, events: [] }, "events"],
@@ -156,6 +161,15 @@ describe("/webhooks/save", () => {
       expect(response.status).toBe(400);
       expect((await response.json()).error.details.map((d: { field: string }) => d.field)).toContain(field);
     }
+  });
+
+  it("bounds the url as it is stored: normalised, not as sent", async () => {
+    // 1,527 characters as sent, over 9,000 once percent-encoded
+    const response = await save({ url: `${HOOKS}/${"é".repeat(1500)}` });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.details).toEqual([
+      { field: "url", message: "must be at most 2048 characters once normalised" },
+    ]);
   });
 
   it("changes only the org's own endpoints: another org's is not found", async () => {
