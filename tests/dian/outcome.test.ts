@@ -264,6 +264,25 @@ describe("GetStatusZip's answer", () => {
     expect(batchOutcome([], expected).status).toBe("pending");
   });
 
+  it("a document of the batch still in validation (StatusCode 0, 'En proceso de validación') is pending", () => {
+    // [D] DianPAServices.GetStatusZip answers a batch document whose GlobalBatchFileResult is still
+    // BatchFileStatus.InProcess (0) with StatusCode "0" and the status's description, nothing else
+    const inValidation = readAnswer(
+      "GetStatusZip",
+      answer("get-status-zip-pending.xml", {
+        "<b:StatusCode/>": "<b:StatusCode>0</b:StatusCode>",
+        "Batch en proceso de validación.": "En proceso de validación",
+      }),
+    );
+    if (!("result" in inValidation)) throw new Error("a Fault");
+    expect(batchOutcome(inValidation.result, expected)).toMatchObject({
+      status: "pending",
+      statusCode: "0",
+      rules: [],
+      authorityMessage: "En proceso de validación",
+    });
+  });
+
   it("a validated batch is its document's outcome", () => {
     const outcome = batchOutcome(batch("get-status-zip-accepted.xml"), expected);
     expect(outcome).toMatchObject({ status: "accepted", applicationResponse: APPLICATION_RESPONSE });

@@ -11,8 +11,9 @@
  *   back: accepted, with the earlier ApplicationResponse. That is what makes a resend after an
  *   unknown outcome safe. When it is another document's, the number was used before: rejected.
  * - Status 99 → rejected, with each `Regla: X, Rechazo: …` as a rule.
- * - 98 ("En Proceso"), or a GetStatusZip batch without a status ("Batch en proceso de
- *   validación.") → pending: reconcile asks again.
+ * - 98 ("En Proceso"), a GetStatusZip batch without a status ("Batch en proceso de
+ *   validación.") or a document of it with status 0 ("En proceso de validación", [D]
+ *   `BatchFileStatus.InProcess`) → pending: reconcile asks again.
  * - 66: on GetStatus, DIAN has no such document (never received); on SendBillSync, DIAN stored the
  *   document but has no validation yet (pending). 89 (and the 90 older versions answer): DIAN did
  *   not take the document in — no XML or more than one in the ZIP, an XML it cannot parse, a
@@ -113,7 +114,9 @@ function documentOutcome(
   }
   if (code === "98")
     return pending(code, "DIAN is still validating the document; its status will be asked again.", words);
-  if (code === "" && operation === "GetStatusZip") {
+  // "": the batch is not yet split into documents; "0": this document of it is still in validation
+  // (its GlobalBatchFileResult is BatchFileStatus.InProcess, [D] DianPAServices.GetStatusZip)
+  if ((code === "" || code === "0") && operation === "GetStatusZip") {
     return pending(code, "DIAN is still validating the batch; its status will be asked again.", words);
   }
   if (code === "66") {
