@@ -168,6 +168,25 @@ describe("the DIAN adapter against the stand-in", () => {
     }
   });
 
+  it("habilitación: a poll that fails after DIAN took the batch leaves it pending, never 'not sent'", async () => {
+    const tax = adapter({ testSetId: TEST_SET_ID });
+    for (const kind of ["error", "garbage", "hang"] as const) {
+      const request = invoice();
+      standIn.setKnobs({ hangMs: 1_000, failNext: [{ kind, operation: "GetStatusZip", count: 2 }] });
+      try {
+        // DIAN has the batch: whatever its polls answer, the outcome is pending under the ZipKey
+        const outcome = await adapter({ testSetId: TEST_SET_ID, timeoutMs: 300 }).submit(request);
+        expect(outcome.status).toBe("pending");
+        expect(outcome.provider_reference).toMatch(/^[0-9a-f-]{36}$/i);
+        standIn.setKnobs({ failNext: [] });
+        const settled = await tax.query(request.reference, lookupOf(request, outcome.provider_reference));
+        expect(settled?.status).toBe("accepted");
+      } finally {
+        standIn.setKnobs({ failNext: [] });
+      }
+    }
+  });
+
   it("refuses before sending an invoice without its numbering resolution", () => {
     const { numbering: _, ...request } = invoice();
     expect(adapter().precheck?.(request)).toMatch(/numbering resolution/);
