@@ -86,7 +86,6 @@ describe("a test set", () => {
     const zipKey = field(upload, "ZipKey") ?? "";
     expect(zipKey).toMatch(/^[0-9a-f-]{36}$/);
     expect(upload).toContain('<b:ErrorMessageList i:nil="true"');
-    expect(field((await call("GetStatus", { trackId: authorityCode })).text, "StatusCode")).toBe("98");
     for (let poll = 0; poll < 2; poll++) {
       const pending = (await call("GetStatusZip", { trackId: zipKey })).text;
       expect(pending).toContain("<b:StatusCode/>");
@@ -94,6 +93,21 @@ describe("a test set", () => {
     }
     const done = (await call("GetStatusZip", { trackId: zipKey })).text;
     expect(done).toContain("<b:DianResponse>");
+    expect(field(done, "StatusCode")).toBe("00");
+    expect(field(done, "XmlDocumentKey")).toBe(authorityCode);
+  });
+
+  it("settles a batch whose ZipKey was never heard of: GetStatus by the CUFE counts as a poll", async () => {
+    // DIAN validates a batch on its own, asked or not; a client that lost the ZipKey (a timeout, a
+    // garbled answer) can only ask GetStatus, which must not answer 98 for ever
+    const { zip, authorityCode } = await invoiceZip();
+    await call("SendTestSetAsync", { fileName: "set.zip", contentFile: zip, testSetId: TEST_SET_ID });
+    for (let poll = 0; poll < 2; poll++) {
+      const pending = (await call("GetStatus", { trackId: authorityCode })).text;
+      expect(field(pending, "StatusCode")).toBe("98");
+      expect(field(pending, "StatusDescription")).toBe("En Proceso");
+    }
+    const done = (await call("GetStatus", { trackId: authorityCode })).text;
     expect(field(done, "StatusCode")).toBe("00");
     expect(field(done, "XmlDocumentKey")).toBe(authorityCode);
   });
