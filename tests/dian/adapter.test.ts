@@ -134,6 +134,10 @@ describe("the DIAN adapter against the stand-in", () => {
     // and a resend under the same key is answered by rule 90 as that very acceptance
     const resent = await tax.submit(request);
     expect(resent).toMatchObject({ status: "accepted", authority_code: known?.authority_code });
+    // DIAN's words on a rule 90 answer are those of a rejection ("Validación contiene errores…"):
+    // an acceptance says what happened instead
+    expect(resent.message).toMatch(/already accepted/);
+    expect(resent.message).not.toMatch(/errores/);
   });
 
   it("sends a credit note with its CUDE", async () => {
