@@ -106,7 +106,7 @@ export async function sendTestSetAsync(request: SoapRequest, context: OperationC
   }
   const responses: DianResponse[] = [];
   for (const xml of opened.xmls)
-    responses.push(await validateDocument(xml.bytes, xml.name, fileName, context));
+    responses.push(await validateDocument(xml.bytes, xml.name, fileName, context, true));
   const zipKey = randomUUID();
   context.store.addBatch({
     zipKey,

@@ -191,6 +191,24 @@ describe("the DIAN adapter against the stand-in", () => {
     }
   });
 
+  it("habilitación: a resend in a test set batch is the earlier acceptance; another document of the same number is rejected", async () => {
+    const tax = adapter({ testSetId: TEST_SET_ID });
+    const request = invoice();
+    expect(await adapter().submit(request)).toMatchObject({ status: "accepted" });
+    const settle = async (doc: SubmitDocumentRequest) => {
+      const sent = await tax.submit(doc);
+      return sent.status === "pending"
+        ? await tax.query(doc.reference, lookupOf(doc, sent.provider_reference))
+        : sent;
+    };
+    expect(await settle(request)).toMatchObject({ status: "accepted" });
+    const reused = await settle({ ...request, reference: crypto.randomUUID(), issue_time: "11:45:00-05:00" });
+    expect(reused?.status).toBe("rejected");
+    expect(reused?.errors).toEqual([
+      { code: "90", kind: "rechazo", message: "Documento procesado anteriormente." },
+    ]);
+  });
+
   it("refuses before sending an invoice without its numbering resolution", () => {
     const { numbering: _, ...request } = invoice();
     expect(adapter().precheck?.(request)).toMatch(/numbering resolution/);

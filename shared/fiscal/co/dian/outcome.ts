@@ -6,10 +6,12 @@
  * - `IsValid` true → accepted, DIAN's ApplicationResponse kept; notifications ride along as rules
  *   of kind `notificacion` (a notification never rejects).
  * - Rule 90, "Documento procesado anteriormente": DIAN already holds an accepted document with this
- *   number ([D] DianPAServices `CheckDocumentDuplicity`), and `XmlDocumentKey` is that document's
- *   CUFE/CUDE. When it is ours, this is our earlier send that succeeded although we never heard
- *   back: accepted, with the earlier ApplicationResponse. That is what makes a resend after an
- *   unknown outcome safe. When it is another document's, the number was used before: rejected.
+ *   number ([D] DianPAServices `CheckDocumentDuplicity`), and SendBillSync's `XmlDocumentKey` is
+ *   that document's CUFE/CUDE. When it is ours, this is our earlier send that succeeded although we
+ *   never heard back: accepted, with the earlier ApplicationResponse. That is what makes a resend
+ *   after an unknown outcome safe. When it is another document's, the number was used before:
+ *   rejected. GetStatus and GetStatusZip answer `XmlDocumentKey` = the key asked about, so there
+ *   only a key in DIAN's words can name the earlier document (`earlierKey`); none is a rejection.
  * - Status 99 → rejected, with each `Regla: X, Rechazo: …` as a rule.
  * - 98 ("En Proceso"), a GetStatusZip batch without a status ("Batch en proceso de
  *   validación.") or a document of it with status 0 ("En proceso de validación", [D]
@@ -199,16 +201,33 @@ function accepted(
   };
 }
 
+/** A CUFE/CUDE (SHA-384, hex) written in DIAN's words. */
+const KEY_IN_WORDS = /\b[0-9a-f]{96}\b/i;
+
+/**
+ * The CUFE/CUDE of the document DIAN already holds under this number. SendBillSync names it in
+ * `XmlDocumentKey` ([D] DianPAServices.CheckDocument). GetStatus (and GetStatusZip, which asks it
+ * per document) always sets `XmlDocumentKey` to the trackId asked about, so only the earlier
+ * document's key written in StatusDescription ("Documento <number> procesado anteriormente. CUFE
+ * <key> ") can name it there; a 99 with rule 90 on our own accepted document does not happen there
+ * (GetStatus answers 00 once the document's ApplicationResponse exists).
+ */
+function earlierKey(operation: DianOperation, response: DianResponse): string | null {
+  if (operation === "SendBillSync") return response.documentKey;
+  const named = KEY_IN_WORDS.exec(`${response.statusDescription ?? ""} ${response.statusMessage ?? ""}`);
+  return named ? named[0] : null;
+}
+
 function duplicate(
   operation: DianOperation,
   response: DianResponse,
   expected: ExpectedDocument,
   words: string,
 ): DianOutcome {
-  const key = response.documentKey;
+  const key = earlierKey(operation, response);
   if (key !== null && sameKey(key, expected.documentKey))
     return accepted(operation, response, expected, true);
-  if (key === null) {
+  if (key === null && operation === "SendBillSync") {
     return pending(
       response.statusCode,
       "DIAN says a document with this number was processed before without naming it; its status will be asked by CUFE/CUDE.",
@@ -220,7 +239,7 @@ function duplicate(
     statusCode: response.statusCode,
     authorityMessage: words,
     rules: [{ code: "90", kind: "rechazo", message: "Documento procesado anteriormente." }],
-    message: `DIAN already holds another document with this number (CUFE/CUDE ${quote(key)}): the number was used before; issue the document under a new number.`,
+    message: `DIAN already holds another document with this number${key ? ` (CUFE/CUDE ${quote(key)})` : ""}: the number was used before; issue the document under a new number.`,
   };
 }
 
