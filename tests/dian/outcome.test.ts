@@ -285,9 +285,9 @@ describe("GetStatus's answer", () => {
     expect(ours).toMatchObject({ status: "accepted", duplicate: true });
   });
 
-  it("98 is pending; 90 (a malformed track id) and 500 are errors of the query, never processed", () => {
+  it("98 is pending; 89 (a malformed track id) and 500 are errors of the query, never processed", () => {
     expect(statusOutcome(read("GetStatus", "get-status-98.xml"), expected).status).toBe("pending");
-    const refused = thrown(() => statusOutcome(read("GetStatus", "get-status-90.xml"), expected));
+    const refused = thrown(() => statusOutcome(read("GetStatus", "get-status-89.xml"), expected));
     expect(refused).toBeInstanceOf(ProviderRejectedError);
     expect(refused).toMatchObject({ maybeProcessed: false, operation: "query" });
     const failed = thrown(() => statusOutcome(read("GetStatus", "get-status-500.xml"), expected));

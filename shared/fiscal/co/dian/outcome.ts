@@ -76,7 +76,8 @@ export function sendOutcome(response: DianResponse, expected: ExpectedDocument):
 
 /**
  * GetStatus's answer about a CUFE/CUDE: `not_found` when DIAN never received it (66). Throws a
- * ProviderError when DIAN refused the query (90: a malformed track id) or its service failed (500).
+ * ProviderError when DIAN refused the query (89: a malformed track id, [D] CheckTrackIdFormat) or
+ * its service failed (500).
  */
 export function statusOutcome(response: DianResponse, expected: ExpectedDocument): DianOutcome {
   return documentOutcome("GetStatus", response, expected);
