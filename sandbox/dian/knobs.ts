@@ -25,7 +25,10 @@ export const DianKnobs = z.object({
   latencyMs: z.number().int().min(0).max(600_000),
   /** How long a hung answer is held (released early when the caller goes away or on reset). */
   hangMs: z.number().int().min(0).max(3_600_000),
-  /** GetStatusZip calls a new test-set batch answers "Batch en proceso de validación." before its results. */
+  /**
+   * Status calls a new test-set batch answers in process before its results: GetStatusZip's "Batch en
+   * proceso de validación." or GetStatus's 98 for one of its documents (either counts).
+   */
   pendingPolls: z.number().int().min(0).max(1_000),
   /** New batches stay in process until released (POST /_sandbox/dian/release). */
   holdBatches: z.boolean(),

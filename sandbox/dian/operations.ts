@@ -28,7 +28,7 @@ export interface OperationContext {
   /** The NIT DIAN read from the client certificate ("" when it found none). */
   senderNit: string;
   now: Date;
-  /** GetStatusZip calls a new batch stays in process; `hold` keeps it until released. */
+  /** Status calls (GetStatusZip, or GetStatus of one of its documents) a new batch stays in process; `hold` keeps it until released. */
   pendingPolls: number;
   holdBatches: boolean;
 }
@@ -106,7 +106,7 @@ export async function sendTestSetAsync(request: SoapRequest, context: OperationC
   }
   const responses: DianResponse[] = [];
   for (const xml of opened.xmls)
-    responses.push(await validateDocument(xml.bytes, xml.name, fileName, context));
+    responses.push(await validateDocument(xml.bytes, xml.name, fileName, context, true));
   const zipKey = randomUUID();
   context.store.addBatch({
     zipKey,
@@ -155,7 +155,7 @@ export function getStatus(request: SoapRequest, context: OperationContext): stri
   const answer = (r: DianResponse) => dianResponseEnvelope("GetStatus", r, context.now);
   const problem = trackIdProblem(trackId, false);
   if (problem) return answer(failed({ StatusCode: "89", StatusDescription: problem }));
-  if (context.store.inProcess(trackId)) {
+  if (context.store.pollDocument(trackId)) {
     return answer(failed({ ErrorMessage: [], StatusCode: "98", StatusDescription: "En Proceso" }));
   }
   const stored = context.store.find(trackId);

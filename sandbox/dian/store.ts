@@ -22,7 +22,7 @@ export interface Batch {
   zipKey: string;
   testSetId: string;
   fileName: string;
-  /** GetStatusZip calls that still answer "in process" (0: done unless held). */
+  /** Status calls (GetStatusZip, or GetStatus of one of its documents) that still answer "in process" (0: done unless held). */
   pollsLeft: number;
   /** Held in process until released (knob or POST /_sandbox/dian/release). */
   held: boolean;
@@ -90,11 +90,17 @@ export class DianStore {
     }
   }
 
-  /** Whether `key` belongs to a batch still in process (GetStatus answers 98 for it). */
-  inProcess(key: string): boolean {
+  /**
+   * Whether `key` belongs to a batch still in process (GetStatus answers 98 for it). Asking counts
+   * as one of the batch's polls: DIAN validates a batch on its own, so a client that never learnt
+   * the ZipKey (its SendTestSetAsync answer was lost) and asks GetStatus alone sees it settle too.
+   */
+  pollDocument(key: string): boolean {
     for (const batch of this.batches.values()) {
-      if ((batch.held || batch.pollsLeft > 0) && batch.responses.some((r) => r.XmlDocumentKey === key))
-        return true;
+      if (!(batch.held || batch.pollsLeft > 0)) continue;
+      if (!batch.responses.some((r) => r.XmlDocumentKey === key)) continue;
+      if (!batch.held) batch.pollsLeft--;
+      return true;
     }
     return false;
   }

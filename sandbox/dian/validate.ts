@@ -11,11 +11,11 @@ import type { Signer } from "../../shared/fiscal/co/dian/certificate.ts";
 import { toBase64 } from "../../shared/providers/deliver.ts";
 import { type DianResponse, emptyDianResponse } from "./answers.ts";
 import { applicationResponse, approvedMessage } from "./application-response.ts";
-import { readDocument } from "./document.ts";
+import { type ReceivedDocument, readDocument } from "./document.ts";
 import { type DianRegistry, mayActFor } from "./registry.ts";
 import { contentFindings } from "./rules.ts";
 import { schemaError } from "./schema.ts";
-import type { DianStore } from "./store.ts";
+import type { DianStore, StoredDocument } from "./store.ts";
 import { signatureFindings } from "./xades.ts";
 import { parseXml, XmlReadError } from "./xml-read.ts";
 
@@ -28,6 +28,30 @@ export interface ValidationContext {
   now: Date;
 }
 
+/**
+ * A duplicate in a test set batch, as GetStatusZip shows it: DIAN uploads a batch's documents before
+ * validating them, and answers each with GetStatus(its own key) ([D] DianPAServices.GetStatusZip,
+ * GetStatus): the earlier acceptance (00) when the key is the one accepted before — its
+ * ApplicationResponse exists —, else 99 with ValidateDocumentDuplicity's failed rule 90, the
+ * document's own key as XmlDocumentKey and the earlier document's in StatusDescription.
+ */
+function batchDuplicate(
+  doc: ReceivedDocument,
+  earlier: StoredDocument,
+  response: DianResponse,
+): DianResponse {
+  const key = doc.uuid.toLowerCase();
+  if (earlier.key === key) return earlier.response;
+  return {
+    ...response,
+    ErrorMessage: ["Regla: 90, Rechazo: Documento procesado anteriormente."],
+    StatusCode: "99",
+    StatusDescription: `Documento ${doc.id} procesado anteriormente. CUFE ${earlier.key} `,
+    StatusMessage: MANDATORY,
+    XmlDocumentKey: key,
+  };
+}
+
 const MANDATORY = "Documento con errores en campos mandatorios.";
 const VALIDATION_ERRORS = "Validación contiene errores en campos mandatorios.";
 
@@ -37,6 +61,7 @@ export async function validateDocument(
   entryName: string,
   zipName: string,
   context: ValidationContext,
+  batch = false,
 ): Promise<DianResponse> {
   const xmlFileName =
     entryName
@@ -78,6 +103,11 @@ export async function validateDocument(
     };
   }
   const earlier = store.acceptedDuplicate(doc);
+  if (earlier && batch) {
+    const answered = batchDuplicate(doc, earlier, response);
+    if (answered !== earlier.response) store.record(doc, answered);
+    return answered;
+  }
   if (earlier) {
     return {
       ...response,

@@ -4,8 +4,8 @@
  * encryption, no ZIP64), only the `.xml` entries are inflated, and inflation runs in 4 KiB slices that
  * stop as soon as the XML passes MAX_XML_BYTES (deflate expands at most ~1 000×, so one slice can never
  * allocate more than ~4 MiB before the count is checked). DIAN's own limits are not published; it
- * takes messages up to 10 485 760 bytes ([D] Web.config), and the stand-in allows an XML of that
- * size inflated.
+ * takes messages up to 10 485 760 bytes ([D] Web.config), and the stand-in allows its XMLs that
+ * size inflated, one or all together.
  *
  * What counts as an XML follows DIAN's `ZipContainsXmlFiles`/`ExtractMultipleZip` ([D]
  * WcfDianCustomerServices.svc.cs, DianPAServices.UploadDocumentSync): entries whose name ends in
@@ -13,7 +13,13 @@
  */
 import { Inflate } from "fflate";
 
-export const ZIP_LIMITS = { maxEntries: 100, maxXmlBytes: 10_485_760, maxXmlEntries: 50 } as const;
+export const ZIP_LIMITS = {
+  maxEntries: 100,
+  maxXmlBytes: 10_485_760,
+  maxXmlEntries: 50,
+  /** All the XMLs together: without it, 50 entries just under maxXmlBytes would inflate to 500 MiB. */
+  maxTotalXmlBytes: 10_485_760,
+} as const;
 
 export type ZipResult =
   | { kind: "not_zip" }
@@ -62,23 +68,26 @@ export function readZip(bytes: Uint8Array, limits = ZIP_LIMITS): ZipResult {
   if (xmlEntries.length > limits.maxXmlEntries)
     return { kind: "too_large", why: `${xmlEntries.length} XML files` };
   const xmls: { name: string; bytes: Uint8Array }[] = [];
+  let budget = limits.maxTotalXmlBytes;
   for (const entry of xmlEntries) {
+    const max = Math.min(limits.maxXmlBytes, budget);
     const local = entry.offset;
     if (local + 30 > bytes.length || u32(bytes, local) !== 0x04034b50)
       return { kind: "unreadable", why: "bad local header" };
     const start = local + 30 + u16(bytes, local + 26) + u16(bytes, local + 28);
     const data = bytes.subarray(start, start + entry.size);
     if (data.length !== entry.size) return { kind: "unreadable", why: "truncated entry" };
-    const inflated =
-      entry.method === 0
-        ? stored(data, limits.maxXmlBytes)
-        : entry.method === 8
-          ? inflate(data, limits.maxXmlBytes)
-          : null;
+    const inflated = entry.method === 0 ? stored(data, max) : entry.method === 8 ? inflate(data, max) : null;
     if (inflated === null) return { kind: "unreadable", why: `compression method ${entry.method}` };
-    if (inflated === "too_large")
-      return { kind: "too_large", why: `${entry.name} inflates past ${limits.maxXmlBytes} bytes` };
+    if (inflated === "too_large") {
+      const why =
+        max < limits.maxXmlBytes
+          ? `the XML files inflate past ${limits.maxTotalXmlBytes} bytes together`
+          : `${entry.name} inflates past ${limits.maxXmlBytes} bytes`;
+      return { kind: "too_large", why };
+    }
     if (inflated === "corrupt") return { kind: "unreadable", why: `${entry.name} does not inflate` };
+    budget -= inflated.length;
     xmls.push({ name: entry.name, bytes: inflated });
   }
   return { kind: "ok", xmls };

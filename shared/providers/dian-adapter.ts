@@ -22,6 +22,8 @@ export interface DianAdapterOptions extends DianTransmissionOptions {
   now?: () => Date;
 }
 
+const duplicate = (result: DianResult) => result.status === "accepted" && result.duplicate;
+
 export function createDianAdapter(options: DianAdapterOptions): TaxAdapter {
   const dian = createDianTransmission(options);
   const now = options.now ?? (() => new Date());
@@ -30,8 +32,12 @@ export function createDianAdapter(options: DianAdapterOptions): TaxAdapter {
     const base = {
       reference,
       provider_reference: result.reference,
-      // DIAN's own words; ours only when DIAN gave none
-      message: (result.authorityMessage || result.message).slice(0, 2000),
+      // DIAN's own words; ours when DIAN gave none, and for a rule 90 acceptance, which DIAN words
+      // as a rejection ("Validación contiene errores en campos mandatorios.")
+      message: (duplicate(result) ? result.message : result.authorityMessage || result.message).slice(
+        0,
+        2000,
+      ),
       ...(result.rules.length > 0 ? { errors: result.rules } : {}),
     };
     switch (result.status) {

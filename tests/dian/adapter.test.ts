@@ -134,6 +134,10 @@ describe("the DIAN adapter against the stand-in", () => {
     // and a resend under the same key is answered by rule 90 as that very acceptance
     const resent = await tax.submit(request);
     expect(resent).toMatchObject({ status: "accepted", authority_code: known?.authority_code });
+    // DIAN's words on a rule 90 answer are those of a rejection ("Validación contiene errores…"):
+    // an acceptance says what happened instead
+    expect(resent.message).toMatch(/already accepted/);
+    expect(resent.message).not.toMatch(/errores/);
   });
 
   it("sends a credit note with its CUDE", async () => {
@@ -166,6 +170,43 @@ describe("the DIAN adapter against the stand-in", () => {
     } finally {
       standIn.setKnobs({ holdBatches: false });
     }
+  });
+
+  it("habilitación: a poll that fails after DIAN took the batch leaves it pending, never 'not sent'", async () => {
+    const tax = adapter({ testSetId: TEST_SET_ID });
+    for (const kind of ["error", "garbage", "hang"] as const) {
+      const request = invoice();
+      standIn.setKnobs({ hangMs: 1_000, failNext: [{ kind, operation: "GetStatusZip", count: 2 }] });
+      try {
+        // DIAN has the batch: whatever its polls answer, the outcome is pending under the ZipKey
+        const outcome = await adapter({ testSetId: TEST_SET_ID, timeoutMs: 300 }).submit(request);
+        expect(outcome.status).toBe("pending");
+        expect(outcome.provider_reference).toMatch(/^[0-9a-f-]{36}$/i);
+        standIn.setKnobs({ failNext: [] });
+        const settled = await tax.query(request.reference, lookupOf(request, outcome.provider_reference));
+        expect(settled?.status).toBe("accepted");
+      } finally {
+        standIn.setKnobs({ failNext: [] });
+      }
+    }
+  });
+
+  it("habilitación: a resend in a test set batch is the earlier acceptance; another document of the same number is rejected", async () => {
+    const tax = adapter({ testSetId: TEST_SET_ID });
+    const request = invoice();
+    expect(await adapter().submit(request)).toMatchObject({ status: "accepted" });
+    const settle = async (doc: SubmitDocumentRequest) => {
+      const sent = await tax.submit(doc);
+      return sent.status === "pending"
+        ? await tax.query(doc.reference, lookupOf(doc, sent.provider_reference))
+        : sent;
+    };
+    expect(await settle(request)).toMatchObject({ status: "accepted" });
+    const reused = await settle({ ...request, reference: crypto.randomUUID(), issue_time: "11:45:00-05:00" });
+    expect(reused?.status).toBe("rejected");
+    expect(reused?.errors).toEqual([
+      { code: "90", kind: "rechazo", message: "Documento procesado anteriormente." },
+    ]);
   });
 
   it("refuses before sending an invoice without its numbering resolution", () => {

@@ -24,6 +24,24 @@ function read<O extends "SendBillSync" | "GetStatus">(
   return got.result as DianResponse;
 }
 
+/** A GetStatus answer (get-status-accepted.xml's shape) with other errors, status and description. */
+function readGetStatus(change: { errors: string[]; statusCode: string; description: string }): DianResponse {
+  const text = new TextDecoder()
+    .decode(answer("get-status-accepted.xml"))
+    .replace(/(<b:ErrorMessage[^>]*>)[\s\S]*?(<\/b:ErrorMessage>)/, (_, open, close) =>
+      [open, ...change.errors.map((e) => `<c:string>${e}</c:string>`), close].join(""),
+    )
+    .replace("<b:IsValid>true</b:IsValid>", "<b:IsValid>false</b:IsValid>")
+    .replace("<b:StatusCode>00</b:StatusCode>", `<b:StatusCode>${change.statusCode}</b:StatusCode>`)
+    .replace(
+      "<b:StatusDescription>Procesado Correctamente.</b:StatusDescription>",
+      `<b:StatusDescription>${change.description}</b:StatusDescription>`,
+    );
+  const got = readAnswer("GetStatus", new TextEncoder().encode(text));
+  if (!("result" in got)) throw new Error("a Fault");
+  return got.result;
+}
+
 function batch(file: string): DianResponse[] {
   const got = readAnswer("GetStatusZip", answer(file));
   if (!("result" in got)) throw new Error("a Fault");
@@ -243,9 +261,33 @@ describe("GetStatus's answer", () => {
     });
   });
 
-  it("98 is pending; 90 (a malformed track id) and 500 are errors of the query, never processed", () => {
+  it("rule 90 is a rejection: GetStatus's XmlDocumentKey is the CUFE asked about, not the earlier document's", () => {
+    // [D] DianPAServices.GetStatus sets XmlDocumentKey = trackId whatever the validations say, and
+    // answers 00 for a document whose ApplicationResponse exists (ours, accepted before): a 99 with
+    // rule 90 (ValidateDocumentDuplicity) means another accepted document holds the number, which it
+    // names in StatusDescription ("Documento <number> procesado anteriormente. CUFE <key> ")
+    const duplicate = (description: string) =>
+      statusOutcome(
+        readGetStatus({
+          errors: ["Regla: 90, Rechazo: Documento procesado anteriormente."],
+          statusCode: "99",
+          description,
+        }),
+        expected,
+      );
+    const other = duplicate(`Documento SETP990000002 procesado anteriormente. CUFE ${OTHER_KEY} `);
+    expect(other.status).toBe("rejected");
+    expect(other.message).toContain(OTHER_KEY);
+    expect(other.message).toMatch(/number was used before/);
+    expect(duplicate("Validación contiene errores en campos mandatorios.").status).toBe("rejected");
+    // only DIAN naming our own CUFE as the one processed before makes it ours
+    const ours = duplicate(`Documento SETP990000002 procesado anteriormente. CUFE ${FIXTURE_KEY} `);
+    expect(ours).toMatchObject({ status: "accepted", duplicate: true });
+  });
+
+  it("98 is pending; 89 (a malformed track id) and 500 are errors of the query, never processed", () => {
     expect(statusOutcome(read("GetStatus", "get-status-98.xml"), expected).status).toBe("pending");
-    const refused = thrown(() => statusOutcome(read("GetStatus", "get-status-90.xml"), expected));
+    const refused = thrown(() => statusOutcome(read("GetStatus", "get-status-89.xml"), expected));
     expect(refused).toBeInstanceOf(ProviderRejectedError);
     expect(refused).toMatchObject({ maybeProcessed: false, operation: "query" });
     const failed = thrown(() => statusOutcome(read("GetStatus", "get-status-500.xml"), expected));
@@ -262,6 +304,25 @@ describe("GetStatusZip's answer", () => {
       authorityMessage: "Batch en proceso de validación.",
     });
     expect(batchOutcome([], expected).status).toBe("pending");
+  });
+
+  it("a document of the batch still in validation (StatusCode 0, 'En proceso de validación') is pending", () => {
+    // [D] DianPAServices.GetStatusZip answers a batch document whose GlobalBatchFileResult is still
+    // BatchFileStatus.InProcess (0) with StatusCode "0" and the status's description, nothing else
+    const inValidation = readAnswer(
+      "GetStatusZip",
+      answer("get-status-zip-pending.xml", {
+        "<b:StatusCode/>": "<b:StatusCode>0</b:StatusCode>",
+        "Batch en proceso de validación.": "En proceso de validación",
+      }),
+    );
+    if (!("result" in inValidation)) throw new Error("a Fault");
+    expect(batchOutcome(inValidation.result, expected)).toMatchObject({
+      status: "pending",
+      statusCode: "0",
+      rules: [],
+      authorityMessage: "En proceso de validación",
+    });
   });
 
   it("a validated batch is its document's outcome", () => {

@@ -86,7 +86,6 @@ describe("a test set", () => {
     const zipKey = field(upload, "ZipKey") ?? "";
     expect(zipKey).toMatch(/^[0-9a-f-]{36}$/);
     expect(upload).toContain('<b:ErrorMessageList i:nil="true"');
-    expect(field((await call("GetStatus", { trackId: authorityCode })).text, "StatusCode")).toBe("98");
     for (let poll = 0; poll < 2; poll++) {
       const pending = (await call("GetStatusZip", { trackId: zipKey })).text;
       expect(pending).toContain("<b:StatusCode/>");
@@ -96,6 +95,64 @@ describe("a test set", () => {
     expect(done).toContain("<b:DianResponse>");
     expect(field(done, "StatusCode")).toBe("00");
     expect(field(done, "XmlDocumentKey")).toBe(authorityCode);
+  });
+
+  it("settles a batch whose ZipKey was never heard of: GetStatus by the CUFE counts as a poll", async () => {
+    // DIAN validates a batch on its own, asked or not; a client that lost the ZipKey (a timeout, a
+    // garbled answer) can only ask GetStatus, which must not answer 98 for ever
+    const { zip, authorityCode } = await invoiceZip();
+    await call("SendTestSetAsync", { fileName: "set.zip", contentFile: zip, testSetId: TEST_SET_ID });
+    for (let poll = 0; poll < 2; poll++) {
+      const pending = (await call("GetStatus", { trackId: authorityCode })).text;
+      expect(field(pending, "StatusCode")).toBe("98");
+      expect(field(pending, "StatusDescription")).toBe("En Proceso");
+    }
+    const done = (await call("GetStatus", { trackId: authorityCode })).text;
+    expect(field(done, "StatusCode")).toBe("00");
+    expect(field(done, "XmlDocumentKey")).toBe(authorityCode);
+  });
+
+  it("answers a batch's duplicate as DIAN's GetStatus does: ours accepted (00), another's number 99 with rule 90", async () => {
+    // [D] GetStatusZip answers each batch document with GetStatus(trackId): XmlDocumentKey is that
+    // document's own key, 00 once the key's ApplicationResponse exists, else the failed rule 90 of
+    // ValidateDocumentDuplicity with the earlier document's key in StatusDescription
+    const settle = async (zip: string) => {
+      const upload = await call("SendTestSetAsync", {
+        fileName: "set.zip",
+        contentFile: zip,
+        testSetId: TEST_SET_ID,
+      });
+      const zipKey = field(upload.text, "ZipKey") ?? "";
+      for (let poll = 0; poll < 2; poll++) await call("GetStatusZip", { trackId: zipKey });
+      return (await call("GetStatusZip", { trackId: zipKey })).text;
+    };
+    const input = dianInvoice(1);
+    const first = await buildSignedDocument(input, signer);
+    const firstZip = zipBase64({ "invoice.xml": first.xml });
+    expect(
+      field((await call("SendBillSync", { fileName: "a.zip", contentFile: firstZip })).text, "StatusCode"),
+    ).toBe("00");
+
+    const again = await settle(firstZip);
+    expect(field(again, "StatusCode")).toBe("00");
+    expect(field(again, "XmlDocumentKey")).toBe(first.authorityCode);
+
+    const reused = await buildSignedDocument(
+      {
+        ...input,
+        document: { ...input.document, reference: crypto.randomUUID(), issue_time: "11:45:00-05:00" },
+      },
+      signer,
+    );
+    const other = await settle(zipBase64({ "invoice.xml": reused.xml }));
+    expect(field(other, "StatusCode")).toBe("99");
+    expect(errorMessages(other)).toEqual(["Regla: 90, Rechazo: Documento procesado anteriormente."]);
+    expect(field(other, "XmlDocumentKey")).toBe(reused.authorityCode);
+    expect(field(other, "StatusDescription")).toBe(
+      `Documento ${input.document.number} procesado anteriormente. CUFE ${first.authorityCode} `,
+    );
+    // and GetStatus says the same about it
+    expect(field((await call("GetStatus", { trackId: reused.authorityCode })).text, "StatusCode")).toBe("99");
   });
 
   it("holds a batch until released when asked to", async () => {

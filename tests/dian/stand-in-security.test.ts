@@ -20,6 +20,7 @@ import {
   seededStandIn,
   senderOf,
   soapRequest,
+  TEST_SET_ID,
   zipBase64,
 } from "../support/dian-stand-in.ts";
 
@@ -151,6 +152,23 @@ describe("bounds", () => {
     const elapsed = performance.now() - started;
     expect(field(text, "StatusCode")).toBe("89");
     expect(field(text, "StatusDescription")).toContain("inflates past 10485760 bytes");
+    expect(elapsed).toBeLessThan(2_000);
+  });
+
+  it("answers 89 to a ZIP of many XMLs each just under the limit, without inflating them all", async () => {
+    // 50 XMLs of 10 MB of zeros (~10 KiB each deflated): each alone within the limit, together 500 MB
+    const zeros = new Uint8Array(10_000_000);
+    const files = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}.xml`, zeros]));
+    const envelope = await soapRequest(sender, "SendTestSetAsync", {
+      fileName: "many.zip",
+      contentFile: toBase64(zipSync(files, { level: 1 })),
+      testSetId: TEST_SET_ID,
+    });
+    const started = performance.now();
+    const text = await (await post(standIn, envelope, "SendTestSetAsync")).text();
+    const elapsed = performance.now() - started;
+    expect(field(text, "ZipKey")).toBeUndefined();
+    expect(field(text, "ProcessedMessage")).toContain("inflate past 10485760 bytes together");
     expect(elapsed).toBeLessThan(2_000);
   });
 

@@ -6,13 +6,16 @@
  * - `IsValid` true → accepted, DIAN's ApplicationResponse kept; notifications ride along as rules
  *   of kind `notificacion` (a notification never rejects).
  * - Rule 90, "Documento procesado anteriormente": DIAN already holds an accepted document with this
- *   number ([D] DianPAServices `CheckDocumentDuplicity`), and `XmlDocumentKey` is that document's
- *   CUFE/CUDE. When it is ours, this is our earlier send that succeeded although we never heard
- *   back: accepted, with the earlier ApplicationResponse. That is what makes a resend after an
- *   unknown outcome safe. When it is another document's, the number was used before: rejected.
+ *   number ([D] DianPAServices `CheckDocumentDuplicity`), and SendBillSync's `XmlDocumentKey` is
+ *   that document's CUFE/CUDE. When it is ours, this is our earlier send that succeeded although we
+ *   never heard back: accepted, with the earlier ApplicationResponse. That is what makes a resend
+ *   after an unknown outcome safe. When it is another document's, the number was used before:
+ *   rejected. GetStatus and GetStatusZip answer `XmlDocumentKey` = the key asked about, so there
+ *   only a key in DIAN's words can name the earlier document (`earlierKey`); none is a rejection.
  * - Status 99 → rejected, with each `Regla: X, Rechazo: …` as a rule.
- * - 98 ("En Proceso"), or a GetStatusZip batch without a status ("Batch en proceso de
- *   validación.") → pending: reconcile asks again.
+ * - 98 ("En Proceso"), a GetStatusZip batch without a status ("Batch en proceso de
+ *   validación.") or a document of it with status 0 ("En proceso de validación", [D]
+ *   `BatchFileStatus.InProcess`) → pending: reconcile asks again.
  * - 66: on GetStatus, DIAN has no such document (never received); on SendBillSync, DIAN stored the
  *   document but has no validation yet (pending). 89 (and the 90 older versions answer): DIAN did
  *   not take the document in — no XML or more than one in the ZIP, an XML it cannot parse, a
@@ -73,7 +76,8 @@ export function sendOutcome(response: DianResponse, expected: ExpectedDocument):
 
 /**
  * GetStatus's answer about a CUFE/CUDE: `not_found` when DIAN never received it (66). Throws a
- * ProviderError when DIAN refused the query (90: a malformed track id) or its service failed (500).
+ * ProviderError when DIAN refused the query (89: a malformed track id, [D] CheckTrackIdFormat) or
+ * its service failed (500).
  */
 export function statusOutcome(response: DianResponse, expected: ExpectedDocument): DianOutcome {
   return documentOutcome("GetStatus", response, expected);
@@ -113,7 +117,9 @@ function documentOutcome(
   }
   if (code === "98")
     return pending(code, "DIAN is still validating the document; its status will be asked again.", words);
-  if (code === "" && operation === "GetStatusZip") {
+  // "": the batch is not yet split into documents; "0": this document of it is still in validation
+  // (its GlobalBatchFileResult is BatchFileStatus.InProcess, [D] DianPAServices.GetStatusZip)
+  if ((code === "" || code === "0") && operation === "GetStatusZip") {
     return pending(code, "DIAN is still validating the batch; its status will be asked again.", words);
   }
   if (code === "66") {
@@ -196,16 +202,33 @@ function accepted(
   };
 }
 
+/** A CUFE/CUDE (SHA-384, hex) written in DIAN's words. */
+const KEY_IN_WORDS = /\b[0-9a-f]{96}\b/i;
+
+/**
+ * The CUFE/CUDE of the document DIAN already holds under this number. SendBillSync names it in
+ * `XmlDocumentKey` ([D] DianPAServices.CheckDocument). GetStatus (and GetStatusZip, which asks it
+ * per document) always sets `XmlDocumentKey` to the trackId asked about, so only the earlier
+ * document's key written in StatusDescription ("Documento <number> procesado anteriormente. CUFE
+ * <key> ") can name it there; a 99 with rule 90 on our own accepted document does not happen there
+ * (GetStatus answers 00 once the document's ApplicationResponse exists).
+ */
+function earlierKey(operation: DianOperation, response: DianResponse): string | null {
+  if (operation === "SendBillSync") return response.documentKey;
+  const named = KEY_IN_WORDS.exec(`${response.statusDescription ?? ""} ${response.statusMessage ?? ""}`);
+  return named ? named[0] : null;
+}
+
 function duplicate(
   operation: DianOperation,
   response: DianResponse,
   expected: ExpectedDocument,
   words: string,
 ): DianOutcome {
-  const key = response.documentKey;
+  const key = earlierKey(operation, response);
   if (key !== null && sameKey(key, expected.documentKey))
     return accepted(operation, response, expected, true);
-  if (key === null) {
+  if (key === null && operation === "SendBillSync") {
     return pending(
       response.statusCode,
       "DIAN says a document with this number was processed before without naming it; its status will be asked by CUFE/CUDE.",
@@ -217,7 +240,7 @@ function duplicate(
     statusCode: response.statusCode,
     authorityMessage: words,
     rules: [{ code: "90", kind: "rechazo", message: "Documento procesado anteriormente." }],
-    message: `DIAN already holds another document with this number (CUFE/CUDE ${quote(key)}): the number was used before; issue the document under a new number.`,
+    message: `DIAN already holds another document with this number${key ? ` (CUFE/CUDE ${quote(key)})` : ""}: the number was used before; issue the document under a new number.`,
   };
 }
 

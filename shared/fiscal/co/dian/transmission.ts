@@ -14,6 +14,7 @@
  * - The AttachedDocument wraps the signed document, rebuilt byte for byte, and DIAN's
  *   ApplicationResponse, which DIAN keeps and GetStatus hands back, signed by the issuer.
  */
+import { ProviderError } from "../../../providers/errors.ts";
 import type { DocumentKind, SubmitDocumentRequest } from "../../../providers/protocol.ts";
 import { type AttachedDocumentFacts, buildAttachedDocument } from "./attached-document.ts";
 import type { Signer } from "./certificate.ts";
@@ -120,13 +121,23 @@ export function createDianTransmission(options: DianTransmissionOptions): DianTr
     reference = code.authorityCode,
   ): DianResult => ({ ...outcome, ...code, reference });
 
-  /** A test set batch: polled a little, then left pending under its ZipKey for reconcile. */
+  /**
+   * A test set batch: polled a little, then left pending under its ZipKey for reconcile. DIAN holds
+   * the batch once it answered with the ZipKey, so a poll that fails (a timeout, a 5xx, garbage, a
+   * refusal of the query) settles nothing: the document is pending, never "not sent" — an error
+   * thrown from here would be a read's, which the lifecycle takes for "nothing was processed".
+   */
   async function settleBatch(zipKey: string, code: { authorityCode: string; qrText: string }) {
     const expected = { documentKey: code.authorityCode };
     let outcome: DianOutcome | null = null;
     for (let poll = 0; poll < polls; poll++) {
       await sleep(pollMs);
-      outcome = batchOutcome(await service.getStatusZip(zipKey), expected);
+      try {
+        outcome = batchOutcome(await service.getStatusZip(zipKey), expected);
+      } catch (error) {
+        if (!(error instanceof ProviderError)) throw error;
+        break;
+      }
       if (outcome.status !== "pending") return result(outcome, code);
     }
     const pending: DianOutcome = outcome ?? {
