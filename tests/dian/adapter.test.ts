@@ -81,6 +81,20 @@ describe("the DIAN adapter against the stand-in", () => {
     expect(again).toMatchObject({ status: "accepted", authority_code: outcome.authority_code });
   });
 
+  it("asks about a document by the CUFE DIAN answered, not one recomputed with today's technical key", async () => {
+    const tax = adapter();
+    const request = invoice();
+    const sent = await tax.submit(request);
+    expect(sent.provider_reference).toBe(sent.authority_code);
+    // a new numbering resolution brings a new technical key; the document keeps the code it was sent with
+    const renewed = { ...request, issuer: { ...request.issuer, technical_key: "1".repeat(40) } };
+    expect(await tax.query(request.reference, lookupOf(renewed, sent.provider_reference))).toMatchObject({
+      status: "accepted",
+      authority_code: sent.authority_code,
+      qr_text: sent.qr_text,
+    });
+  });
+
   it("builds the buyer's AttachedDocument: ours, signed, holding DIAN's signed ApplicationResponse", async () => {
     const tax = adapter();
     const request = invoice();

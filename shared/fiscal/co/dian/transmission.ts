@@ -9,8 +9,9 @@
  *   with the company's test set id through SendTestSetAsync, whose batch is polled briefly with
  *   GetStatusZip and otherwise left pending under its ZipKey; else through SendBillSync.
  * - A query asks GetStatusZip about a test set batch still pending (its ZipKey is the provider
- *   reference), else GetStatus by the CUFE/CUDE, recomputed from the document (DIAN knows documents
- *   by their code, not by our reference). DIAN answering 66 means it never received the document.
+ *   reference), else GetStatus by the CUFE/CUDE (DIAN knows documents by their code, not by our
+ *   reference): the one recorded from DIAN's last answer, else recomputed from the document (after
+ *   an answer lost in transit). DIAN answering 66 means it never received the document.
  * - The AttachedDocument wraps the signed document, rebuilt byte for byte, and DIAN's
  *   ApplicationResponse, which DIAN keeps and GetStatus hands back, signed by the issuer.
  */
@@ -51,6 +52,7 @@ export type DianResult = DianOutcome & {
 };
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DOCUMENT_KEY = /^[0-9a-f]{96}$/i;
 
 /** Why DIAN mode cannot make `request` into a DIAN document, or null (checked before anything is sent). */
 export function dianProblem(request: SubmitDocumentRequest, software: DianSoftware): string | null {
@@ -167,7 +169,14 @@ export function createDianTransmission(options: DianTransmissionOptions): DianTr
 
     async query(request, reference) {
       const unsigned = await buildUnsignedDocument(dianInput(request, software));
-      const code = { authorityCode: unsigned.authorityCode, qrText: unsigned.qrText };
+      // The code DIAN answered with is the one it knows the document by: recomputing it would use
+      // today's technical key and PIN, which a new numbering resolution or software changes.
+      const known = reference && DOCUMENT_KEY.test(reference) ? reference.toLowerCase() : null;
+      const code = {
+        authorityCode: known ?? unsigned.authorityCode,
+        // the QR text names the code (../cufe.ts dianQrText): the recorded one, when there is one
+        qrText: known ? unsigned.qrText.replaceAll(unsigned.authorityCode, known) : unsigned.qrText,
+      };
       const expected = { documentKey: code.authorityCode };
       if (reference && GUID.test(reference)) {
         const batch = batchOutcome(await service.getStatusZip(reference), expected);
