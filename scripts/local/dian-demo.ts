@@ -10,7 +10,7 @@
  * stand-in writes every request it receives to `<data>/dian/`, and `local.json` gets a `dian` block
  * with everything needed to check those requests by hand.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createTestCertificates } from "../../devkit/dian/certificates.ts";
 import { saveDianCredential } from "../../devkit/dian/credential.ts";
@@ -18,6 +18,7 @@ import { createDianStandIn, type DianStandIn, generatedDianCertificate } from ".
 import { HABILITACION_TECHNICAL_KEY } from "../../sandbox/dian/registry.ts";
 import type { SecretBox } from "../../shared/crypto/secret-box.ts";
 import type { Db } from "../../shared/db/port.ts";
+import { openPkcs12 } from "../../shared/fiscal/co/dian/certificate.ts";
 
 /** Demo Org's DIAN-direct company (supabase/seed.sql). */
 const COMPANY = {
@@ -33,6 +34,9 @@ const SOFTWARE = {
   pin: "75315",
   test_set_id: "0f9e8d7c-6b5a-4392-8170-6f5e4d3c2b1a",
 } as const;
+
+/** How many of the stand-in's request files a start keeps (the newest). */
+const MAX_KEPT_REQUESTS = 2_000;
 
 /** Habilitación's test range (brief §3: Odoo's tests/common.py), the same for every software. */
 const RANGE = {
@@ -90,29 +94,50 @@ const unkeep = (k: Kept): Certificate => ({
   caPem: k.ca_pem,
 });
 
+/** Whether a certificate ends within a month (a test certificate lasts a year): time to make another. */
+async function expiring(certificate: Certificate): Promise<boolean> {
+  const { certificate: info } = await openPkcs12(certificate.p12, certificate.password);
+  return info.notAfter.getTime() - Date.now() < 30 * 86_400_000;
+}
+
 /**
- * The demo's certificates, made once and kept: a restart signs with the same company certificate,
- * and the ApplicationResponses the stand-in kept still verify against the same DIAN CA.
+ * The demo's certificates, made once and kept — a restart signs with the same company certificate,
+ * and the ApplicationResponses the stand-in kept still verify against the same DIAN CA — and made
+ * anew when one is about to expire (`renewed`: the credential must then be saved again).
  */
-async function demoCertificates(dir: string): Promise<DemoCertificates> {
+async function demoCertificates(dir: string): Promise<DemoCertificates & { renewed: boolean }> {
   const file = join(dir, "certificates.json");
   const kept = await readFile(file, "utf8").then(
     (text) => JSON.parse(text) as { company: Kept & { certificate_pem: string }; dian: Kept },
     () => undefined,
   );
-  if (kept) {
-    return {
-      company: { ...unkeep(kept.company), certificatePem: kept.company.certificate_pem },
-      dian: unkeep(kept.dian),
-    };
+  let company = kept ? { ...unkeep(kept.company), certificatePem: kept.company.certificate_pem } : undefined;
+  let dian = kept ? unkeep(kept.dian) : undefined;
+  const renewed = !company || (await expiring(company));
+  if (renewed) {
+    const password = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16)).join("");
+    company = createTestCertificates({ nit: COMPANY.nit, companyName: COMPANY.legal_name, password });
   }
-  const password = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16)).join("");
-  const made = createTestCertificates({ nit: COMPANY.nit, companyName: COMPANY.legal_name, password });
-  const dian = await generatedDianCertificate();
-  await mkdir(dir, { recursive: true });
-  const record = { company: { ...keep(made), certificate_pem: made.certificatePem }, dian: keep(dian) };
-  await writeFile(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-  return { company: made, dian };
+  const dianRenewed = !dian || (await expiring(dian));
+  if (dianRenewed) dian = await generatedDianCertificate();
+  if (!company || !dian) throw new Error("unreachable: both certificates are made above");
+  if (renewed || dianRenewed) {
+    await mkdir(dir, { recursive: true });
+    const record = {
+      company: { ...keep(company), certificate_pem: company.certificatePem },
+      dian: keep(dian),
+    };
+    await writeFile(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+  }
+  return { company, dian, renewed };
+}
+
+/** The newest `keep` request files of the stand-in's folder stay; older ones go (a long-lived .data/). */
+async function pruneRequests(dir: string, keep: number): Promise<void> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith(".xml")).sort();
+  await Promise.all(
+    names.slice(0, Math.max(0, names.length - keep)).map((n) => rm(join(dir, n), { force: true })),
+  );
 }
 
 /**
@@ -126,8 +151,9 @@ export async function startDianDemo(options: {
   secretBox: SecretBox;
 }): Promise<{ standIn: DianStandIn; local: LocalDian; saved: boolean }> {
   const demoDir = join(options.dataDir, "dian-demo");
-  const { company: certs, dian } = await demoCertificates(demoDir);
+  const { company: certs, dian, renewed } = await demoCertificates(demoDir);
   const requestsDir = join(options.dataDir, "dian");
+  await pruneRequests(requestsDir, MAX_KEPT_REQUESTS);
   const standIn = createDianStandIn({
     requestsDir,
     storeFile: join(demoDir, "stand-in-documents.jsonl"),
@@ -162,8 +188,10 @@ export async function startDianDemo(options: {
     p_environment: "uat",
   });
   const standInUrl = /^http:\/\/[^/]+\/sandbox\/dian\/WcfDianCustomerServices\.svc$/;
-  const saved =
-    !stored || (stored.url !== url && (standInUrl.test(stored.url ?? "") || !isDian(stored.settings)));
+  // the demo's own credential (at a stand-in, or not yet DIAN mode) follows the stand-in's address and
+  // the certificate; one someone saved by hand at another DIAN address is left alone
+  const ours = !stored || standInUrl.test(stored.url ?? "") || !isDian(stored.settings);
+  const saved = ours && (!stored || stored.url !== url || renewed);
   if (saved) {
     await saveDianCredential(options, { org: { id: COMPANY.org_id }, company: { id: COMPANY.id } }, certs, {
       url,
