@@ -310,7 +310,10 @@ begin
     return einv_private.webhook_answer(_w);
   end if;
 
-  select * into _w from public.webhook_endpoints w where w.id = p_webhook_id and w.org_id = p_org_id for update;
+  -- `no key update`, the lock the update below takes anyway: a status change fanning out to this
+  -- endpoint (its delivery row's foreign key takes `key share`) need not wait for the save
+  select * into _w from public.webhook_endpoints w where w.id = p_webhook_id and w.org_id = p_org_id
+     for no key update;
   if not found then
     raise exception 'not_found' using errcode = 'P0001', hint = 'not_found', detail = 'webhook';
   end if;
