@@ -6,7 +6,8 @@
  * five minutes; the result serialised by WCF's DataContractSerializer — members in alphabetical
  * order, prefix `b` for the contract's namespace, `i:nil="true"` for a null, `c` for a nested
  * contract ([D] `DianResponse.cs`, `UploadDocumentResponse.cs`, `XmlParamsResponseTrackId.cs`,
- * `NumberRangeResponse.cs`). Nothing is copied from those files; the shapes are rebuilt here.
+ * `NumberRangeResponse.cs`, `EventResponse.cs`). Nothing is copied from those files; the shapes are
+ * rebuilt here.
  */
 import { escapeXml } from "./xml-read.ts";
 
@@ -172,6 +173,21 @@ export function numberingRangeEnvelope(
           .join("")}</b:ResponseList>`;
   const body = `${member("b", "OperationCode", code)}${member("b", "OperationDescription", description)}${list}`;
   return envelope("GetNumberingRange", result("GetNumberingRange", "NumberRangeResponseList", body), now);
+}
+
+/**
+ * GetXmlByDocumentKey's answer: DIAN's `EventResponse` ([D] `Gosocket.Dian.Services/Utils/EventResponse.cs`,
+ * contract namespace `…/2004/07/EventResponse`, members Code, Message, XmlBytesBase64 — no Order, so
+ * alphabetical); `xmlBase64` null is written nil, as WCF writes a null string.
+ */
+export function eventResponseEnvelope(
+  code: string,
+  message: string,
+  xmlBase64: string | null,
+  now: Date,
+): string {
+  const body = `${member("b", "Code", code)}${member("b", "Message", message)}${member("b", "XmlBytesBase64", xmlBase64)}`;
+  return envelope("GetXmlByDocumentKey", result("GetXmlByDocumentKey", "EventResponse", body), now);
 }
 
 /**

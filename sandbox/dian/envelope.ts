@@ -14,6 +14,7 @@ export const OPERATIONS = [
   "GetStatusZip",
   "GetStatus",
   "GetNumberingRange",
+  "GetXmlByDocumentKey",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -24,6 +25,7 @@ const PARAMETERS: Record<Operation, readonly string[]> = {
   GetStatusZip: ["trackId"],
   GetStatus: ["trackId"],
   GetNumberingRange: ["accountCode", "accountCodeT", "softwareCode"],
+  GetXmlByDocumentKey: ["trackId"],
 };
 
 /** Longest value accepted for a parameter other than contentFile (the message's size bounds that). */

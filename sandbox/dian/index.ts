@@ -1,7 +1,7 @@
 /**
  * The DIAN stand-in (DESIGN §10, docs/sandbox.md "DIAN stand-in"): a fetch handler that serves DIAN's
  * `WcfDianCustomerServices.svc` — SOAP 1.2, WS-Security — for SendBillSync, SendTestSetAsync,
- * GetStatusZip, GetStatus and GetNumberingRange, checks what DIAN checks with implementations that
+ * GetStatusZip, GetStatus, GetNumberingRange and GetXmlByDocumentKey, checks what DIAN checks with implementations that
  * share nothing with our client (xml-crypto, @xmldom/xmldom, libxml2-wasm, node-forge), and answers
  * in DIAN's shapes. Control endpoints (local only, no key): `/_sandbox/dian/next-response`, `reset`,
  * `knobs`, `release`, `requests`.
@@ -20,6 +20,7 @@ import {
   getNumberingRange,
   getStatus,
   getStatusZip,
+  getXmlByDocumentKey,
   type OperationContext,
   sendBillSync,
   sendTestSetAsync,
@@ -311,6 +312,7 @@ const HANDLERS = {
   GetStatusZip: getStatusZip,
   GetStatus: getStatus,
   GetNumberingRange: getNumberingRange,
+  GetXmlByDocumentKey: getXmlByDocumentKey,
 } satisfies Record<Operation, unknown>;
 
 /** A "DIAN" certificate made on the spot (devkit/dian/certificates.ts): NIT 800197268 in its subject. */

@@ -1,5 +1,5 @@
 /**
- * The five operations the stand-in serves, each answering with DIAN's codes and words ([D]
+ * The six operations the stand-in serves, each answering with DIAN's codes and words ([D]
  * `WcfDianCustomerServices.svc.cs` for the checks before the work, `DianPAServices.cs` for the work;
  * [F] the recorded answers). Each returns the SOAP envelope to send.
  */
@@ -9,6 +9,7 @@ import {
   type DianResponse,
   dianResponseEnvelope,
   emptyDianResponse,
+  eventResponseEnvelope,
   type NumberRange,
   numberingRangeEnvelope,
   statusZipEnvelope,
@@ -203,4 +204,31 @@ export function getNumberingRange(request: SoapRequest, context: OperationContex
       TechnicalKey: r.technicalKey,
     })),
   );
+}
+
+/**
+ * [D] `WcfDianCustomerServices.GetXmlByDocumentKey` (CheckTrackIdFormat first: 89) and
+ * `DianPAServices.GetXmlByDocumentKey`, its checks in its order: 404 unless DIAN validated the
+ * document and holds its XML (a batch still in process has no validated document yet); 401 unless
+ * the certificate's NIT is the issuer's or the buyer's, or one either authorized (DIAN: the NIT
+ * contains theirs, or GetAuthorization); then 100 with the XML's bytes. DIAN's 206 (its copy has no
+ * readable issuer or buyer number) cannot happen here: only parsed documents are kept.
+ */
+export function getXmlByDocumentKey(request: SoapRequest, context: OperationContext): string {
+  const trackId = (request.params.trackId ?? "").trim().toLowerCase();
+  const answer = (code: string, message: string, xmlBase64: string | null = null) =>
+    eventResponseEnvelope(code, message, xmlBase64, context.now);
+  const problem = trackIdProblem(trackId, false);
+  if (problem) return answer("89", problem);
+  const copy = context.store.batchInProcess(trackId) ? null : context.store.find(trackId)?.copy;
+  if (!copy) return answer("404", `Xml con CUFE: '${trackId}' no encontrado.`);
+  const nit = context.senderNit;
+  const { senderCode, receiverCode } = copy;
+  if (!mayActFor(context.registry, nit, senderCode) && !mayActFor(context.registry, nit, receiverCode)) {
+    return answer(
+      "401",
+      `NIT: ${nit} del certificado no autorizado para consultar xmls de emisor con NIT: ${senderCode} y receptor con NIT: ${receiverCode}`,
+    );
+  }
+  return answer("100", "Accion completada OK", copy.xmlBase64);
 }

@@ -3,12 +3,23 @@
  * CUFE/CUDE (GetStatus's trackId) and by issuer + type + number (DIAN's duplicate check keys a
  * document both ways: [D] `DianPAServices.CheckDocumentDuplicity`, the identifier
  * SHA-256(senderCode + documentType + serie + number)); and the test-set batches by ZipKey. Past
- * MAX_DOCUMENTS / MAX_BATCHES the oldest are forgotten, so a long `npm start` cannot grow without end.
+ * STORE_LIMITS.documents / batches the oldest are forgotten, so a long `npm start` cannot grow
+ * without end.
+ *
+ * For an accepted document it also keeps the XML as received, which GetXmlByDocumentKey answers
+ * (DIAN keeps every document it validated: [D] `DianPAServices.GetXmlByDocumentKey` reads it from
+ * its storage, and finds only documents it recorded as valid, `UploadDocumentSync`). A rejected
+ * document's XML is never kept — DIAN answers 404 for it anyway — and the copies, up to 10 MiB
+ * each, are bounded as a whole: past STORE_LIMITS.xmlChars (base64) the oldest copies are dropped,
+ * their documents still known to GetStatus; GetXmlByDocumentKey then answers 404, as DIAN does
+ * when its storage has no file.
  */
+import { toBase64 } from "../../shared/providers/deliver.ts";
 import type { DianResponse } from "./answers.ts";
 import type { ReceivedDocument } from "./document.ts";
 
-export const STORE_LIMITS = { documents: 10_000, batches: 1_000 } as const;
+/** xmlChars: the copies' base64 in all, 64 Mi characters (some 3 000 of our 16 KB invoices). */
+export const STORE_LIMITS = { documents: 10_000, batches: 1_000, xmlChars: 64 * 1024 * 1024 } as const;
 
 export interface StoredDocument {
   /** The CUFE/CUDE, lowercase. */
@@ -16,6 +27,16 @@ export interface StoredDocument {
   identity: string;
   response: DianResponse;
   accepted: boolean;
+  /** An accepted document's XML as received; null for a rejected one, or once dropped. */
+  copy?: StoredCopy | null;
+}
+
+/** What GetXmlByDocumentKey needs: the XML, and the NITs it checks the reader's certificate against. */
+export interface StoredCopy {
+  /** The XML's bytes exactly as they arrived in the ZIP, base64 (XmlBytesBase64 as DIAN answers it). */
+  xmlBase64: string;
+  senderCode: string;
+  receiverCode: string;
 }
 
 export interface Batch {
@@ -36,18 +57,28 @@ const identityOf = (doc: ReceivedDocument) =>
 export class DianStore {
   private readonly byKey = new Map<string, StoredDocument>();
   private readonly acceptedByIdentity = new Map<string, StoredDocument>();
+  /** The documents holding a copy, oldest first, and the copies' size in all. */
+  private readonly withCopy = new Map<string, StoredDocument>();
+  private copyChars = 0;
   readonly batches = new Map<string, Batch>();
 
   /** Called with every document recorded (the stand-in's log on disk: ./persistence.ts). */
   onRecord: ((stored: StoredDocument) => void) | undefined;
 
-  /** Records a validated document's answer; an accepted one is what later duplicates point to. */
-  record(doc: ReceivedDocument, response: DianResponse): void {
+  /**
+   * Records a validated document's answer; an accepted one is what later duplicates point to, and
+   * its `xml` (the bytes received) is kept for GetXmlByDocumentKey.
+   */
+  record(doc: ReceivedDocument, response: DianResponse, xml?: Uint8Array): void {
     const stored: StoredDocument = {
       key: doc.uuid.toLowerCase(),
       identity: identityOf(doc),
       response,
       accepted: response.IsValid,
+      copy:
+        response.IsValid && xml
+          ? { xmlBase64: toBase64(xml), senderCode: doc.supplier.id, receiverCode: doc.customer.id }
+          : null,
     };
     this.keep(stored);
     this.onRecord?.(stored);
@@ -59,17 +90,35 @@ export class DianStore {
   }
 
   private keep(stored: StoredDocument): void {
+    this.forgetCopy(stored.key);
     this.byKey.delete(stored.key);
     this.byKey.set(stored.key, stored);
     if (stored.accepted) this.acceptedByIdentity.set(stored.identity, stored);
+    if (stored.copy) {
+      this.withCopy.set(stored.key, stored);
+      this.copyChars += stored.copy.xmlBase64.length;
+    }
+    while (this.copyChars > STORE_LIMITS.xmlChars) {
+      this.forgetCopy(this.withCopy.keys().next().value as string);
+    }
     while (this.byKey.size > STORE_LIMITS.documents) {
       const oldest = this.byKey.keys().next().value as string;
       const dropped = this.byKey.get(oldest);
+      this.forgetCopy(oldest);
       this.byKey.delete(oldest);
       if (dropped && this.acceptedByIdentity.get(dropped.identity) === dropped) {
         this.acceptedByIdentity.delete(dropped.identity);
       }
     }
+  }
+
+  /** Drops the copy kept under `key`, if any; the document itself stays known. */
+  private forgetCopy(key: string): void {
+    const holder = this.withCopy.get(key);
+    if (!holder) return;
+    this.withCopy.delete(key);
+    this.copyChars -= holder.copy?.xmlBase64.length ?? 0;
+    holder.copy = null;
   }
 
   /** The earlier accepted document `doc` repeats (same CUFE/CUDE, or same issuer, type and number). */
@@ -96,13 +145,18 @@ export class DianStore {
    * the ZipKey (its SendTestSetAsync answer was lost) and asks GetStatus alone sees it settle too.
    */
   pollDocument(key: string): boolean {
+    const batch = this.batchInProcess(key);
+    if (batch && !batch.held) batch.pollsLeft--;
+    return batch !== undefined;
+  }
+
+  /** The batch still in process that holds `key`'s document, if any (nothing counted). */
+  batchInProcess(key: string): Batch | undefined {
     for (const batch of this.batches.values()) {
       if (!(batch.held || batch.pollsLeft > 0)) continue;
-      if (!batch.responses.some((r) => r.XmlDocumentKey === key)) continue;
-      if (!batch.held) batch.pollsLeft--;
-      return true;
+      if (batch.responses.some((r) => r.XmlDocumentKey === key)) return batch;
     }
-    return false;
+    return undefined;
   }
 
   get documents(): StoredDocument[] {
@@ -112,6 +166,8 @@ export class DianStore {
   clear(): void {
     this.byKey.clear();
     this.acceptedByIdentity.clear();
+    this.withCopy.clear();
+    this.copyChars = 0;
     this.batches.clear();
   }
 }

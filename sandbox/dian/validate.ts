@@ -148,6 +148,7 @@ export async function validateDocument(
     XmlBase64Bytes: toBase64(ar),
     XmlDocumentKey: doc.uuid.toLowerCase(),
   };
-  store.record(doc, answered);
+  // the bytes as received: what GetXmlByDocumentKey hands back (kept only when accepted)
+  store.record(doc, answered, bytes);
   return answered;
 }

@@ -3,21 +3,25 @@
  * edge): our client signs and sends, the stand-in verifies what DIAN verifies and answers in DIAN's
  * shapes, and the adapter turns the answers into the port's outcomes — accepted with the CUFE,
  * rejected with DIAN's rules, a duplicate accepted, a test set batch pending then settled, a
- * document DIAN never received as null, and the buyer's AttachedDocument built and signed by us.
+ * document DIAN never received as null, and the buyer's AttachedDocument built and signed by us
+ * around DIAN's own copy of the document (GetXmlByDocumentKey), the same bytes after the company's
+ * technical key, certificate or software PIN changed.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { dianCreditNote, dianInvoice, TEST_RESOLUTION, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
-import { xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
+import { embeddedDocuments, xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
 import { type DianStandIn, generatedDianCertificate } from "../../sandbox/dian/index.ts";
 import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
 import { createDianService } from "../../shared/fiscal/co/dian/service.ts";
+import { fromBase64 } from "../../shared/providers/deliver.ts";
 import { createDianAdapter } from "../../shared/providers/dian-adapter.ts";
-import { ProviderTimeoutError } from "../../shared/providers/errors.ts";
+import { ProviderMalformedError, ProviderTimeoutError } from "../../shared/providers/errors.ts";
 import type { DocumentLookup, SubmitDocumentRequest, TaxAdapter } from "../../shared/providers/protocol.ts";
 import { createTestCertificates, SERVICE_URL, seededStandIn, TEST_SET_ID } from "../support/dian-stand-in.ts";
+import { answer } from "./fixtures.ts";
 
 let standIn: DianStandIn;
 let signer: Signer;
@@ -32,17 +36,19 @@ beforeAll(async () => {
   dianCaPem = await standIn.dianCaPem();
 }, 120_000);
 
-function adapter(options: { testSetId?: string; timeoutMs?: number } = {}): TaxAdapter {
+function adapter(
+  options: { testSetId?: string; timeoutMs?: number; signer?: Signer; pin?: string } = {},
+): TaxAdapter {
   const service = createDianService({
     url: SERVICE_URL,
-    signer,
+    signer: options.signer ?? signer,
     fetch: standIn.fetch,
     timeoutMs: options.timeoutMs ?? 10_000,
   });
   return createDianAdapter({
     service,
-    signer,
-    software: { id: TEST_SOFTWARE.id, pin: TEST_SOFTWARE.pin },
+    signer: options.signer ?? signer,
+    software: { id: TEST_SOFTWARE.id, pin: options.pin ?? TEST_SOFTWARE.pin },
     testSetId: options.testSetId ?? null,
     batchPollMs: 0,
   });
@@ -111,6 +117,92 @@ describe("the DIAN adapter against the stand-in", () => {
     const response = sections.find((s) => s.includes("<ApplicationResponse"));
     expect(response).toBeDefined();
     expect((await xmlsecVerify(new TextEncoder().encode(response), dianCaPem)).output).toContain("OK");
+  });
+
+  /**
+   * The AttachedDocument embeds exactly the XML the stand-in received for `code` (read back from the
+   * CDATA section as a parser reads it), whose signature verifies against `documentCa`; the
+   * container itself is signed by the company's current certificate (`containerCa`).
+   */
+  async function embedsWhatDianReceived(
+    bytes: Uint8Array,
+    code: string,
+    documentCa: string,
+    containerCa = caPem,
+  ) {
+    const { document } = await embeddedDocuments(bytes);
+    const received = standIn.documents.find((d) => d.key === code)?.copy?.xmlBase64;
+    expect(received, "the stand-in kept the XML it accepted").toBeDefined();
+    expect(Buffer.from(document).equals(Buffer.from(fromBase64(received ?? "")))).toBe(true);
+    expect((await xmlsecVerify(document, documentCa)).ok).toBe(true);
+    expect((await xmlsecVerify(bytes, containerCa)).ok).toBe(true);
+  }
+
+  it("an invoice accepted before a new technical key: its AttachedDocument embeds the bytes DIAN received", async () => {
+    const tax = adapter();
+    const request = invoice();
+    const { authority_code } = await tax.submit(request);
+    const code = authority_code as string;
+    // a new numbering resolution: rebuilt with this key, the document would carry another CUFE
+    const renewed = { ...request, issuer: { ...request.issuer, technical_key: "1".repeat(40) } };
+    const bytes = await tax.attachedDocument(request.reference, {
+      authorityCode: code,
+      lookup: lookupOf(renewed, code),
+    });
+    await embedsWhatDianReceived(bytes, code, caPem);
+  });
+
+  it("an invoice accepted before a new certificate: its AttachedDocument embeds the document as signed then", async () => {
+    const request = invoice();
+    const { authority_code } = await adapter().submit(request);
+    const code = authority_code as string;
+    const renewedCerts = createTestCertificates(); // the same NIT, another key and CA
+    standIn.trustCa(renewedCerts.caPem);
+    const renewed = adapter({ signer: await openPkcs12(renewedCerts.p12, renewedCerts.password) });
+    const bytes = await renewed.attachedDocument(request.reference, {
+      authorityCode: code,
+      lookup: lookupOf(request, code),
+    });
+    await embedsWhatDianReceived(bytes, code, caPem, renewedCerts.caPem);
+    const { document } = await embeddedDocuments(bytes);
+    expect((await xmlsecVerify(document, renewedCerts.caPem)).ok).toBe(false); // not re-signed
+  }, 60_000);
+
+  it("a credit note accepted before a new software PIN: its AttachedDocument embeds the bytes DIAN received", async () => {
+    const tax = adapter();
+    const original = invoice();
+    const { authority_code: cufe } = await tax.submit(original);
+    const note = dianCreditNote({ document: original, dian: { software: TEST_SOFTWARE } }, cufe as string);
+    const sent = await tax.submit(note.document);
+    expect(sent.status).toBe("accepted");
+    const cude = sent.authority_code as string;
+    // the CUDE is made with the PIN: rebuilt with another, the note would carry another CUDE
+    const bytes = await adapter({ pin: "otro-pin-77" }).attachedDocument(note.document.reference, {
+      authorityCode: cude,
+      lookup: lookupOf(note.document, cude),
+    });
+    expect(new TextDecoder().decode(bytes)).toContain('schemeName="CUDE-SHA384"');
+    await embedsWhatDianReceived(bytes, cude, caPem);
+  });
+
+  it("refuses the AttachedDocument when DIAN has no copy (404), or its copy is not the document asked about", async () => {
+    const tax = adapter();
+    const request = invoice();
+    const code = (await tax.submit(request)).authority_code as string;
+    const expected = { authorityCode: code, lookup: lookupOf(request, code) };
+    standIn.setNextResponse(
+      "GetXmlByDocumentKey",
+      answer("get-xml-by-document-key-refused.xml", { CODE: "404", MESSAGE: "no encontrado." }),
+    );
+    await expect(tax.attachedDocument(request.reference, expected)).rejects.toMatchObject({
+      providerCode: "document_not_found",
+      status: 404,
+      maybeProcessed: false,
+    });
+    standIn.setNextResponse("GetXmlByDocumentKey", answer("get-xml-by-document-key.xml"));
+    const other = await tax.attachedDocument(request.reference, expected).catch((error: unknown) => error);
+    expect(other).toBeInstanceOf(ProviderMalformedError);
+    expect((other as Error).message).toMatch(/not a signed Invoice as the DIAN builder writes it/);
   });
 
   it("answers a document DIAN never received with null, and refuses its AttachedDocument", async () => {
@@ -262,6 +354,13 @@ describe("the DIAN adapter against the stand-in", () => {
         authority_code: accepted.authority_code,
       });
       expect(await again.submit(request)).toMatchObject({ status: "accepted" }); // rule 90, as before
+      // and still hands over its copy of the document for the AttachedDocument
+      const code = accepted.authority_code as string;
+      const bytes = await over(start()).attachedDocument(request.reference, {
+        authorityCode: code,
+        lookup: lookupOf(request, code),
+      });
+      expect(new TextDecoder().decode(bytes)).toContain(code);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -6,7 +6,8 @@ import {
   MAX_TEXT_CHARS,
   MalformedAnswerError,
 } from "../../shared/fiscal/co/dian/soap-reader.ts";
-import { APPLICATION_RESPONSE, answer, FIXTURE_KEY, FIXTURE_ZIP_KEY } from "./fixtures.ts";
+import { toBase64 } from "../../shared/providers/deliver.ts";
+import { APPLICATION_RESPONSE, answer, DOCUMENT_COPY, FIXTURE_KEY, FIXTURE_ZIP_KEY } from "./fixtures.ts";
 
 const SOAP = "http://www.w3.org/2003/05/soap-envelope";
 const WSSE = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd";
@@ -150,6 +151,52 @@ describe("UploadDocumentResponse and NumberRangeResponseList", () => {
       operationDescription: "No fue encontrado ningún rango de numeración para el NIT: 900123456.",
       ranges: [],
     });
+  });
+});
+
+describe("EventResponse (GetXmlByDocumentKey)", () => {
+  it("reads code 100 with DIAN's copy of the document decoded from XmlBytesBase64", () => {
+    const read = result(readAnswer("GetXmlByDocumentKey", answer("get-xml-by-document-key.xml")));
+    expect(read).toEqual({ code: "100", message: "Accion completada OK", xml: DOCUMENT_COPY });
+    expect(new TextDecoder().decode(read.xml ?? new Uint8Array())).toContain(FIXTURE_KEY);
+  });
+
+  it("reads a refusal's nil XmlBytesBase64 as no XML", () => {
+    const refused = answer("get-xml-by-document-key-refused.xml", {
+      CODE: "404",
+      MESSAGE: `Xml con CUFE: '${FIXTURE_KEY}' no encontrado.`,
+    });
+    expect(result(readAnswer("GetXmlByDocumentKey", refused))).toEqual({
+      code: "404",
+      message: `Xml con CUFE: '${FIXTURE_KEY}' no encontrado.`,
+      xml: null,
+    });
+  });
+
+  it("finds the members by EventResponse's namespace, whatever the prefix, and none in another's", () => {
+    const renamed = answer("get-xml-by-document-key.xml", {
+      "xmlns:b=": "xmlns:ev=",
+      "<b:": "<ev:",
+      "</b:": "</ev:",
+    });
+    expect(result(readAnswer("GetXmlByDocumentKey", renamed)).xml).toEqual(DOCUMENT_COPY);
+    const other = answer("get-xml-by-document-key.xml", {
+      "/2004/07/EventResponse": "/2004/07/DianResponse",
+    });
+    expect(result(readAnswer("GetXmlByDocumentKey", other))).toEqual({ code: "", message: null, xml: null });
+  });
+
+  it("reads an XML of megabytes whole (the message size bounds it), and refuses XmlBytesBase64 that is not base64", () => {
+    const big = new TextEncoder().encode(`<Invoice>${"x".repeat(6 * 1024 * 1024)}</Invoice>`);
+    const bytes = answer("get-xml-by-document-key.xml", {
+      [toBase64(DOCUMENT_COPY)]: toBase64(big),
+    });
+    expect(bytes.byteLength).toBeLessThan(MAX_ANSWER_BYTES);
+    const xml = result(readAnswer("GetXmlByDocumentKey", bytes)).xml ?? new Uint8Array();
+    // compared as one buffer: an element-by-element toEqual over megabytes takes seconds
+    expect(Buffer.from(xml).equals(Buffer.from(big))).toBe(true);
+    const broken = answer("get-xml-by-document-key.xml", { "<b:XmlBytesBase64>": "<b:XmlBytesBase64>@@" });
+    expect(() => readAnswer("GetXmlByDocumentKey", broken)).toThrow("XmlBytesBase64 is not base64");
   });
 });
 

@@ -199,6 +199,12 @@ describe("inputs that do not belong together", () => {
     await expect(buildAttachedDocument({ ...input, document: unsigned }, issuer)).rejects.toThrow(
       /not a signed Invoice as the DIAN builder writes it/,
     );
+    const withoutSignature = encode(
+      decode(input.document).replace(/<ds:Signature [\s\S]*<\/ds:Signature>/, ""),
+    );
+    await expect(buildAttachedDocument({ ...input, document: withoutSignature }, issuer)).rejects.toThrow(
+      /not a signed Invoice as the DIAN builder writes it/,
+    );
     const control = encode(decode(input.document).replace("Artículo", "Art\u0001ículo"));
     await expect(buildAttachedDocument({ ...input, document: control }, issuer)).rejects.toThrow(
       /characters XML cannot carry/,

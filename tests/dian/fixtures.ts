@@ -16,6 +16,9 @@ export function answer(name: string, replace: Record<string, string> = {}): Uint
 /** The ApplicationResponse the fixtures carry in XmlBase64Bytes, as bytes. */
 export const APPLICATION_RESPONSE = new Uint8Array(readFileSync(new URL("application-response.xml", DIR)));
 
+/** The XML get-xml-by-document-key.xml carries in XmlBytesBase64 (DIAN's copy of a document), as bytes. */
+export const DOCUMENT_COPY = new Uint8Array(readFileSync(new URL("document-copy.xml", DIR)));
+
 /** The CUFE the fixtures' document has. */
 export const FIXTURE_KEY =
   "5a53a3b1094f3552e66ba2fbcad1742f6e8effe4825598ef07798dc2495cee131256895cf37f166b992f7934ac6395f1";

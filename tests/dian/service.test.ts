@@ -162,6 +162,11 @@ describe("what the client posts", () => {
           }),
         "get-numbering-range.xml",
       ],
+      [
+        "GetXmlByDocumentKey",
+        () => service().getXmlByDocumentKey(FIXTURE_KEY.toUpperCase()),
+        "get-xml-by-document-key.xml",
+      ],
     ];
     for (const [operation, call, fixture] of calls) {
       handle = soap(200, answer(fixture));
@@ -174,6 +179,9 @@ describe("what the client posts", () => {
     }
     expect(text(received[1])).toContain(`<wcf:trackId>${FIXTURE_ZIP_KEY}</wcf:trackId>`);
     expect(text(received[2])).toContain(`<wcf:trackId>${FIXTURE_KEY}</wcf:trackId>`);
+    expect(text(received[4])).toContain(
+      `<wcf:GetXmlByDocumentKey><wcf:trackId>${FIXTURE_KEY}</wcf:trackId></wcf:GetXmlByDocumentKey>`,
+    );
     const ids = received.map((r) => /wsu:Id="(id-[^"]+)"/.exec(text(r))?.[1]);
     expect(new Set(ids).size).toBe(received.length);
   });
@@ -182,6 +190,9 @@ describe("what the client posts", () => {
     const client = service();
     await expect(client.getStatus("short")).rejects.toBeInstanceOf(ProviderRequestError);
     await expect(client.getStatusZip("not-a-guid")).rejects.toBeInstanceOf(ProviderRequestError);
+    await expect(client.getXmlByDocumentKey("short")).rejects.toMatchObject({
+      operation: "attached_document",
+    });
     await expect(client.sendTestSetAsync(document, "x y")).rejects.toBeInstanceOf(ProviderRequestError);
     await expect(
       client.getNumberingRange({ accountCode: "90012345-6", accountCodeT: "900123456", softwareCode: "s" }),
@@ -205,6 +216,9 @@ describe("failures", () => {
     const read = await failure(service(300).getStatus(FIXTURE_KEY));
     expect(read).toBeInstanceOf(ProviderTimeoutError);
     expect(read).toMatchObject({ maybeProcessed: false, operation: "query" });
+    const copy = await failure(service(300).getXmlByDocumentKey(FIXTURE_KEY));
+    expect(copy).toBeInstanceOf(ProviderTimeoutError);
+    expect(copy).toMatchObject({ maybeProcessed: false, operation: "attached_document" });
   });
 
   it("the timeout covers the answer's body: headers then silence is a timeout too", async () => {

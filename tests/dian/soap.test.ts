@@ -40,6 +40,10 @@ const PARAMS: { [O in DianOperation]: DianRequests[O] } = {
     accountCodeT: "900123456",
     softwareCode: "56f2ae4e-9812-4fad-9255-08fcfcd5ccb0",
   },
+  GetXmlByDocumentKey: {
+    trackId:
+      "5a53a3b1094f3552e66ba2fbcad1742f6e8effe4825598ef07798dc2495cee131256895cf37f166b992f7934ac6395f1",
+  },
 };
 
 let certs: TestCertificates;

@@ -1,8 +1,9 @@
 /**
  * DIAN's answers, read into plain values: `DianResponse` (SendBillSync, GetStatus, each item of
- * GetStatusZip), `UploadDocumentResponse` (SendTestSetAsync) and `NumberRangeResponseList`
- * (GetNumberingRange), or the SOAP Fault that came instead. The shapes are DIAN's WCF data contracts
- * ([D] `Utils/Common/DianResponse.cs`, `XmlParamsResponseTrackId.cs`; each contract in its own
+ * GetStatusZip), `UploadDocumentResponse` (SendTestSetAsync), `NumberRangeResponseList`
+ * (GetNumberingRange) and `EventResponse` (GetXmlByDocumentKey), or the SOAP Fault that came
+ * instead. The shapes are DIAN's WCF data contracts ([D] `Utils/Common/DianResponse.cs`,
+ * `XmlParamsResponseTrackId.cs`, `Gosocket.Dian.Services/Utils/EventResponse.cs`; each contract in its own
  * `http://schemas.datacontract.org/2004/07/<Contract>` namespace) as DIAN serialises them in the
  * answers Odoo recorded ([O] `tests/responses/*.xml`): `<Op>Response` in `http://wcf.dian.colombia`,
  * holding `<Op>Result` whose children are the contract's members. Nothing here decides what an
@@ -28,6 +29,7 @@ const UPLOAD_RESPONSE = `${CONTRACT}UploadDocumentResponse`;
 const TRACK_ID = `${CONTRACT}XmlParamsResponseTrackId`;
 const RANGE_LIST = `${CONTRACT}NumberRangeResponseList`;
 const RANGE = `${CONTRACT}NumberRangeResponse`;
+const EVENT_RESPONSE = `${CONTRACT}EventResponse`;
 const ARRAYS = "http://schemas.microsoft.com/2003/10/Serialization/Arrays";
 
 /** Identifiers (a CUFE is 96 characters, a ZipKey a GUID, a file name short): longer is not DIAN. */
@@ -87,6 +89,17 @@ export interface NumberRangeResponseList {
   ranges: NumberRange[];
 }
 
+/**
+ * GetXmlByDocumentKey's answer ([D] `EventResponse`: `Code`, `Message`, `XmlBytesBase64`): `100`
+ * with the document's XML as DIAN holds it, or another code and why not (./document-copy.ts).
+ */
+export interface EventResponse {
+  code: string;
+  message: string | null;
+  /** `XmlBytesBase64` decoded: the XML DIAN holds under the CUFE/CUDE, when it sent it. */
+  xml: Uint8Array | null;
+}
+
 /** What each operation answers. */
 export interface DianResults {
   SendBillSync: DianResponse;
@@ -94,6 +107,7 @@ export interface DianResults {
   GetStatusZip: DianResponse[];
   GetStatus: DianResponse;
   GetNumberingRange: NumberRangeResponseList;
+  GetXmlByDocumentKey: EventResponse;
 }
 
 export type DianAnswer<O extends DianOperation> = { fault: SoapFault } | { result: DianResults[O] };
@@ -121,6 +135,7 @@ const READERS: { [O in DianOperation]: (result: XmlNodeLike) => DianResults[O] }
   GetStatusZip: (result) => children(result, DIAN_RESPONSE, "DianResponse").items.map(dianResponse),
   SendTestSetAsync: uploadResponse,
   GetNumberingRange: rangeList,
+  GetXmlByDocumentKey: eventResponse,
 };
 
 function dianResponse(node: XmlNodeLike): DianResponse {
@@ -135,20 +150,35 @@ function dianResponse(node: XmlNodeLike): DianResponse {
     statusMessage: childText(node, DIAN_RESPONSE, "StatusMessage"),
     applicationResponse: base64Bytes(
       childText(node, DIAN_RESPONSE, "XmlBase64Bytes", Number.POSITIVE_INFINITY),
+      "XmlBase64Bytes",
     ),
     documentKey: childText(node, DIAN_RESPONSE, "XmlDocumentKey", MAX_KEY_CHARS) || null,
     fileName: childText(node, DIAN_RESPONSE, "XmlFileName", MAX_KEY_CHARS),
   };
 }
 
-/** xs:base64Binary (whitespace allowed between characters): the bytes, or null when empty or nil. */
-function base64Bytes(value: string | null): Uint8Array | null {
+/**
+ * xs:base64Binary (whitespace allowed between characters): the bytes, or null when empty or nil.
+ * Not cut: the answer as a whole is at most MAX_ANSWER_BYTES, so the text is too.
+ */
+function base64Bytes(value: string | null, member: string): Uint8Array | null {
   if (!value) return null;
   const compact = value.replace(/\s+/g, "");
   if (compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) {
-    throw new MalformedAnswerError("XmlBase64Bytes is not base64");
+    throw new MalformedAnswerError(`${member} is not base64`);
   }
   return fromBase64(compact);
+}
+
+function eventResponse(node: XmlNodeLike): EventResponse {
+  return {
+    code: childText(node, EVENT_RESPONSE, "Code", MAX_KEY_CHARS) ?? "",
+    message: childText(node, EVENT_RESPONSE, "Message"),
+    xml: base64Bytes(
+      childText(node, EVENT_RESPONSE, "XmlBytesBase64", Number.POSITIVE_INFINITY),
+      "XmlBytesBase64",
+    ),
+  };
 }
 
 function uploadResponse(node: XmlNodeLike): UploadDocumentResponse {

@@ -19,10 +19,11 @@
  * `schemeName` (a bug: the schema has no such attribute); neither is copied.
  *
  * The two embedded documents are signed by others' signatures over their own bytes, so they are
- * carried as they are, never parsed and written again: the document as the bytes sent to DIAN, the
- * ApplicationResponse as DIAN returned it. CDATA cannot hold `]]>` and the container's signature is
- * over its canonical form, where a CDATA section is escaped text: ./xml.ts writes CDATA sections in
- * the bytes and digests their text, so the two agree (xmlsec1 verifies it: tests/dian/attached-document.test.ts).
+ * carried as they are, never parsed and written again: the document as DIAN holds it (the bytes
+ * sent, as GetXmlByDocumentKey hands them back), the ApplicationResponse as DIAN returned it.
+ * CDATA cannot hold `]]>` and the container's signature is over its canonical form, where a CDATA
+ * section is escaped text: ./xml.ts writes CDATA sections in the bytes and digests their text, so
+ * the two agree (xmlsec1 verifies it: tests/dian/attached-document.test.ts).
  */
 import type { SubmitDocumentRequest } from "../../../providers/protocol.ts";
 import { readApplicationResponse, utf8Text, VALIDATED } from "./application-response.ts";
@@ -53,7 +54,11 @@ export type AttachedDocumentFacts = Pick<
 > & { authority_code: string };
 
 export interface AttachedDocumentInput {
-  /** The signed Invoice or CreditNote: exactly the bytes sent to DIAN (`buildSignedDocument`'s `xml`). */
+  /**
+   * The signed Invoice or CreditNote exactly as DIAN validated it: DIAN's copy (GetXmlByDocumentKey),
+   * i.e. the bytes `buildSignedDocument` wrote and we sent — never a rebuild, which would carry
+   * today's certificate, technical key or PIN.
+   */
   document: Uint8Array;
   /**
    * DIAN's ApplicationResponse validating it: `XmlBase64Bytes` decoded from base64, nothing else
@@ -100,7 +105,9 @@ function signingInstant(date: string, time: string): string {
  * Builds and signs the AttachedDocument of a document DIAN validated. Deterministic: the same
  * inputs give the same bytes. Throws a RangeError when the inputs do not belong together: an
  * ApplicationResponse that is not DIAN's validation (code 02) of this CUFE/CUDE, or a document
- * that is not the signed document these facts describe.
+ * that is not the signed document these facts describe (our builder's Invoice or CreditNote with
+ * this number, CUFE/CUDE, environment, dates and signature Id): the one check that DIAN's copy is
+ * the document asked about.
  */
 export async function buildAttachedDocument(
   input: AttachedDocumentInput,
@@ -120,7 +127,8 @@ export async function buildAttachedDocument(
   }
   const document = embeddable(input.document, "the signed document");
   const root = ROOTS[facts.kind];
-  if (!new RegExp(`^<\\?xml[^>]*\\?><${root}[ >]`).test(document)) {
+  const signature = `<ds:Signature Id="xmldsig-${facts.reference.toLowerCase()}"><ds:SignedInfo>`;
+  if (!new RegExp(`^<\\?xml[^>]*\\?><${root}[ >]`).test(document) || !document.includes(signature)) {
     throw new RangeError(`the signed document is not a signed ${root} as the DIAN builder writes it`);
   }
   if (!document.includes(documentHeader({ ...facts, authority_code: code }))) {

@@ -3,8 +3,8 @@
  * built in this one place. What matters most is `maybeProcessed`: after a send (SendBillSync,
  * SendTestSetAsync) that got no usable answer — a timeout, a lost connection, a 5xx, garbage, or
  * DIAN's own "Ha ocurrido un error" — DIAN may have processed the document, so the adapter must ask
- * GetStatus before sending again; a read (GetStatus, GetStatusZip, GetNumberingRange) changes
- * nothing at DIAN, so it never "may have processed" anything.
+ * GetStatus before sending again; a read (GetStatus, GetStatusZip, GetNumberingRange,
+ * GetXmlByDocumentKey) changes nothing at DIAN, so it never "may have processed" anything.
  *
  * SOAP Faults come from WCF before DIAN's code runs (DIAN's operations catch their own exceptions
  * and answer a status instead, [D] WcfDianCustomerServices.svc.cs): a certificate outside its dates,
@@ -50,6 +50,7 @@ export function isSend(operation: DianOperation): boolean {
 /** Our provider operation an operation of DIAN's serves. */
 export function providerOperation(operation: DianOperation): ProviderOperation {
   if (isSend(operation)) return "submit";
+  if (operation === "GetXmlByDocumentKey") return "attached_document";
   return operation === "GetNumberingRange" ? "check_credential" : "query";
 }
 

@@ -1,5 +1,5 @@
 /**
- * The client of DIAN's web service: the five operations this project calls, each one signed SOAP
+ * The client of DIAN's web service: the six operations this project calls, each one signed SOAP
  * request (./soap.ts) posted once and its answer read (./answers.ts). The HTTP plumbing is the one
  * every provider client uses (../../../providers/transport.ts `exchange`): one timeout per call that
  * covers the answer's body, redirects never followed, the answer capped at DIAN's message limit.
@@ -17,6 +17,7 @@ import {
   type DianAnswer,
   type DianResponse,
   type DianResults,
+  type EventResponse,
   type NumberRangeResponseList,
   readAnswer,
   type UploadDocumentResponse,
@@ -66,6 +67,11 @@ export interface DianService {
   getStatus(documentKey: string): Promise<DianResponse>;
   /** The issuer's numbering ranges DIAN holds for the software. */
   getNumberingRange(query: DianRequests["GetNumberingRange"]): Promise<NumberRangeResponseList>;
+  /**
+   * The XML DIAN holds under a CUFE/CUDE — the signed document exactly as DIAN received it — or
+   * why not (./document-copy.ts reads the answer). A read: a failure never "may have processed".
+   */
+  getXmlByDocumentKey(documentKey: string): Promise<EventResponse>;
 }
 
 const FILE_NAME = /^[A-Za-z0-9._-]{1,200}$/;
@@ -168,11 +174,15 @@ export function createDianService(options: DianServiceOptions): DianService {
       check("check_credential", "softwareCode", query.softwareCode, SHORT_ID);
       return call("GetNumberingRange", query);
     },
+    async getXmlByDocumentKey(documentKey) {
+      check("attached_document", "documentKey", documentKey, DOCUMENT_KEY);
+      return call("GetXmlByDocumentKey", { trackId: documentKey.toLowerCase() });
+    },
   };
 }
 
 function check(
-  operation: "submit" | "query" | "check_credential",
+  operation: "submit" | "query" | "check_credential" | "attached_document",
   field: string,
   value: string,
   shape: RegExp,

@@ -19,13 +19,17 @@ import type { Signer } from "./certificate.ts";
 import { text } from "./parties.ts";
 import { canonical, el, exclusiveCanonical, type XmlElement } from "./xml.ts";
 
-/** The service's operations this project calls (brief §1's table; DIAN offers a few more). */
+/**
+ * The service's operations this project calls (brief §1's table, and GetXmlByDocumentKey: [D]
+ * `IWcfDianCustomerServices.cs` declares `GetXmlByDocumentKey(string trackId)`); DIAN offers a few more.
+ */
 export const DIAN_OPERATIONS = [
   "SendBillSync",
   "SendTestSetAsync",
   "GetStatusZip",
   "GetStatus",
   "GetNumberingRange",
+  "GetXmlByDocumentKey",
 ] as const;
 export type DianOperation = (typeof DIAN_OPERATIONS)[number];
 
@@ -41,6 +45,8 @@ export interface DianRequests {
   GetStatus: { trackId: string };
   /** The issuer's NIT, the software owner's NIT and the software id. */
   GetNumberingRange: { accountCode: string; accountCodeT: string; softwareCode: string };
+  /** A document's CUFE or CUDE: DIAN answers the XML it holds under it. */
+  GetXmlByDocumentKey: { trackId: string };
 }
 
 const CHILDREN: { [O in DianOperation]: readonly (keyof DianRequests[O] & string)[] } = {
@@ -49,6 +55,7 @@ const CHILDREN: { [O in DianOperation]: readonly (keyof DianRequests[O] & string
   GetStatusZip: ["trackId"],
   GetStatus: ["trackId"],
   GetNumberingRange: ["accountCode", "accountCodeT", "softwareCode"],
+  GetXmlByDocumentKey: ["trackId"],
 };
 
 export const SOAP12_NAMESPACE = "http://www.w3.org/2003/05/soap-envelope";

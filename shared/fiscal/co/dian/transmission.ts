@@ -12,14 +12,18 @@
  *   reference), else GetStatus by the CUFE/CUDE (DIAN knows documents by their code, not by our
  *   reference): the one recorded from DIAN's last answer, else recomputed from the document (after
  *   an answer lost in transit). DIAN answering 66 means it never received the document.
- * - The AttachedDocument wraps the signed document, rebuilt byte for byte, and DIAN's
- *   ApplicationResponse, which DIAN keeps and GetStatus hands back, signed by the issuer.
+ * - The AttachedDocument wraps the signed document as DIAN holds it (GetXmlByDocumentKey: the bytes
+ *   DIAN validated, never a rebuild — a rebuild would carry today's certificate, and after a new
+ *   numbering resolution or software PIN another CUFE/CUDE) and DIAN's ApplicationResponse, which
+ *   DIAN keeps and GetStatus hands back, signed by the issuer with today's certificate. The facts
+ *   around them (number, dates, parties) come from our records of the document.
  */
-import { ProviderError } from "../../../providers/errors.ts";
+import { ProviderError, ProviderMalformedError } from "../../../providers/errors.ts";
 import type { DocumentKind, SubmitDocumentRequest } from "../../../providers/protocol.ts";
 import { type AttachedDocumentFacts, buildAttachedDocument } from "./attached-document.ts";
 import type { Signer } from "./certificate.ts";
 import { buildSignedDocument, type SignedDocument } from "./document.ts";
+import { documentCopy } from "./document-copy.ts";
 import { type DianDocumentInput, type DianSoftware, dianInputProblem } from "./input.ts";
 import { type NumberingVerdict, numberingVerdict } from "./numbering.ts";
 import { batchOutcome, type DianOutcome, sendOutcome, statusOutcome } from "./outcome.ts";
@@ -189,7 +193,9 @@ export function createDianTransmission(options: DianTransmissionOptions): DianTr
     },
 
     async attachedDocument(request, authorityCode) {
-      const status = statusOutcome(await service.getStatus(authorityCode), { documentKey: authorityCode });
+      const code = authorityCode.toLowerCase();
+      const expected = { documentKey: code };
+      const status = statusOutcome(await service.getStatus(code), expected);
       if (status.status !== "accepted") {
         throw new NotAcceptedError(
           `DIAN holds no accepted document with this CUFE/CUDE (${status.message})`,
@@ -202,11 +208,11 @@ export function createDianTransmission(options: DianTransmissionOptions): DianTr
           "document_not_accepted",
         );
       }
-      const signed = await sign(request);
-      if (signed.authorityCode !== authorityCode.toLowerCase()) {
+      const copy = documentCopy(await service.getXmlByDocumentKey(code), expected);
+      if (!copy.found) {
         throw new NotAcceptedError(
-          "the document rebuilt from our records does not carry the CUFE/CUDE DIAN accepted",
-          "document_not_accepted",
+          `DIAN holds no copy of the signed document (${copy.message})`,
+          "document_not_found",
         );
       }
       const facts: AttachedDocumentFacts = {
@@ -218,12 +224,25 @@ export function createDianTransmission(options: DianTransmissionOptions): DianTr
         environment: request.environment,
         issuer: request.issuer,
         buyer: request.buyer,
-        authority_code: signed.authorityCode,
+        authority_code: code,
       };
-      return buildAttachedDocument(
-        { document: signed.xml, applicationResponse: status.applicationResponse, facts },
-        signer,
-      );
+      try {
+        // buildAttachedDocument checks that DIAN's copy is our signed document with this code
+        return await buildAttachedDocument(
+          { document: copy.xml, applicationResponse: status.applicationResponse, facts },
+          signer,
+        );
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        throw new ProviderMalformedError(
+          `DIAN's answers do not make the AttachedDocument: ${error.message}.`,
+          {
+            service: "adapter-tax",
+            operation: "attached_document",
+            maybeProcessed: false,
+          },
+        );
+      }
     },
 
     async checkSoftware(issuerNit) {
