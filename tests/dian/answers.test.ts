@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type DianResponse, readAnswer } from "../../shared/fiscal/co/dian/answers.ts";
 import {
+  deeperThan,
   MAX_ANSWER_BYTES,
   MAX_LIST_ITEMS,
   MAX_TEXT_CHARS,
@@ -252,6 +253,24 @@ describe("what cannot be read", () => {
     expect(problem(utf8(bomb))).toBe("a body with a DOCTYPE, which SOAP forbids");
     const external = `<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>`;
     expect(problem(utf8(external))).toBe("a body with a DOCTYPE, which SOAP forbids");
+  });
+
+  it("refuses elements nested deeper than any DIAN answer before parsing, whatever hides the levels", () => {
+    const nested = (depth: number, open: string) =>
+      `<s:Envelope xmlns:s="${SOAP}"><s:Body>${open.repeat(depth)}${"</a>".repeat(depth)}</s:Body></s:Envelope>`;
+    expect(problem(utf8(nested(70, "<a>")))).toBe("a body nesting elements more than 64 deep");
+    // an attribute value holding "/>" or ">" does not make a start tag look closed
+    expect(problem(utf8(nested(70, "<a x=\"/>\" y='>'>")))).toBe("a body nesting elements more than 64 deep");
+    // a million deep (7 MB) is refused by the scan, never handed to the parser
+    expect(problem(utf8(nested(1_000_000, "<a>")))).toBe("a body nesting elements more than 64 deep");
+    // comments and CDATA do not count, nor hide a level; a real answer passes
+    expect(
+      deeperThan(
+        `<r>${"<!--<a>-->".repeat(100)}<![CDATA[${"</b>".repeat(100)}]]>${"<a>".repeat(70)}</r>`,
+        64,
+      ),
+    ).toBe(true);
+    expect(deeperThan(new TextDecoder().decode(answer("send-bill-sync-rejected.xml")), 64)).toBe(false);
   });
 
   it("refuses an answer over DIAN's message limit unread", () => {

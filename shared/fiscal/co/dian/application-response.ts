@@ -7,6 +7,7 @@
  * re-serialised (the AttachedDocument carries them as they came, ./attached-document.ts).
  */
 import { DOMParser, type Element } from "@xmldom/xmldom";
+import { deeperThan, MAX_DEPTH } from "./soap-reader.ts";
 
 const NS = {
   root: "urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2",
@@ -71,6 +72,8 @@ export function readApplicationResponse(bytes: Uint8Array): ApplicationResponseF
   }
   const text = utf8Text(bytes, "the ApplicationResponse");
   if (text.includes("<!DOCTYPE")) throw new RangeError("the ApplicationResponse has a DTD");
+  if (deeperThan(text, MAX_DEPTH))
+    throw new RangeError(`the ApplicationResponse nests more than ${MAX_DEPTH} deep`);
   let root: Element | null;
   try {
     const parser = new DOMParser({

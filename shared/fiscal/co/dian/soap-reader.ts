@@ -18,6 +18,11 @@ export const MAX_ANSWER_BYTES = 10_485_760;
 export const MAX_TEXT_CHARS = 4000;
 /** Items of a list (error strings, batch answers, ranges) kept; the rest are counted, not read. */
 export const MAX_LIST_ITEMS = 1000;
+/**
+ * Elements nested deeper than this are refused before parsing: DIAN's answers nest about ten deep,
+ * and a parser pays for every level of a hostile answer (7 MB nested a million deep took 4.6 s).
+ */
+export const MAX_DEPTH = 64;
 
 const XSI_NAMESPACE = "http://www.w3.org/2001/XMLSchema-instance";
 const ELEMENT_NODE = 1;
@@ -87,6 +92,9 @@ function parseXml(bytes: Uint8Array): XmlNodeLike {
   if (/<!DOCTYPE/i.test(source) || /<!ENTITY/i.test(source)) {
     throw new MalformedAnswerError("a body with a DOCTYPE, which SOAP forbids");
   }
+  if (deeperThan(source, MAX_DEPTH)) {
+    throw new MalformedAnswerError(`a body nesting elements more than ${MAX_DEPTH} deep`);
+  }
   try {
     const document = new DOMParser({
       locator: false,
@@ -100,6 +108,48 @@ function parseXml(bytes: Uint8Array): XmlNodeLike {
   } catch {
     throw new MalformedAnswerError("a body that is not well-formed XML");
   }
+}
+
+/**
+ * Whether `text` opens more than `limit` elements inside one another, by one linear scan of its
+ * tags (attribute values, comments and CDATA skipped, so nothing in them can hide a level). Not a
+ * parser: what is not well formed is left to the parser to refuse.
+ */
+export function deeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let i = text.indexOf("<");
+  while (i !== -1) {
+    if (text.startsWith("<!--", i)) {
+      i = text.indexOf("-->", i + 4);
+    } else if (text.startsWith("<![CDATA[", i)) {
+      i = text.indexOf("]]>", i + 9);
+    } else if (text[i + 1] === "/") {
+      depth--;
+      i = text.indexOf(">", i);
+    } else if (text[i + 1] === "?" || text[i + 1] === "!") {
+      i = text.indexOf(">", i);
+    } else {
+      // an element's start tag: to its `>` outside quotes; `/>` closes it at once
+      let quote = "";
+      let j = i + 1;
+      for (; j < text.length; j++) {
+        const c = text[j];
+        if (quote) {
+          if (c === quote) quote = "";
+        } else if (c === '"' || c === "'") {
+          quote = c;
+        } else if (c === ">") {
+          break;
+        }
+      }
+      if (j >= text.length) return false;
+      if (text[j - 1] !== "/" && ++depth > limit) return true;
+      i = j;
+    }
+    if (i === -1) return false;
+    i = text.indexOf("<", i + 1);
+  }
+  return false;
 }
 
 function readFault(fault: XmlNodeLike): SoapFault {
