@@ -186,8 +186,8 @@ export function createDianTransmission(options: DianTransmissionOptions): DianTr
         const batch = batchOutcome(await service.getStatusZip(reference), expected);
         if (batch.status !== "pending") return result(batch, code);
         // DIAN may know the document by its code although the batch's answer lags (or was lost)
-        const known = statusOutcome(await service.getStatus(code.authorityCode), expected);
-        return known.status === "not_found" ? result(batch, code, reference) : result(known, code);
+        const byCode = statusOutcome(await service.getStatus(code.authorityCode), expected);
+        return byCode.status === "not_found" ? result(batch, code, reference) : result(byCode, code);
       }
       return result(statusOutcome(await service.getStatus(code.authorityCode), expected), code);
     },
