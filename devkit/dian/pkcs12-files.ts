@@ -5,6 +5,8 @@
  * encrypted SafeContents, where its count cannot be read without the password. Built with
  * node-forge's ASN.1 and PBE primitives (RFC 7292 §4 for the layout).
  */
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
 import forge from "node-forge";
 import type { TestCertificates } from "./certificates.ts";
 
@@ -147,4 +149,44 @@ export function keyInsideEncryptedContents(
     integer(2048n),
   );
   return toBytes(sequence(integer(3n), sequence(oid(OIDS.data), explicit(octets(authSafe))), macData));
+}
+
+/**
+ * PKCS#12 files as OpenSSL itself writes them (the `openssl` command line), password `s3creta`: a
+ * self-signed RSA-2048 certificate with `subject`, exported once per entry of `files` with that
+ * entry's extra `pkcs12 -export` arguments, into `dir`.
+ */
+export function opensslPkcs12Files(dir: string, subject: string, files: Record<string, string[]>): void {
+  const openssl = (...args: string[]) => execFileSync("openssl", args, { stdio: "ignore" });
+  const [key, cert] = [join(dir, "key.pem"), join(dir, "cert.pem")];
+  openssl(
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    key,
+    "-out",
+    cert,
+    "-subj",
+    subject,
+    "-days",
+    "30",
+  );
+  for (const [name, extra] of Object.entries(files)) {
+    openssl(
+      "pkcs12",
+      "-export",
+      ...extra,
+      "-inkey",
+      key,
+      "-in",
+      cert,
+      "-passout",
+      "pass:s3creta",
+      "-out",
+      join(dir, name),
+    );
+  }
 }

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
+import { opensslPkcs12Files } from "../../devkit/dian/pkcs12-files.ts";
 import { CertificateError, openPkcs12 } from "../../shared/fiscal/co/dian/certificate.ts";
 
 let dir: string;
@@ -18,41 +19,11 @@ let certs: TestCertificates;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "einv-p12-"));
   certs = createTestCertificates({ nit: "901234567", algorithm: "3des" });
-  const openssl = (...args: string[]) => execFileSync("openssl", args, { stdio: "ignore" });
-  const [key, cert] = [join(dir, "key.pem"), join(dir, "cert.pem")];
-  const subject = "/CN=Empresa OpenSSL S.A.S./serialNumber=800197268-4/C=CO";
-  openssl(
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    key,
-    "-out",
-    cert,
-    "-subj",
-    subject,
-    "-days",
-    "30",
-  );
-  const exportAs = (name: string, extra: string[]) =>
-    openssl(
-      "pkcs12",
-      "-export",
-      ...extra,
-      "-inkey",
-      key,
-      "-in",
-      cert,
-      "-passout",
-      "pass:s3creta",
-      "-out",
-      join(dir, name),
-    );
-  exportAs("aes.p12", []);
-  exportAs("legacy.p12", ["-legacy"]);
-  exportAs("des.p12", ["-keypbe", "PBE-SHA1-3DES", "-certpbe", "PBE-SHA1-3DES", "-macalg", "sha1"]);
+  opensslPkcs12Files(dir, "/CN=Empresa OpenSSL S.A.S./serialNumber=800197268-4/C=CO", {
+    "aes.p12": [],
+    "legacy.p12": ["-legacy"],
+    "des.p12": ["-keypbe", "PBE-SHA1-3DES", "-certpbe", "PBE-SHA1-3DES", "-macalg", "sha1"],
+  });
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -5,13 +5,16 @@
  * wrong password then does not get "wrong password" (which only the MAC's derivation could tell),
  * and that a count no machine could derive in a test's time comes back at once.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
-import { keyInsideEncryptedContents, withIterations } from "../../devkit/dian/pkcs12-files.ts";
+import {
+  keyInsideEncryptedContents,
+  opensslPkcs12Files,
+  withIterations,
+} from "../../devkit/dian/pkcs12-files.ts";
 import { CertificateError, openPkcs12, readPkcs12 } from "../../shared/fiscal/co/dian/certificate.ts";
 import {
   checkPkcs12Cost,
@@ -26,49 +29,11 @@ let certs: TestCertificates;
 beforeAll(() => {
   certs = createTestCertificates({ nit: "900555111" });
   dir = mkdtempSync(join(tmpdir(), "einv-p12-cost-"));
-  const openssl = (...args: string[]) => execFileSync("openssl", args, { stdio: "ignore" });
-  const [key, cert] = [join(dir, "key.pem"), join(dir, "cert.pem")];
-  openssl(
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    key,
-    "-out",
-    cert,
-    "-subj",
-    "/CN=x",
-    "-days",
-    "2",
-  );
-  const exportAs = (name: string, extra: string[]) =>
-    openssl(
-      "pkcs12",
-      "-export",
-      ...extra,
-      "-inkey",
-      key,
-      "-in",
-      cert,
-      "-passout",
-      "pass:s3creta",
-      "-out",
-      join(dir, name),
-    );
-  exportAs("aes.p12", []);
-  exportAs("sha512-mac.p12", ["-macalg", "sha512"]);
-  exportAs("des.p12", [
-    "-keypbe",
-    "PBE-SHA1-3DES",
-    "-certpbe",
-    "PBE-SHA1-3DES",
-    "-macalg",
-    "sha1",
-    "-iter",
-    "10000",
-  ]);
+  opensslPkcs12Files(dir, "/CN=x", {
+    "aes.p12": [],
+    "sha512-mac.p12": ["-macalg", "sha512"],
+    "des.p12": ["-keypbe", "PBE-SHA1-3DES", "-certpbe", "PBE-SHA1-3DES", "-macalg", "sha1", "-iter", "10000"],
+  });
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
