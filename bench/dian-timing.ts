@@ -18,11 +18,11 @@ import { createSandboxSigners } from "../sandbox/signers.ts";
 import {
   type AttachedDocumentInput,
   buildAttachedDocument,
-} from "../shared/fiscal/co/dian/attached-document.ts";
-import { openPkcs12 } from "../shared/fiscal/co/dian/certificate.ts";
-import { buildSignedDocument } from "../shared/fiscal/co/dian/document.ts";
-import { packDocument, submissionFiles } from "../shared/fiscal/co/dian/package.ts";
-import { buildEnvelope } from "../shared/fiscal/co/dian/soap.ts";
+} from "../shared/providers/dian/attached-document.ts";
+import { openPkcs12 } from "../shared/providers/dian/certificate.ts";
+import { buildSignedDocument } from "../shared/providers/dian/document.ts";
+import { packDocument, submissionFiles } from "../shared/providers/dian/package.ts";
+import { buildEnvelope } from "../shared/providers/dian/soap.ts";
 
 export interface DianSigningTiming {
   lines: number;

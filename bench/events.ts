@@ -20,8 +20,8 @@ import { createInvoice, createTenant, type Tenant } from "../devkit/factories.ts
 import { createWebhookEndpoint } from "../devkit/webhooks.ts";
 import { createSandboxProvider } from "../sandbox/provider.ts";
 import { drainWebhooks } from "../shared/events/drain.ts";
-import { createLogger } from "../shared/log.ts";
-import type { FetchLike } from "../shared/providers/tax-client.ts";
+import { createLogger } from "../shared/kernel/log.ts";
+import type { FetchLike } from "../shared/providers/tax/client.ts";
 import type { Figure } from "./report.ts";
 import { median, pct } from "./stats.ts";
 

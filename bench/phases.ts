@@ -18,10 +18,10 @@ import { createApp } from "../functions/einvoicing/app.ts";
 import { TransmitRequest } from "../functions/invoices/transmit.ts";
 import { createSandboxProvider } from "../sandbox/provider.ts";
 import { buildDeps } from "../shared/compose.ts";
-import type { Db, DbScope } from "../shared/db/port.ts";
 import { createPostgresDb } from "../shared/db/postgres-transport.ts";
-import { createLogger } from "../shared/log.ts";
-import type { FetchLike } from "../shared/providers/tax-client.ts";
+import { createLogger } from "../shared/kernel/log.ts";
+import type { Db, DbScope } from "../shared/ports/db/port.ts";
+import type { FetchLike } from "../shared/providers/tax/client.ts";
 import { openBenchDatabase } from "./database.ts";
 import { median } from "./stats.ts";
 

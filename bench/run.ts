@@ -28,7 +28,7 @@ import { createInvoice, createTenant, type Tenant } from "../devkit/factories.ts
 import { createReconcileApp } from "../functions/reconcile/app.ts";
 import { createSandboxProvider } from "../sandbox/provider.ts";
 import { RememberedFingerprints } from "../shared/core/documents/remembered-fingerprints.ts";
-import type { FetchLike } from "../shared/providers/tax-client.ts";
+import type { FetchLike } from "../shared/providers/tax/client.ts";
 import { measureColdStart, measureFirstCall, measureImports } from "./cold-start.ts";
 import { openBenchDatabase } from "./database.ts";
 import { measureAttachedDocument, measureDianEnvelope, measureDianSigning } from "./dian-timing.ts";

@@ -31,7 +31,7 @@ import { createSandboxProvider } from "../sandbox/provider.ts";
 import { buildDeps } from "../shared/compose.ts";
 import { createPostgresDb } from "../shared/db/postgres-transport.ts";
 import { connectPostgres, type SqlClient } from "../shared/db/sql-client.ts";
-import type { FetchLike } from "../shared/providers/tax-client.ts";
+import type { FetchLike } from "../shared/providers/tax/client.ts";
 import { cloneTemplate, openBenchDatabase, superuserOf } from "./database.ts";
 import { type Figure, jsonPath, printFigures, writeFigures } from "./report.ts";
 import { median } from "./stats.ts";

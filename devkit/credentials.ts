@@ -1,7 +1,7 @@
 /** Saves provider credentials the way the service does: sealed, through the service-only function. */
 import { keyHint } from "../shared/crypto/secret-box.ts";
 import type { AppDeps } from "../shared/http/context.ts";
-import type { ProviderService } from "../shared/providers/errors.ts";
+import type { ProviderService } from "../shared/ports/providers/errors.ts";
 import { CANARY_PROVIDER_KEY } from "./canary.ts";
 import type { Tenant } from "./factories.ts";
 

@@ -3,7 +3,7 @@
  * no test depends on another's rows.
  */
 import { randomInt, randomUUID } from "node:crypto";
-import { nitCheckDigit as checkDigitOf } from "../shared/fiscal/co/check-digit.ts";
+import { nitCheckDigit as checkDigitOf } from "../shared/co/check-digit.ts";
 import type { TestDatabase } from "./database.ts";
 
 /** DIAN's check digit of a NIT the factories draw (always 9 digits, so never null). */

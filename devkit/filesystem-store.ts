@@ -5,8 +5,8 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, normalize } from "node:path";
 import type { SqlClient } from "../shared/db/sql-client.ts";
-import { DatabaseError } from "../shared/errors.ts";
-import { DOCUMENTS_BUCKET, type DocumentStore } from "../shared/storage/port.ts";
+import { DatabaseError } from "../shared/kernel/errors.ts";
+import { DOCUMENTS_BUCKET, type DocumentStore } from "../shared/ports/storage.ts";
 
 export function createFilesystemStore(
   root: string,

@@ -14,16 +14,16 @@
  * rechazado por la DIAN"), the document's number and CUFE/CUDE, and one LineResponse per rule: DIAN
  * writes a first line `0000` / `0`, then each rule or notification. What is the stand-in's own: its
  * number, CUDE, software id and security code are digests of what it answers, and the signature is
- * ours (shared/fiscal/co/dian/signature.ts), not DIAN's.
+ * ours (shared/providers/dian/signature.ts), not DIAN's.
  */
 import { hexDigest } from "../shared/crypto/digest.ts";
-import type { Signer } from "../shared/fiscal/co/dian/certificate.ts";
-import { DIAN_NIT, invoiceSource } from "../shared/fiscal/co/dian/extensions.ts";
-import { DIAN_AGENCY, text } from "../shared/fiscal/co/dian/parties.ts";
-import { colombianTime, signDocument } from "../shared/fiscal/co/dian/signature.ts";
-import { STS_NAMESPACE } from "../shared/fiscal/co/dian/ubl.ts";
-import { el, type Namespaces } from "../shared/fiscal/co/dian/xml.ts";
-import type { DocumentOutcome, SubmitDocumentRequest } from "../shared/providers/protocol.ts";
+import type { DocumentOutcome, SubmitDocumentRequest } from "../shared/ports/providers/protocol.ts";
+import type { Signer } from "../shared/providers/dian/certificate.ts";
+import { DIAN_NIT, invoiceSource } from "../shared/providers/dian/extensions.ts";
+import { DIAN_AGENCY, text } from "../shared/providers/dian/parties.ts";
+import { colombianTime, signDocument } from "../shared/providers/dian/signature.ts";
+import { STS_NAMESPACE } from "../shared/providers/dian/ubl.ts";
+import { el, type Namespaces } from "../shared/providers/dian/xml.ts";
 
 const NAMESPACES: Namespaces = {
   "": "urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2",

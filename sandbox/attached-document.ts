@@ -8,10 +8,11 @@
  * says what is the sandbox's own: the certificates, the software, and the numbering resolution of
  * an invoice that carries none.
  */
-import { buildAttachedDocument } from "../shared/fiscal/co/dian/attached-document.ts";
-import { buildSignedDocument } from "../shared/fiscal/co/dian/document.ts";
-import type { DianDocumentInput, NumberingResolution } from "../shared/fiscal/co/dian/input.ts";
-import type { DocumentOutcome, SubmitDocumentRequest } from "../shared/providers/protocol.ts";
+
+import type { DocumentOutcome, SubmitDocumentRequest } from "../shared/ports/providers/protocol.ts";
+import { buildAttachedDocument } from "../shared/providers/dian/attached-document.ts";
+import { buildSignedDocument } from "../shared/providers/dian/document.ts";
+import type { DianDocumentInput, NumberingResolution } from "../shared/providers/dian/input.ts";
 import { sandboxApplicationResponse } from "./application-response.ts";
 import type { SandboxSigners } from "./signers.ts";
 

@@ -8,7 +8,7 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { hexDigest } from "../shared/crypto/digest.ts";
-import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_SHAPE } from "../shared/providers/protocol.ts";
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_SHAPE } from "../shared/ports/providers/protocol.ts";
 import {
   createFaults,
   type FaultKind,

@@ -3,8 +3,8 @@ import {
   fromBase64,
   MESSAGE_NOT_FOUND,
   SendMessageRequest,
-} from "../shared/providers/deliver.ts";
-import { REPLAYED_HEADER } from "../shared/providers/protocol.ts";
+} from "../shared/ports/providers/deliver.ts";
+import { REPLAYED_HEADER } from "../shared/ports/providers/protocol.ts";
 import {
   createSandboxBase,
   errorBody,

@@ -7,7 +7,7 @@
 import type { PDFFont } from "pdf-lib";
 import type { z } from "zod";
 import { STAMP_AREA_HEIGHT } from "../shared/pdf/stamp.ts";
-import type { RenderRequest } from "../shared/providers/docsgen.ts";
+import type { RenderRequest } from "../shared/ports/providers/docsgen.ts";
 
 /** The first line of every sandbox PDF, and the start of its Title metadata. */
 export const DOCSGEN_SANDBOX_TITLE = "DOCSGEN SANDBOX";

@@ -4,7 +4,7 @@
  * adapter-tax sandbox's (./common.ts); `failNext` rules apply to renders unless they say `on`.
  */
 import { z } from "zod";
-import { PDF_CONTENT_TYPE, RenderRequest } from "../shared/providers/docsgen.ts";
+import { PDF_CONTENT_TYPE, RenderRequest } from "../shared/ports/providers/docsgen.ts";
 import { createSandboxBase, errorBody, refuse, type SandboxOptions, type SandboxService } from "./common.ts";
 import { renderSandboxPdf, SANDBOX_TEMPLATES } from "./docsgen-pdf.ts";
 import type { FaultKind } from "./faults.ts";

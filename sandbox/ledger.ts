@@ -5,7 +5,11 @@
  * a new key (the next attempt). A document it took in before this process started (whose outcome
  * the caller's books record) is adopted: held as if received, never judged again.
  */
-import type { DocumentOutcome, RuleViolation, SubmitDocumentRequest } from "../shared/providers/protocol.ts";
+import type {
+  DocumentOutcome,
+  RuleViolation,
+  SubmitDocumentRequest,
+} from "../shared/ports/providers/protocol.ts";
 import { DUPLICATE_RULE, judge, stamp } from "./rules.ts";
 
 /** One document the sandbox took into processing (a replay or a refused request is not one). */

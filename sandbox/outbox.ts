@@ -7,7 +7,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { DeliveryOutcome, SendMessageRequest } from "../shared/providers/deliver.ts";
+import type { DeliveryOutcome, SendMessageRequest } from "../shared/ports/providers/deliver.ts";
 
 export interface OutboxMessage {
   request: SendMessageRequest;

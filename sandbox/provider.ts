@@ -4,7 +4,7 @@ import {
   type DocumentOutcome,
   REPLAYED_HEADER,
   SubmitDocumentRequest,
-} from "../shared/providers/protocol.ts";
+} from "../shared/ports/providers/protocol.ts";
 import { sandboxAttachedDocument } from "./attached-document.ts";
 import {
   createSandboxBase,

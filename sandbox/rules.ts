@@ -3,20 +3,20 @@
  * lists the same rules), and the CUFE and QR text of an accepted one. Rule codes follow DIAN's
  * naming by group (FAJ buyer, FAU totals), but their meaning is the sandbox's own.
  */
-import { NIT_ID_TYPE, nitCheckDigit } from "../shared/fiscal/co/check-digit.ts";
-import { computeCude, computeCufe, type DianEnvironment, dianQrText } from "../shared/fiscal/co/cufe.ts";
-import { finalConsumerProblems } from "../shared/fiscal/co/final-consumer.ts";
+import { NIT_ID_TYPE, nitCheckDigit } from "../shared/co/check-digit.ts";
+import { computeCude, computeCufe, type DianEnvironment, dianQrText } from "../shared/co/cufe.ts";
+import { finalConsumerProblems } from "../shared/co/final-consumer.ts";
 import {
   centsToMoney,
   type Money,
   moneyToCents,
   type RuleViolation,
   type SubmitDocumentRequest,
-} from "../shared/providers/protocol.ts";
+} from "../shared/ports/providers/protocol.ts";
 
 /**
  * A buyer id the sandbox treats as unknown to the RUT: always rejected. (DIAN's final consumer,
- * `222222222222`, is a valid buyer: see shared/fiscal/co/final-consumer.ts.)
+ * `222222222222`, is a valid buyer: see shared/co/final-consumer.ts.)
  */
 export const REJECTED_BUYER_ID = "999999999";
 /** A buyer name containing this word (any case) is rejected. */

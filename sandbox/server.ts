@@ -13,7 +13,7 @@ import { resolve } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
-import { concatBytes } from "../shared/bytes.ts";
+import { concatBytes } from "../shared/kernel/bytes.ts";
 import type { SandboxFetch } from "./common.ts";
 import { createSandboxDeliver, type SandboxDeliver } from "./deliver.ts";
 import { createDianStandIn, type DianStandIn } from "./dian/index.ts";

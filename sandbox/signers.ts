@@ -7,8 +7,8 @@
  * certificates to whoever verifies the signatures.
  */
 import { createTestSigners } from "../devkit/dian/certificates.ts";
-import type { Signer } from "../shared/fiscal/co/dian/certificate.ts";
-import { DIAN_NIT } from "../shared/fiscal/co/dian/extensions.ts";
+import type { Signer } from "../shared/providers/dian/certificate.ts";
+import { DIAN_NIT } from "../shared/providers/dian/extensions.ts";
 
 export interface SandboxSigners {
   /** Signs the documents and their AttachedDocuments, as an issuer would. */

@@ -3,26 +3,26 @@
  * transport and which keys are used; operations receive what it builds.
  */
 import { createTokenVerifier } from "./auth/jwt.ts";
-import { createBackground } from "./background.ts";
 import { type Config, ConfigError, type Env, loadConfig } from "./config.ts";
 import { RememberedFingerprints } from "./core/documents/remembered-fingerprints.ts";
-import type { DianNumbering } from "./core/integrations/dian-numbering.ts";
 import { rememberOpened } from "./crypto/remembered-box.ts";
 import { createSecretBox, type SecretBox } from "./crypto/secret-box.ts";
-import type { Db } from "./db/port.ts";
 import { createPostgresDb } from "./db/postgres-transport.ts";
 import { connectPostgres } from "./db/sql-client.ts";
 import { createSupabaseDb } from "./db/supabase-transport.ts";
 import type { AppDeps } from "./http/context.ts";
-import { createLogger, type Logger } from "./log.ts";
-import { denoNetwork } from "./providers/deno-network.ts";
-import type { DianTaxAdapterHook } from "./providers/dian-connection.ts";
-import { dianNumbering, dianTaxAdapter } from "./providers/dian-wiring.ts";
-import { type Egress, noResolver } from "./providers/egress.ts";
-import { createPinnedFetch } from "./providers/pinned-fetch.ts";
-import type { FetchLike } from "./providers/tax-client.ts";
-import type { Resolver } from "./providers/url-policy.ts";
-import type { DocumentStore } from "./storage/port.ts";
+import { createLogger, type Logger } from "./kernel/log.ts";
+import type { Db } from "./ports/db/port.ts";
+import { type Egress, noResolver } from "./ports/egress/egress.ts";
+import type { Resolver } from "./ports/egress/url-policy.ts";
+import type { DocumentStore } from "./ports/storage.ts";
+import type { DianTaxAdapterHook } from "./providers/dian/connection.ts";
+import type { DianNumbering } from "./providers/dian/numbering-query.ts";
+import { dianNumbering, dianTaxAdapter } from "./providers/dian/wiring.ts";
+import type { FetchLike } from "./providers/tax/client.ts";
+import { createBackground } from "./runtime/background.ts";
+import { denoNetwork } from "./runtime/deno-network.ts";
+import { createPinnedFetch } from "./runtime/pinned-fetch.ts";
 import { createSupabaseStore } from "./storage/supabase-store.ts";
 
 export interface Overrides {

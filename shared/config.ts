@@ -3,7 +3,7 @@
  * fails loudly at start, naming the variable, never its value.
  */
 import { z } from "zod";
-import { DEMO_SOFTWARE, type SoftwareMaker } from "./fiscal/co/software.ts";
+import { DEMO_SOFTWARE, type SoftwareMaker } from "./co/software.ts";
 import { parseCorsOrigins } from "./http/cors.ts";
 
 const url = z.url({ protocol: /^https?$/ });
@@ -100,7 +100,7 @@ const EnvSchema = z.object({
   EINV_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(15_000),
   /** Webhook messages sent at once by one drain (after a request, or in a reconcile run). */
   EINV_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(50).default(8),
-  /** The software printed on every PDF, as DIAN requires (shared/fiscal/co/software.ts). */
+  /** The software printed on every PDF, as DIAN requires (shared/co/software.ts). */
   EINV_SOFTWARE_NAME: z.string().trim().min(1).max(100).default(DEMO_SOFTWARE.name),
   EINV_SOFTWARE_MAKER: z.string().trim().min(1).max(200).default(DEMO_SOFTWARE.maker),
   EINV_SOFTWARE_MAKER_NIT: z

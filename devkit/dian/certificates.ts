@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import forge from "node-forge";
-import { describe, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
+import { describe, type Signer } from "../../shared/providers/dian/certificate.ts";
 import { capture } from "../capture.ts";
 
 export interface TestCertificates {

@@ -4,10 +4,11 @@
  * For tests and the local server's demo (scripts/local/dian-demo.ts); it imports nothing of the test
  * harness, so Deno can load it.
  */
-import { readPkcs12 } from "../../shared/fiscal/co/dian/certificate.ts";
-import { dianCredentialPlaintext } from "../../shared/fiscal/co/dian/credential.ts";
-import { DIAN_URLS } from "../../shared/fiscal/co/dian/service.ts";
+
 import type { AppDeps } from "../../shared/http/context.ts";
+import { readPkcs12 } from "../../shared/providers/dian/certificate.ts";
+import { dianCredentialPlaintext } from "../../shared/providers/dian/credential.ts";
+import { DIAN_URLS } from "../../shared/providers/dian/service.ts";
 import { CANARY_SOFTWARE_PIN } from "../canary.ts";
 import type { TestCertificates } from "./certificates.ts";
 import { SOFTWARE_ID } from "./numbering.ts";

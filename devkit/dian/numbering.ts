@@ -1,5 +1,5 @@
 /**
- * DIAN at the seam of DIAN mode's credential check (shared/core/integrations/dian-numbering.ts),
+ * DIAN at the seam of DIAN mode's credential check (shared/providers/dian/numbering-query.ts),
  * until DIAN's SOAP client and the DIAN stand-in (`sandbox/dian/`) are wired behind it: it answers
  * GetNumberingRange the way DIAN's own service does ([D] `WcfDianCustomerServices.svc.cs`: 100 with
  * the ranges in force for the software, else 401/301/302/303, 500 on its own failure; a refused
@@ -14,7 +14,7 @@ import type {
   NumberingRange,
   NumberingRangeAnswer,
   NumberingRangeQuery,
-} from "../../shared/core/integrations/dian-numbering.ts";
+} from "../../shared/providers/dian/numbering-query.ts";
 import { CANARY_SOFTWARE_PIN } from "../canary.ts";
 import type { TestCertificates } from "./certificates.ts";
 

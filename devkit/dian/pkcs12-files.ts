@@ -1,6 +1,6 @@
 /**
  * PKCS#12 files of unusual or hostile shapes, for the tests of what opening one may cost
- * (shared/fiscal/co/dian/pkcs12-cost.ts): iteration counts rewritten in place (a file declaring a
+ * (shared/providers/dian/pkcs12-cost.ts): iteration counts rewritten in place (a file declaring a
  * billion iterations cannot be made by deriving them), and a file whose private key sits inside
  * encrypted SafeContents, where its count cannot be read without the password. Built with
  * node-forge's ASN.1 and PBE primitives (RFC 7292 §4 for the layout).

@@ -1,14 +1,14 @@
 /**
- * The vendored UBL 2.1 and DIAN schemas (shared/fiscal/co/dian/schemas/, see its README) as the
+ * The vendored UBL 2.1 and DIAN schemas (shared/providers/dian/schemas/, see its README) as the
  * validations use them — `xmllint` in the tests (./xml-tools.ts) and libxml2-wasm in the DIAN
  * stand-in (sandbox/dian/schema.ts) — with the two adjustments the README explains.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { STS_NAMESPACE } from "../../shared/fiscal/co/dian/ubl.ts";
+import { STS_NAMESPACE } from "../../shared/providers/dian/ubl.ts";
 
-export const SCHEMAS = fileURLToPath(new URL("../../shared/fiscal/co/dian/schemas/", import.meta.url));
+export const SCHEMAS = fileURLToPath(new URL("../../shared/providers/dian/schemas/", import.meta.url));
 
 /**
  * DIAN_UBL_Structures.xsd as the validation uses it. Its `coID2Type` lists identification types

@@ -2,13 +2,13 @@
  * The independent checks of a signed DIAN document, with Debian's command-line tools (`.ci/run`
  * installs them): `xmlsec1` verifies the XAdES signature (an implementation that shares nothing with
  * ours), `xmllint --schema` validates against the OASIS UBL 2.1 schemas and DIAN's extension schema,
- * both vendored under shared/fiscal/co/dian/schemas/ (docs/dian.md gives the same command lines).
+ * both vendored under shared/providers/dian/schemas/ (docs/dian.md gives the same command lines).
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { STS_NAMESPACE } from "../../shared/fiscal/co/dian/ubl.ts";
+import { STS_NAMESPACE } from "../../shared/providers/dian/ubl.ts";
 import { dianSchemaAsUsed, SCHEMAS, withSchemaNamespaces } from "./schema-files.ts";
 
 export { SCHEMAS };

@@ -5,9 +5,9 @@
  */
 import { createHash } from "node:crypto";
 import { PDFDocument, StandardFonts } from "pdf-lib";
-import type { CreditNoteDocumentRow, InvoiceDocumentRow } from "../../shared/db/rows.ts";
-import { dianQrText } from "../../shared/fiscal/co/cufe.ts";
-import { DEMO_SOFTWARE, softwareLine } from "../../shared/fiscal/co/software.ts";
+import { dianQrText } from "../../shared/co/cufe.ts";
+import { DEMO_SOFTWARE, softwareLine } from "../../shared/co/software.ts";
+import type { CreditNoteDocumentRow, InvoiceDocumentRow } from "../../shared/kernel/rows.ts";
 import { INVOICE_NAMES, type InvoiceFiscal, type ValidationStamp } from "../../shared/pdf/model.ts";
 
 type Line = InvoiceDocumentRow["lines"][number];

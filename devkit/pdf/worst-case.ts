@@ -6,7 +6,7 @@
  * show that the render budget bounds their cost; the render tests check that it fails fast and
  * clearly.
  */
-import type { InvoiceDocumentRow } from "../../shared/db/rows.ts";
+import type { InvoiceDocumentRow } from "../../shared/kernel/rows.ts";
 import { DEMO_COMPANY, demoInvoice, line, withLines } from "./fixtures.ts";
 
 export const LIMITS = {

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { orgScoped, uuid } from "../../shared/http/route.ts";
 import { OutboundUrl } from "../../shared/http/url-field.ts";
-import { Environment } from "../../shared/providers/protocol.ts";
+import { Environment } from "../../shared/ports/providers/protocol.ts";
 
 /** `settings` as compact JSON, in UTF-8 bytes. */
 export const MAX_SETTINGS_BYTES = 8192;

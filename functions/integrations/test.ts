@@ -11,7 +11,7 @@ import { integrationContext } from "../../shared/core/integrations/context.ts";
 import { testCredential } from "../../shared/core/integrations/test.ts";
 import { DIAN_EXAMPLE, EXAMPLE } from "../../shared/http/examples.ts";
 import { ADMIN_ONLY, operation } from "../../shared/http/route.ts";
-import { Environment } from "../../shared/providers/protocol.ts";
+import { Environment } from "../../shared/ports/providers/protocol.ts";
 import {
   ApiKey,
   Certificate,

@@ -7,10 +7,10 @@
 import { z } from "zod";
 import { webhookContext } from "../../shared/core/webhooks/context.ts";
 import { MAX_WEBHOOKS_PER_ORG, saveWebhook } from "../../shared/core/webhooks/save.ts";
-import { EVENT_TYPES, type EventType } from "../../shared/events/event.ts";
 import { EXAMPLE } from "../../shared/http/examples.ts";
 import { ADMIN_ONLY, operation, orgScoped, uuid } from "../../shared/http/route.ts";
 import { OutboundUrl } from "../../shared/http/url-field.ts";
+import { EVENT_TYPES, type EventType } from "../../shared/kernel/event.ts";
 
 /** One of the closed list; the error names where the list is (its words are the statuses' own). */
 const EventTypeName = z.enum(EVENT_TYPES as [EventType, ...EventType[]], {

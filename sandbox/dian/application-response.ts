@@ -7,7 +7,7 @@
  * so xmlsec1 verifies it against the stand-in's DIAN CA. Building an answer may reuse our own code;
  * only checking what arrives must not.
  */
-import type { Signer } from "../../shared/fiscal/co/dian/certificate.ts";
+import type { Signer } from "../../shared/providers/dian/certificate.ts";
 import { signedApplicationResponse } from "../application-response.ts";
 import type { ReceivedDocument } from "./document.ts";
 import { checkDigit, type RuleFinding } from "./rules.ts";

@@ -2,7 +2,7 @@
  * The stand-in's control endpoints under `/_sandbox/dian/` (DESIGN §10; local only, no key, like the
  * other sandboxes' `/_sandbox/*`): next-response, reset, release, knobs, requests.
  */
-import { readCapped } from "../../shared/bytes.ts";
+import { readCapped } from "../../shared/kernel/bytes.ts";
 import { OPERATIONS, type Operation } from "./envelope.ts";
 import type { createDianKnobs, DianKnobsPatch } from "./knobs.ts";
 import { MAX_MESSAGE_BYTES, tooLarge } from "./limits.ts";

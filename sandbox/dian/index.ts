@@ -8,8 +8,8 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { readCapped } from "../../shared/bytes.ts";
-import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
+import { readCapped } from "../../shared/kernel/bytes.ts";
+import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
 import { type SandboxFetch, sleep, toRequest } from "../common.ts";
 import { faultEnvelope } from "./answers.ts";
 import { handleControl } from "./control.ts";

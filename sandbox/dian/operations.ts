@@ -4,7 +4,7 @@
  * [F] the recorded answers). Each returns the SOAP envelope to send.
  */
 import { randomUUID } from "node:crypto";
-import type { Signer } from "../../shared/fiscal/co/dian/certificate.ts";
+import type { Signer } from "../../shared/providers/dian/certificate.ts";
 import {
   type DianResponse,
   dianResponseEnvelope,

@@ -1,6 +1,6 @@
 /**
  * Rule ZB01 ("Fallo en el esquema XML del archivo"): the document against the OASIS UBL 2.1 schema
- * of its kind and DIAN's extension schema, both vendored under shared/fiscal/co/dian/schemas/ with
+ * of its kind and DIAN's extension schema, both vendored under shared/providers/dian/schemas/ with
  * the README's two adjustments (devkit/dian/schema-files.ts) — the same check the tests make with
  * `xmllint --schema`, made here in-process with libxml2-wasm: libxml2 itself compiled to WebAssembly,
  * which runs unchanged on Deno (`npm start`, where no xmllint is installed) and on Node.

@@ -14,7 +14,7 @@
  * their documents still known to GetStatus; GetXmlByDocumentKey then answers 404, as DIAN does
  * when its storage has no file.
  */
-import { toBase64 } from "../../shared/providers/deliver.ts";
+import { toBase64 } from "../../shared/ports/providers/deliver.ts";
 import type { DianResponse } from "./answers.ts";
 import type { ReceivedDocument } from "./document.ts";
 

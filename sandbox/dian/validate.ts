@@ -7,8 +7,9 @@
  * the DianResponse: 00 "Procesado Correctamente." when nothing rejects — notifications included —,
  * else 99 ([F] SendBillSync_warnings.xml, GetStatus_invoice.xml).
  */
-import type { Signer } from "../../shared/fiscal/co/dian/certificate.ts";
-import { toBase64 } from "../../shared/providers/deliver.ts";
+
+import { toBase64 } from "../../shared/ports/providers/deliver.ts";
+import type { Signer } from "../../shared/providers/dian/certificate.ts";
 import { type DianResponse, emptyDianResponse } from "./answers.ts";
 import { applicationResponse, approvedMessage } from "./application-response.ts";
 import { type ReceivedDocument, readDocument } from "./document.ts";

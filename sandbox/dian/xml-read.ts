@@ -1,6 +1,6 @@
 /**
  * Reading the XML the stand-in receives (SOAP envelopes, UBL documents) with @xmldom/xmldom: a
- * namespace-aware DOM that shares nothing with our own XML writer (shared/fiscal/co/dian/xml.ts), so
+ * namespace-aware DOM that shares nothing with our own XML writer (shared/providers/dian/xml.ts), so
  * a document our builder gets wrong is read the way any other reader would read it.
  *
  * Bounds: a document type declaration is refused before parsing (no entity can expand), and so is

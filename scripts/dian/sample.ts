@@ -13,9 +13,9 @@ import { createTestCertificates } from "../../devkit/dian/certificates.ts";
 import { dianCreditNote, dianInvoice } from "../../devkit/dian/documents.ts";
 import { sandboxApplicationResponse } from "../../sandbox/application-response.ts";
 import { createSandboxSigners } from "../../sandbox/signers.ts";
-import { buildAttachedDocument } from "../../shared/fiscal/co/dian/attached-document.ts";
-import { openPkcs12 } from "../../shared/fiscal/co/dian/certificate.ts";
-import { buildSignedDocument } from "../../shared/fiscal/co/dian/document.ts";
+import { buildAttachedDocument } from "../../shared/providers/dian/attached-document.ts";
+import { openPkcs12 } from "../../shared/providers/dian/certificate.ts";
+import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
 
 const folder = process.argv[2] ?? ".data/dian-sample";
 mkdirSync(folder, { recursive: true });

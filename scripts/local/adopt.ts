@@ -16,9 +16,9 @@ import { creditNoteKind } from "../../shared/core/credit-notes/kind.ts";
 import type { DocumentKindSpec } from "../../shared/core/documents/kind.ts";
 import { outcomeFromProvider, storable } from "../../shared/core/documents/outcome.ts";
 import { invoiceKind } from "../../shared/core/invoices/kind.ts";
-import type { Db } from "../../shared/db/port.ts";
-import type { FiscalRow } from "../../shared/db/rows.ts";
 import type { SqlClient } from "../../shared/db/sql-client.ts";
+import type { FiscalRow } from "../../shared/kernel/rows.ts";
+import type { Db } from "../../shared/ports/db/port.ts";
 
 /** In this order: a credit note's payload carries its invoice's authority code. */
 const KINDS = [invoiceKind, creditNoteKind] as DocumentKindSpec[];

@@ -6,9 +6,9 @@
  */
 import type { SecretBox } from "../../shared/crypto/secret-box.ts";
 import { keyHint } from "../../shared/crypto/secret-box.ts";
-import type { Db } from "../../shared/db/port.ts";
 import type { SqlClient } from "../../shared/db/sql-client.ts";
-import type { ProviderService } from "../../shared/providers/errors.ts";
+import type { Db } from "../../shared/ports/db/port.ts";
+import type { ProviderService } from "../../shared/ports/providers/errors.ts";
 
 export const DEMO_SANDBOX_KEY = "sk_sandbox_local_demo";
 const DOCSGEN_DEMO_ORG = "22222222-2222-4222-8222-222222222222";

@@ -11,9 +11,9 @@
  */
 import type { TablesInsert } from "../../client/database.ts";
 import type { VerifiedClaims } from "../../shared/auth/jwt.ts";
-import { readCapped } from "../../shared/bytes.ts";
+import { nitCheckDigit } from "../../shared/co/check-digit.ts";
 import type { SqlClient, SqlSession } from "../../shared/db/sql-client.ts";
-import { nitCheckDigit } from "../../shared/fiscal/co/check-digit.ts";
+import { readCapped } from "../../shared/kernel/bytes.ts";
 import { localError, methodNotAllowed } from "./answers.ts";
 
 export const DEMO_INVOICE_PATH = "/local/v1/demo-invoice";

@@ -17,8 +17,8 @@ import { saveDianCredential } from "../../devkit/dian/credential.ts";
 import { createDianStandIn, type DianStandIn, generatedDianCertificate } from "../../sandbox/dian/index.ts";
 import { HABILITACION_TECHNICAL_KEY } from "../../sandbox/dian/registry.ts";
 import type { SecretBox } from "../../shared/crypto/secret-box.ts";
-import type { Db } from "../../shared/db/port.ts";
-import { openPkcs12 } from "../../shared/fiscal/co/dian/certificate.ts";
+import type { Db } from "../../shared/ports/db/port.ts";
+import { openPkcs12 } from "../../shared/providers/dian/certificate.ts";
 
 /** Demo Org's DIAN-direct company (supabase/seed.sql). */
 const COMPANY = {

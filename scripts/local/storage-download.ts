@@ -7,7 +7,7 @@
  */
 import type { VerifiedClaims } from "../../shared/auth/jwt.ts";
 import type { SqlClient } from "../../shared/db/sql-client.ts";
-import { DOCUMENTS_BUCKET, type DocumentStore } from "../../shared/storage/port.ts";
+import { DOCUMENTS_BUCKET, type DocumentStore } from "../../shared/ports/storage.ts";
 import { CORS_HEADERS, preflight } from "./answers.ts";
 
 const PATH = /^\/storage\/v1\/object\/(?:authenticated\/)?([^/]+)\/(.+)$/;

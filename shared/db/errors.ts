@@ -7,7 +7,7 @@ import {
   ForbiddenError,
   InvalidStateError,
   NotFoundError,
-} from "../errors.ts";
+} from "../kernel/errors.ts";
 import { reasonSentence } from "./reasons.ts";
 
 /**

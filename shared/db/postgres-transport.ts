@@ -1,5 +1,5 @@
+import { assertApiName, type Caller, type Db, type DbScope } from "../ports/db/port.ts";
 import { type SqlErrorLike, toDomainError } from "./errors.ts";
-import { assertApiName, type Caller, type Db, type DbScope } from "./port.ts";
 import { type SqlClient, sqlLiteral } from "./sql-client.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { SupabaseClient } from "@supabase/supabase-js";
+import { assertApiName, type Caller, type Db, type DbScope } from "../ports/db/port.ts";
 import { toDomainError } from "./errors.ts";
-import { assertApiName, type Caller, type Db, type DbScope } from "./port.ts";
 
 export interface SupabaseDbOptions {
   url: string;

@@ -15,11 +15,11 @@
  */
 import pLimit from "p-limit";
 import type { SecretBox } from "../crypto/secret-box.ts";
-import type { PickedWebhookDelivery } from "../db/catalogue-events.ts";
-import type { DbScope } from "../db/port.ts";
-import type { Logger } from "../log.ts";
-import type { Egress } from "../providers/egress.ts";
-import type { DocumentEvent } from "./event.ts";
+import type { DocumentEvent } from "../kernel/event.ts";
+import type { Logger } from "../kernel/log.ts";
+import type { PickedWebhookDelivery } from "../ports/db/catalogue-events.ts";
+import type { DbScope } from "../ports/db/port.ts";
+import type { Egress } from "../ports/egress/egress.ts";
 import { type AttemptResult, sendWebhook } from "./send.ts";
 import { signatures, webhookSecretIdentity } from "./signature.ts";
 

@@ -4,8 +4,8 @@
  * source as the routes. The shape is ./event.ts's; a test holds what the database sends to it.
  */
 import { z } from "zod";
-import { RESULT_CODES, type ResultCode } from "../core/documents/result-codes.ts";
-import { CREDENTIAL_CODES, EVENT_TYPES, type EventType } from "./event.ts";
+import { CREDENTIAL_CODES, EVENT_TYPES, type EventType } from "../kernel/event.ts";
+import { RESULT_CODES, type ResultCode } from "../kernel/result-codes.ts";
 
 const TYPES = EVENT_TYPES as [EventType, ...EventType[]];
 /** Every result code, then the credential codes not among them (`rejected` is both). */

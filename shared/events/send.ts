@@ -8,10 +8,10 @@
  * "Delivery success and failure"): 410 Gone says the receiver wants no more; a Retry-After is
  * honoured by the retry's schedule. Nothing the endpoint says is kept: the outcome is in our words.
  */
-import { readCapped } from "../bytes.ts";
-import { deadline } from "../providers/deadline.ts";
-import { type Egress, HostResolutionError, reach, UnsafeProviderUrlError } from "../providers/egress.ts";
-import { assertProviderUrl } from "../providers/url-policy.ts";
+import { readCapped } from "../kernel/bytes.ts";
+import { deadline } from "../kernel/deadline.ts";
+import { type Egress, HostResolutionError, reach, UnsafeProviderUrlError } from "../ports/egress/egress.ts";
+import { assertProviderUrl } from "../ports/egress/url-policy.ts";
 
 /** A signed message, as sent to every endpoint it goes to. */
 export interface WebhookMessage {

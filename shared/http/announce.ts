@@ -10,7 +10,7 @@
  * so a burst of requests costs a drain or two, not one each, and nothing asked for is missed.
  */
 import { drainWebhooks } from "../events/drain.ts";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../kernel/log.ts";
 import type { AppDeps } from "./context.ts";
 
 /**

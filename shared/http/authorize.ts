@@ -5,16 +5,17 @@
  * Most routes check it with a call of its own (`einv_caller_membership`, as the user) before their
  * handler runs. A route that declares `firstCallAuthorizes` saves that round trip: its handler gets
  * scopes behind a gate, and when the gate's first use is a call its handler makes through
- * `callAuthorized()` (shared/db/port.ts), naming an `_authorized` function, the gate makes that
+ * `callAuthorized()` (shared/ports/db/port.ts), naming an `_authorized` function, the gate makes that
  * function — the database looks up the membership and makes the wrapped call only for an
  * authorized caller, in one round trip. Any other first use — another function, the user scope,
  * the documents store — checks the membership on its own first, and so does answering without
  * having used anything. A handler behind the gate reaches the database, the store and the
  * providers only through its context.
  */
-import { type Caller, type Db, type DbScope, wrapped } from "../db/port.ts";
-import type { MembershipRow } from "../db/rows.ts";
-import type { DocumentStore } from "../storage/port.ts";
+
+import type { MembershipRow } from "../kernel/rows.ts";
+import { type Caller, type Db, type DbScope, wrapped } from "../ports/db/port.ts";
+import type { DocumentStore } from "../ports/storage.ts";
 import { fail } from "./errors.ts";
 
 export type Role = "admin" | "operador" | "lector";

@@ -1,16 +1,16 @@
 import type { Context } from "hono";
 import type { VerifiedClaims } from "../auth/jwt.ts";
-import type { Background } from "../background.ts";
 import type { Config } from "../config.ts";
 import type { RememberedFingerprints } from "../core/documents/remembered-fingerprints.ts";
-import type { DianNumbering } from "../core/integrations/dian-numbering.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
-import type { Db } from "../db/port.ts";
-import type { Logger } from "../log.ts";
-import type { DianTaxAdapterHook } from "../providers/dian-connection.ts";
-import type { Egress } from "../providers/egress.ts";
-import type { FetchLike } from "../providers/tax-client.ts";
-import type { DocumentStore } from "../storage/port.ts";
+import type { Logger } from "../kernel/log.ts";
+import type { Db } from "../ports/db/port.ts";
+import type { Egress } from "../ports/egress/egress.ts";
+import type { DocumentStore } from "../ports/storage.ts";
+import type { DianTaxAdapterHook } from "../providers/dian/connection.ts";
+import type { DianNumbering } from "../providers/dian/numbering-query.ts";
+import type { FetchLike } from "../providers/tax/client.ts";
+import type { Background } from "../runtime/background.ts";
 
 /** What the composition root hands the HTTP layer: validated config and the adapters. */
 export interface AppDeps {

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { deliverDocument } from "../core/documents/deliver.ts";
 import type { DocumentKindSpec } from "../core/documents/kind.ts";
-import { EmailAddress } from "../providers/deliver.ts";
+import { EmailAddress } from "../ports/providers/deliver.ts";
 import { EXAMPLE } from "./examples.ts";
 import { resultCode, resultMessage } from "./result-fields.ts";
 import { DOCUMENT_ROLES, operation, orgScoped, PROVIDER_ERRORS, uuid } from "./route.ts";

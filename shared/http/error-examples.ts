@@ -3,7 +3,7 @@
  * comes back (the messages are the service's own wording). docs/openapi.json shows, under each
  * status of each route, exactly the codes that status carries there, each with its example.
  */
-import type { ErrorCode, ErrorDetail } from "../errors.ts";
+import type { ErrorCode, ErrorDetail } from "../kernel/errors.ts";
 
 export const ERROR_EXAMPLES: Record<
   ErrorCode,

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { ApiError, type ErrorCode, toApiError } from "../errors.ts";
+import { ApiError, type ErrorCode, toApiError } from "../kernel/errors.ts";
 import type { AppEnv } from "./context.ts";
 
 /** The one error body: `{ error: { code, message, details?, request_id } }`. */

@@ -13,9 +13,9 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { hmacHex } from "../crypto/digest.ts";
-import type { DbScope } from "../db/port.ts";
 import { reasonSentence } from "../db/reasons.ts";
-import { type ApiError, BusyError, toApiError } from "../errors.ts";
+import { type ApiError, BusyError, toApiError } from "../kernel/errors.ts";
+import type { DbScope } from "../ports/db/port.ts";
 import type { AppEnv } from "./context.ts";
 import { fail } from "./errors.ts";
 

@@ -5,7 +5,7 @@
  * answer they get against it. Only scripts and tests import this module; the functions do not.
  */
 import { z } from "zod";
-import { ERROR_STATUS, type ErrorCode } from "../errors.ts";
+import { ERROR_STATUS, type ErrorCode } from "../kernel/errors.ts";
 import { ERROR_EXAMPLES } from "./error-examples.ts";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "./idempotency.ts";
 import { type Operation, type OperationContract, PIPELINE_ERRORS } from "./route.ts";

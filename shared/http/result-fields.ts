@@ -4,7 +4,7 @@
  * English `message`, and the authority's own words, passed through as written.
  */
 import { z } from "zod";
-import { codesOf, RESULT_CODES, type ResultGroup } from "../core/documents/result-codes.ts";
+import { codesOf, RESULT_CODES, type ResultGroup } from "../kernel/result-codes.ts";
 
 /** The `code` of one group's answers, described code by code for the reference. */
 export function resultCode(group: Exclude<ResultGroup, "stored">) {

@@ -8,11 +8,11 @@
  */
 import type { Handler } from "hono";
 import { z } from "zod";
-import type { Caller, DbScope } from "../db/port.ts";
-import type { ErrorCode } from "../errors.ts";
-import type { Logger } from "../log.ts";
+import type { ErrorCode } from "../kernel/errors.ts";
+import type { Logger } from "../kernel/log.ts";
+import type { Caller, DbScope } from "../ports/db/port.ts";
+import type { DocumentStore } from "../ports/storage.ts";
 import { createProviderDirectory, type ProviderDirectory } from "../providers/directory.ts";
-import type { DocumentStore } from "../storage/port.ts";
 import { announceChanges } from "./announce.ts";
 import { authorizationGate, type Role } from "./authorize.ts";
 import type { AppDeps, AppEnv } from "./context.ts";

@@ -6,7 +6,7 @@
  * Request schemas are strict objects (`orgScoped` in ./route.ts is one, and `.extend` keeps it).
  */
 import { z } from "zod";
-import type { ErrorDetail } from "../errors.ts";
+import type { ErrorDetail } from "../kernel/errors.ts";
 
 /** At most this many details are answered; a body of a thousand unknown keys gets the first ones. */
 export const MAX_DETAILS = 20;

@@ -3,7 +3,7 @@
  * block does not fit. Everything in PDF points (1/72 in), origin at the bottom-left corner.
  */
 import type { PDFDocument, PDFPage } from "pdf-lib";
-import { BusinessRuleError } from "../errors.ts";
+import { BusinessRuleError } from "../kernel/errors.ts";
 import type { PageSizeName } from "./model.ts";
 
 /**

@@ -2,7 +2,7 @@
  * Printable names for the DIAN codes an invoice stores (Anexo Técnico v1.9 code lists). Only the
  * codes in common use are named; any other code is printed as "código X" rather than guessed.
  */
-import { cityName } from "../fiscal/co/divipola.ts";
+import { cityName } from "../co/divipola.ts";
 
 const ID_TYPES: Record<string, string> = {
   "11": "RC",

@@ -3,10 +3,11 @@
  * invoice document (`einv_private.invoice_document`) and the fiscal columns the service wrote. Plain
  * JSON (no Date, no bigint), so equal inputs give an equal model and, from it, equal PDF bytes.
  */
-import type { CreditNoteDocumentRow, FiscalStatus, InvoiceDocumentRow, IssuerRow } from "../db/rows.ts";
-import { type DianEnvironment, formatAmount as dianAmount, dianQrText } from "../fiscal/co/cufe.ts";
-import { DEMO_SOFTWARE, type SoftwareMaker, softwareLine } from "../fiscal/co/software.ts";
-import { centsToDecimal, toCents } from "../fiscal/money.ts";
+
+import { type DianEnvironment, formatAmount as dianAmount, dianQrText } from "../co/cufe.ts";
+import { DEMO_SOFTWARE, type SoftwareMaker, softwareLine } from "../co/software.ts";
+import { centsToDecimal, toCents } from "../kernel/money.ts";
+import type { CreditNoteDocumentRow, FiscalStatus, InvoiceDocumentRow, IssuerRow } from "../kernel/rows.ts";
 import {
   formatDate,
   formatMoney,
@@ -67,7 +68,7 @@ export interface ValidationStamp {
   validatedAt: string;
   environment: DianEnvironment;
   names: DocumentNames;
-  /** The issuing software and its maker, one printed line (./../fiscal/co/software.ts). */
+  /** The issuing software and its maker, one printed line (../co/software.ts). */
   software: string;
   /**
    * A credit note's corrected invoice and concept, printed in the block too: a provider's PDF that

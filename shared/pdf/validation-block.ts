@@ -11,7 +11,7 @@
  * would be too narrow (an 80 mm roll) the text goes under the QR code, whichever is shorter.
  */
 import type { PDFFont, PDFPage, RGB } from "pdf-lib";
-import { dianQrUrl } from "../fiscal/co/cufe.ts";
+import { dianQrUrl } from "../co/cufe.ts";
 import { formatTimestampCo } from "./format.ts";
 import { type Kit, palette } from "./kit.ts";
 import type { DocumentNames, ValidationStamp } from "./model.ts";

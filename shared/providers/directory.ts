@@ -7,31 +7,31 @@
  * (./dian-connection.ts).
  */
 import { type SecretBox, SecretBoxError } from "../crypto/secret-box.ts";
-import type { DbScope } from "../db/port.ts";
-import type { CredentialRow } from "../db/rows.ts";
-import { BusinessRuleError } from "../errors.ts";
-import type { DeliveryChannel } from "./deliver.ts";
-import { createDeliveryClient } from "./deliver-client.ts";
-import {
-  type DianModeCredential,
-  type DianTaxAdapterHook,
-  openDianModeCredential,
-} from "./dian-connection.ts";
-import { isDianMode } from "./dian-mode.ts";
-import { dianTaxAdapter } from "./dian-wiring.ts";
-import type { DocumentGenerator } from "./docsgen.ts";
-import { createDocsgenClient } from "./docsgen-client.ts";
-import { type Egress, HostResolutionError, reach } from "./egress.ts";
+import { BusinessRuleError } from "../kernel/errors.ts";
+import type { CredentialRow } from "../kernel/rows.ts";
+import type { DbScope } from "../ports/db/port.ts";
+import { type Egress, HostResolutionError, reach } from "../ports/egress/egress.ts";
+import { assertProviderUrl, UnsafeProviderUrlError } from "../ports/egress/url-policy.ts";
+import type { DeliveryChannel } from "../ports/providers/deliver.ts";
+import type { DocumentGenerator } from "../ports/providers/docsgen.ts";
 import {
   type ProviderOperation,
   type ProviderService,
   ProviderUnavailableError,
   SERVICE_LABEL,
-} from "./errors.ts";
-import type { Environment, TaxAdapter } from "./protocol.ts";
-import { createTaxClient } from "./tax-client.ts";
+} from "../ports/providers/errors.ts";
+import type { Environment, TaxAdapter } from "../ports/providers/protocol.ts";
+import { createDeliveryClient } from "./deliver/client.ts";
+import {
+  type DianModeCredential,
+  type DianTaxAdapterHook,
+  openDianModeCredential,
+} from "./dian/connection.ts";
+import { isDianMode } from "./dian/mode.ts";
+import { dianTaxAdapter } from "./dian/wiring.ts";
+import { createDocsgenClient } from "./docsgen/client.ts";
+import { createTaxClient } from "./tax/client.ts";
 import type { FetchLike, ProviderClientOptions } from "./transport.ts";
-import { assertProviderUrl, UnsafeProviderUrlError } from "./url-policy.ts";
 
 export interface ProviderDirectory {
   /** The company's adapter-tax client; a BusinessRuleError when none is usable. */

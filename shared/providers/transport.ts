@@ -6,10 +6,15 @@
  * the one factory in ./errors.ts. Nothing here retries.
  */
 import type { z } from "zod";
-import { readCapped } from "../bytes.ts";
-import { deadline } from "./deadline.ts";
-import { type ProviderError, type ProviderOperation, type ProviderService, providerError } from "./errors.ts";
-import { CredentialCheck, ProviderErrorBody } from "./protocol.ts";
+import { readCapped } from "../kernel/bytes.ts";
+import { deadline } from "../kernel/deadline.ts";
+import {
+  type ProviderError,
+  type ProviderOperation,
+  type ProviderService,
+  providerError,
+} from "../ports/providers/errors.ts";
+import { CredentialCheck, ProviderErrorBody } from "../ports/providers/protocol.ts";
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -204,7 +209,7 @@ export class ExchangeTimeout extends Error {
  * returned, never followed (an API has no reason to send one, and following it could carry a key
  * elsewhere or reach an internal host the URL policy never checked). Throws ExchangeTimeout when
  * the deadline passes, or what the fetch threw (a lost connection). Every provider client's calls
- * go through it, DIAN's SOAP calls too (shared/fiscal/co/dian/service.ts).
+ * go through it, DIAN's SOAP calls too (shared/providers/dian/service.ts).
  */
 export async function exchange(
   doFetch: FetchLike,

@@ -4,8 +4,8 @@
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { lazySupabase } from "../db/supabase-transport.ts";
-import { DatabaseError } from "../errors.ts";
-import { DOCUMENTS_BUCKET, type DocumentStore } from "./port.ts";
+import { DatabaseError } from "../kernel/errors.ts";
+import { DOCUMENTS_BUCKET, type DocumentStore } from "../ports/storage.ts";
 
 export function createSupabaseStore(options: {
   url: string;

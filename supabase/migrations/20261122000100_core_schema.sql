@@ -69,7 +69,7 @@ create index companies_org_id_idx on public.companies (org_id);
 
 -- DIAN's check digit (DV) of a NIT: weights 3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71
 -- from the rightmost digit, r = Σ mod 11, DV = r when r ≤ 1, else 11 − r (DIAN's own 800197268 → 4).
--- shared/fiscal/co/check-digit.ts computes the same; tests/db/check-digit.test.ts holds them together.
+-- shared/co/check-digit.ts computes the same; tests/db/check-digit.test.ts holds them together.
 -- Null for anything that is not 1 to 15 digits.
 create function einv_private.nit_check_digit(p_nit text) returns text
 language sql immutable parallel safe set search_path = '' as $$
@@ -134,7 +134,7 @@ create table public.invoices (
   qr_text text,
   provider_reference text,
   environment text check (environment in ('uat', 'prd')),
-  -- the last outcome: the API's sentence, its result code (shared/core/documents/result-codes.ts),
+  -- the last outcome: the API's sentence, its result code (shared/kernel/result-codes.ts),
   -- and the authority's own message and rules `[{ rule, kind, message }]`, as it wrote them
   last_message text,
   last_code text check (last_code ~ '^[a-z_]{1,40}$'),

@@ -46,7 +46,7 @@ create table public.deliveries (
   status text not null default 'pendiente' check (status in ('pendiente', 'enviada', 'error')),
   message text,
   provider_reference text,
-  -- the outcome's result code (shared/core/documents/result-codes.ts), which its events carry: sent;
+  -- the outcome's result code (shared/kernel/result-codes.ts), which its events carry: sent;
   -- refused by the provider, which answered with its reference; or failed without one (the provider
   -- failed or was never reached: retried by the reconcile job, or the message could not be built)
   code text generated always as (case
@@ -57,7 +57,7 @@ create table public.deliveries (
   created_by uuid,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
-  -- DIAN's name of the package sent (shared/fiscal/co/delivery-files.ts): the issuer NIT's
+  -- DIAN's name of the package sent (shared/co/delivery-files.ts): the issuer NIT's
   -- consecutive of packages sent in that year (Colombian time), written in hex as the name's last 8
   -- characters
   package_year smallint not null check (package_year between 2000 and 2099),

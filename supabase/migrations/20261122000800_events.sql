@@ -33,7 +33,7 @@ create table einv_private.outbox (
   -- the document, the delivery, or for a credential its company
   document_id uuid not null,
   status text not null check (status ~ '^[a-z_]{1,30}$'),
-  -- the outcome's machine code (shared/core/documents/result-codes.ts; a credential's in docs/api.md)
+  -- the outcome's machine code (shared/kernel/result-codes.ts; a credential's in docs/api.md)
   code text check (code ~ '^[a-z_]{1,40}$'),
   occurred_at timestamptz not null default now()
 );
@@ -60,7 +60,7 @@ $$;
 create table public.webhook_endpoints (
   id uuid primary key default gen_random_uuid(),
   org_id uuid not null references public.organizations (id) on delete cascade,
-  -- through the provider URL policy (shared/providers/url-policy.ts) before it is stored
+  -- through the provider URL policy (shared/ports/egress/url-policy.ts) before it is stored
   url text not null check (length(url) <= 2048 and url ~ '^https?://'),
   -- the event types sent (docs/api.md lists them); null: every type
   events text[] check (events is null or cardinality(events) between 1 and 16),

@@ -9,8 +9,8 @@
 import { createClient } from "@supabase/supabase-js";
 import { describe, expect, it } from "vitest";
 import { createEinvoicingClient, type DocumentStatusEvent, type RealtimeLike } from "../../client/index.ts";
-import { REALTIME_EVENT } from "../../shared/events/event.ts";
 import { DOCUMENT_EVENT_EXAMPLE } from "../../shared/events/schema.ts";
+import { REALTIME_EVENT } from "../../shared/kernel/event.ts";
 
 const ORG = "11111111-1111-4111-8111-111111111111";
 

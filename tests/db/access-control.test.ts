@@ -27,7 +27,7 @@ import {
   type Tenant,
   type User,
 } from "../../devkit/factories.ts";
-import { nitCheckDigit } from "../../shared/fiscal/co/check-digit.ts";
+import { nitCheckDigit } from "../../shared/co/check-digit.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {

@@ -10,11 +10,11 @@ import { createTestApp, type TestApp } from "../../devkit/app.ts";
 import { saveCredential } from "../../devkit/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Tenant, type User } from "../../devkit/factories.ts";
-import { type Caller, callAuthorized, type Db, type DbScope } from "../../shared/db/port.ts";
-import { ApiError, NotFoundError } from "../../shared/errors.ts";
 import { authorizationGate, type Role } from "../../shared/http/authorize.ts";
 import { operation, orgScoped } from "../../shared/http/route.ts";
-import type { DocumentStore } from "../../shared/storage/port.ts";
+import { ApiError, NotFoundError } from "../../shared/kernel/errors.ts";
+import { type Caller, callAuthorized, type Db, type DbScope } from "../../shared/ports/db/port.ts";
+import type { DocumentStore } from "../../shared/ports/storage.ts";
 
 const DOCUMENT_ROLES: Role[] = ["admin", "operador"];
 

@@ -1,12 +1,12 @@
 /**
  * The TypeScript side of the database API against the database itself: every `public.einv_*`
- * function is in shared/db/catalogue.ts with the same argument names, in order, and granted to
+ * function is in shared/ports/db/catalogue.ts with the same argument names, in order, and granted to
  * exactly the role listed there; and every kind of fiscal document's table carries the lifecycle
  * block (`einv_private.lifecycle`) column for column, so the one lifecycle works on each.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
-import { CATALOGUE } from "../../shared/db/catalogue.ts";
+import { CATALOGUE } from "../../shared/ports/db/catalogue.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {

@@ -1,13 +1,13 @@
 /**
  * DIAN's NIT check digit (DV), computed once in SQL (`einv_private.nit_check_digit`) and once in
- * TypeScript (shared/fiscal/co/check-digit.ts): both give DIAN's own examples, and agree on every
+ * TypeScript (shared/co/check-digit.ts): both give DIAN's own examples, and agree on every
  * NIT drawn; a company whose DV is wrong is never stored, whoever writes it.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
 import { createTenant, randomDigits, type Tenant } from "../../devkit/factories.ts";
-import { nitCheckDigit } from "../../shared/fiscal/co/check-digit.ts";
+import { nitCheckDigit } from "../../shared/co/check-digit.ts";
 
 let db: TestDatabase;
 let tenant: Tenant;

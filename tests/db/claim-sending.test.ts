@@ -8,8 +8,8 @@ import { saveCredential } from "../../devkit/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createCompany, createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider } from "../../sandbox/provider.ts";
-import type { DbScope } from "../../shared/db/port.ts";
-import type { CredentialRow } from "../../shared/db/rows.ts";
+import type { CredentialRow } from "../../shared/kernel/rows.ts";
+import type { DbScope } from "../../shared/ports/db/port.ts";
 import { createProviderDirectory } from "../../shared/providers/directory.ts";
 
 let db: TestDatabase;

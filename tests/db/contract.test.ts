@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Tenant, type User } from "../../devkit/factories.ts";
-import type { Caller, Db } from "../../shared/db/port.ts";
 import { connectPostgres, type SqlClient } from "../../shared/db/sql-client.ts";
 import {
   DatabaseUnavailableError,
@@ -14,7 +13,8 @@ import {
   InvalidStateError,
   NotFoundError,
   toApiError,
-} from "../../shared/errors.ts";
+} from "../../shared/kernel/errors.ts";
+import type { Caller, Db } from "../../shared/ports/db/port.ts";
 import { createTransports, TRANSPORTS, type Transports } from "../support/transports.ts";
 
 let db: TestDatabase;

@@ -24,10 +24,10 @@ import {
   keyHint,
   type SecretBox,
 } from "../../shared/crypto/secret-box.ts";
-import type { DbScope } from "../../shared/db/port.ts";
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
 import { webhookSecretIdentity } from "../../shared/events/signature.ts";
-import { openDianCredential } from "../../shared/fiscal/co/dian/credential.ts";
+import type { DbScope } from "../../shared/ports/db/port.ts";
+import { openDianCredential } from "../../shared/providers/dian/credential.ts";
 
 const newKey = () => randomBytes(32).toString("base64");
 const OLD = newKey();

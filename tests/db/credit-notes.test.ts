@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type LineInput, type Tenant } from "../../devkit/factories.ts";
-import type { Db } from "../../shared/db/port.ts";
-import type { CreditedLine } from "../../shared/db/rows.ts";
 import { connectPostgres, type SqlClient } from "../../shared/db/sql-client.ts";
+import type { CreditedLine } from "../../shared/kernel/rows.ts";
+import type { Db } from "../../shared/ports/db/port.ts";
 import { createTransports, TRANSPORTS, type Transports } from "../support/transports.ts";
 
 let db: TestDatabase;

@@ -1,6 +1,6 @@
 /**
  * The package a delivery sends is named after the issuer's consecutive of packages sent that year
- * (shared/fiscal/co/delivery-files.ts), allocated by the database as the delivery is inserted: a
+ * (shared/co/delivery-files.ts), allocated by the database as the delivery is inserted: a
  * per-company-per-year counter row, locked in that transaction. These cases run on real concurrent
  * connections: every delivery of one issuer takes its own number, whichever transaction commits
  * first; the issuers of one NIT (in two organizations) share one sequence, as they share the name;

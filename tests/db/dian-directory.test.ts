@@ -1,6 +1,6 @@
 /**
  * A DIAN-mode adapter-tax credential in the provider directory: never built into a protocol client.
- * By default it becomes DIAN's own TaxAdapter (shared/providers/dian-wiring.ts); a hook handed in
+ * By default it becomes DIAN's own TaxAdapter (shared/providers/dian/wiring.ts); a hook handed in
  * gets the credential opened — DIAN's url
  * checked, the settings parsed, a signer that signs for the saved certificate and the PIN — and
  * a row that cannot be used as saved (its url, its settings, its sealed form) is refused like a
@@ -15,10 +15,10 @@ import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts"
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
 import { SOFTWARE_ID } from "../../devkit/dian/numbering.ts";
 import { createTenant, type Tenant } from "../../devkit/factories.ts";
-import { BusinessRuleError } from "../../shared/errors.ts";
-import type { DianModeCredential } from "../../shared/providers/dian-connection.ts";
+import { BusinessRuleError } from "../../shared/kernel/errors.ts";
+import type { TaxAdapter } from "../../shared/ports/providers/protocol.ts";
+import type { DianModeCredential } from "../../shared/providers/dian/connection.ts";
 import { createProviderDirectory } from "../../shared/providers/directory.ts";
-import type { TaxAdapter } from "../../shared/providers/protocol.ts";
 
 let db: TestDatabase;
 let t: TestApp;

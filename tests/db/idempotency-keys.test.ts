@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
 import { createTenant, type Tenant } from "../../devkit/factories.ts";
-import type { Db } from "../../shared/db/port.ts";
-import { ForbiddenError } from "../../shared/errors.ts";
+import { ForbiddenError } from "../../shared/kernel/errors.ts";
+import type { Db } from "../../shared/ports/db/port.ts";
 import { createTransports, TRANSPORTS, type Transports } from "../support/transports.ts";
 
 const HASH_A = "a".repeat(64);

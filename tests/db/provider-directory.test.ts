@@ -9,9 +9,9 @@ import { saveCredential } from "../../devkit/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createTenant, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider } from "../../sandbox/provider.ts";
-import { BusinessRuleError } from "../../shared/errors.ts";
+import { BusinessRuleError } from "../../shared/kernel/errors.ts";
+import type { ProviderService } from "../../shared/ports/providers/errors.ts";
 import { createProviderDirectory } from "../../shared/providers/directory.ts";
-import type { ProviderService } from "../../shared/providers/errors.ts";
 import { makeDocument } from "../providers/fixtures.ts";
 
 let db: TestDatabase;

@@ -13,7 +13,7 @@ import { createInvoice, createTenant, type Invoice, type Tenant } from "../../de
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
 import { transmitDocuments } from "../../shared/core/documents/transmit.ts";
 import { invoiceKind } from "../../shared/core/invoices/kind.ts";
-import { createLogger } from "../../shared/log.ts";
+import { createLogger } from "../../shared/kernel/log.ts";
 import { createProviderDirectory } from "../../shared/providers/directory.ts";
 
 let db: TestDatabase;

@@ -12,11 +12,11 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { dianCreditNote, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
 import { type DianStandIn, generatedDianCertificate } from "../../sandbox/dian/index.ts";
-import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
-import { createDianService } from "../../shared/fiscal/co/dian/service.ts";
-import { createDianAdapter } from "../../shared/providers/dian-adapter.ts";
-import { ProviderTimeoutError } from "../../shared/providers/errors.ts";
-import type { SubmitDocumentRequest } from "../../shared/providers/protocol.ts";
+import { ProviderTimeoutError } from "../../shared/ports/providers/errors.ts";
+import type { SubmitDocumentRequest } from "../../shared/ports/providers/protocol.ts";
+import { createDianAdapter } from "../../shared/providers/dian/adapter.ts";
+import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
+import { createDianService } from "../../shared/providers/dian/service.ts";
 import { type AdapterBench, adapterBench, invoice, lookupOf } from "../support/dian-adapter.ts";
 import { createTestCertificates, SERVICE_URL, seededStandIn, TEST_SET_ID } from "../support/dian-stand-in.ts";
 

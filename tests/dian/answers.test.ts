@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { type DianResponse, readAnswer } from "../../shared/fiscal/co/dian/answers.ts";
+import { toBase64 } from "../../shared/ports/providers/deliver.ts";
+import { type DianResponse, readAnswer } from "../../shared/providers/dian/answers.ts";
 import {
   deeperThan,
   MAX_ANSWER_BYTES,
   MAX_LIST_ITEMS,
   MAX_TEXT_CHARS,
   MalformedAnswerError,
-} from "../../shared/fiscal/co/dian/soap-reader.ts";
-import { toBase64 } from "../../shared/providers/deliver.ts";
+} from "../../shared/providers/dian/soap-reader.ts";
 import { APPLICATION_RESPONSE, answer, DOCUMENT_COPY, FIXTURE_KEY, FIXTURE_ZIP_KEY } from "./fixtures.ts";
 
 const SOAP = "http://www.w3.org/2003/05/soap-envelope";

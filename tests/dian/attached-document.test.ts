@@ -14,12 +14,12 @@ import { sandboxApplicationResponse } from "../../sandbox/application-response.t
 import {
   type AttachedDocumentInput,
   buildAttachedDocument,
-} from "../../shared/fiscal/co/dian/attached-document.ts";
-import type { Signer } from "../../shared/fiscal/co/dian/certificate.ts";
-import { buildSignedDocument } from "../../shared/fiscal/co/dian/document.ts";
-import type { DianDocumentInput } from "../../shared/fiscal/co/dian/input.ts";
-import { signDocument } from "../../shared/fiscal/co/dian/signature.ts";
-import { el } from "../../shared/fiscal/co/dian/xml.ts";
+} from "../../shared/providers/dian/attached-document.ts";
+import type { Signer } from "../../shared/providers/dian/certificate.ts";
+import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
+import type { DianDocumentInput } from "../../shared/providers/dian/input.ts";
+import { signDocument } from "../../shared/providers/dian/signature.ts";
+import { el } from "../../shared/providers/dian/xml.ts";
 
 let pki: TestSigners;
 let issuer: Signer;

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
 import { opensslPkcs12Files } from "../../devkit/dian/pkcs12-files.ts";
-import { CertificateError, openPkcs12 } from "../../shared/fiscal/co/dian/certificate.ts";
+import { CertificateError, openPkcs12 } from "../../shared/providers/dian/certificate.ts";
 
 let dir: string;
 let certs: TestCertificates;

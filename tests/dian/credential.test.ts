@@ -8,13 +8,13 @@ import { createVerify } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CANARY_CERTIFICATE_PASSWORD, CANARY_SOFTWARE_PIN } from "../../devkit/canary.ts";
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
-import { readPkcs12 } from "../../shared/fiscal/co/dian/certificate.ts";
+import { readPkcs12 } from "../../shared/providers/dian/certificate.ts";
 import {
   DianCredentialError,
   dianCredentialParts,
   dianCredentialPlaintext,
   openDianCredential,
-} from "../../shared/fiscal/co/dian/credential.ts";
+} from "../../shared/providers/dian/credential.ts";
 
 let certs: TestCertificates;
 let plaintext: string;

@@ -4,8 +4,8 @@
  * fixed clock and fixed Ids, answering the envelopes in base64.
  */
 import { readFileSync } from "node:fs";
-import { openPkcs12 } from "../../shared/fiscal/co/dian/certificate.ts";
-import { buildEnvelope, type DianOperation, type DianRequests } from "../../shared/fiscal/co/dian/soap.ts";
+import { openPkcs12 } from "../../shared/providers/dian/certificate.ts";
+import { buildEnvelope, type DianOperation, type DianRequests } from "../../shared/providers/dian/soap.ts";
 
 export interface EnvelopeJob {
   p12Base64: string;

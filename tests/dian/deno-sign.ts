@@ -4,10 +4,10 @@
  * the job gives DIAN's ApplicationResponse for, answering every signed XML in base64, in that order.
  */
 import { readFileSync } from "node:fs";
-import { buildAttachedDocument } from "../../shared/fiscal/co/dian/attached-document.ts";
-import { openPkcs12 } from "../../shared/fiscal/co/dian/certificate.ts";
-import { buildSignedDocument } from "../../shared/fiscal/co/dian/document.ts";
-import type { DianDocumentInput } from "../../shared/fiscal/co/dian/input.ts";
+import { buildAttachedDocument } from "../../shared/providers/dian/attached-document.ts";
+import { openPkcs12 } from "../../shared/providers/dian/certificate.ts";
+import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
+import type { DianDocumentInput } from "../../shared/providers/dian/input.ts";
 
 export interface SignJob {
   p12Base64: string;

@@ -4,14 +4,14 @@
  * writes ([D] WcfDianCustomerServices.GetXmlByDocumentKey, DianPAServices.GetXmlByDocumentKey).
  */
 import { describe, expect, it } from "vitest";
-import { readAnswer } from "../../shared/fiscal/co/dian/answers.ts";
-import { documentCopy } from "../../shared/fiscal/co/dian/document-copy.ts";
 import {
   ProviderMalformedError,
   ProviderRejectedError,
   ProviderUnauthorizedError,
   ProviderUnavailableError,
-} from "../../shared/providers/errors.ts";
+} from "../../shared/ports/providers/errors.ts";
+import { readAnswer } from "../../shared/providers/dian/answers.ts";
+import { documentCopy } from "../../shared/providers/dian/document-copy.ts";
 import { answer, DOCUMENT_COPY, FIXTURE_KEY } from "./fixtures.ts";
 
 const expected = { documentKey: FIXTURE_KEY };

@@ -8,11 +8,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
 import { dianCreditNote, dianInvoice, TEST_RESOLUTION, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
 import { xmllintValidate, xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
-import { computeCude } from "../../shared/fiscal/co/cufe.ts";
-import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
-import { buildSignedDocument } from "../../shared/fiscal/co/dian/document.ts";
-import { softwareSecurityCode } from "../../shared/fiscal/co/dian/extensions.ts";
-import type { DianDocumentInput } from "../../shared/fiscal/co/dian/input.ts";
+import { computeCude } from "../../shared/co/cufe.ts";
+import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
+import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
+import { softwareSecurityCode } from "../../shared/providers/dian/extensions.ts";
+import type { DianDocumentInput } from "../../shared/providers/dian/input.ts";
 
 let certs: TestCertificates;
 let signer: Signer;

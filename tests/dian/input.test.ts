@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { dianCreditNote, dianInvoice } from "../../devkit/dian/documents.ts";
-import { DianMode, dianInputProblem } from "../../shared/fiscal/co/dian/input.ts";
+import { DianMode, dianInputProblem } from "../../shared/providers/dian/input.ts";
 
 describe("DIAN mode's input", () => {
   it("takes an invoice in its resolution's range, prefix and period, and a credit note without one", () => {

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { type DianResponse, readAnswer } from "../../shared/fiscal/co/dian/answers.ts";
-import { numberingVerdict } from "../../shared/fiscal/co/dian/numbering.ts";
-import { batchOutcome, sendOutcome, statusOutcome } from "../../shared/fiscal/co/dian/outcome.ts";
-import { MAX_RULES, parseRule } from "../../shared/fiscal/co/dian/rules.ts";
-import { uploadOutcome } from "../../shared/fiscal/co/dian/test-set.ts";
 import {
   ProviderMalformedError,
   ProviderRejectedError,
   ProviderUnavailableError,
-} from "../../shared/providers/errors.ts";
-import { DocumentOutcome, RuleViolation } from "../../shared/providers/protocol.ts";
+} from "../../shared/ports/providers/errors.ts";
+import { DocumentOutcome, RuleViolation } from "../../shared/ports/providers/protocol.ts";
+import { type DianResponse, readAnswer } from "../../shared/providers/dian/answers.ts";
+import { numberingVerdict } from "../../shared/providers/dian/numbering.ts";
+import { batchOutcome, sendOutcome, statusOutcome } from "../../shared/providers/dian/outcome.ts";
+import { MAX_RULES, parseRule } from "../../shared/providers/dian/rules.ts";
+import { uploadOutcome } from "../../shared/providers/dian/test-set.ts";
 import { APPLICATION_RESPONSE, answer, FIXTURE_KEY, FIXTURE_ZIP_KEY, OTHER_KEY } from "./fixtures.ts";
 
 const expected = { documentKey: FIXTURE_KEY };

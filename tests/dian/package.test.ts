@@ -1,6 +1,6 @@
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { packDocument, submissionFiles } from "../../shared/fiscal/co/dian/package.ts";
+import { packDocument, submissionFiles } from "../../shared/providers/dian/package.ts";
 
 describe("a document's ZIP for DIAN", () => {
   it("names the XML fv (invoice) or nc (credit note) and the ZIP z, after the Anexo's convention", () => {

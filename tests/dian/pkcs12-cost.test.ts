@@ -15,13 +15,13 @@ import {
   opensslPkcs12Files,
   withIterations,
 } from "../../devkit/dian/pkcs12-files.ts";
-import { CertificateError, openPkcs12, readPkcs12 } from "../../shared/fiscal/co/dian/certificate.ts";
+import { CertificateError, openPkcs12, readPkcs12 } from "../../shared/providers/dian/certificate.ts";
 import {
   checkPkcs12Cost,
   MAX_PKCS12_ITERATIONS,
   Pkcs12CostError,
   Pkcs12StructureError,
-} from "../../shared/fiscal/co/dian/pkcs12-cost.ts";
+} from "../../shared/providers/dian/pkcs12-cost.ts";
 
 let dir: string;
 let certs: TestCertificates;

@@ -10,16 +10,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
 import { dianInvoice } from "../../devkit/dian/documents.ts";
 import { xmlsecVerifyEnvelope } from "../../devkit/dian/xml-tools.ts";
-import { readAnswer } from "../../shared/fiscal/co/dian/answers.ts";
-import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
-import { buildSignedDocument } from "../../shared/fiscal/co/dian/document.ts";
-import { submissionFiles } from "../../shared/fiscal/co/dian/package.ts";
-import {
-  createDianService,
-  type DianDocumentFile,
-  type DianService,
-} from "../../shared/fiscal/co/dian/service.ts";
-import { MAX_ANSWER_BYTES } from "../../shared/fiscal/co/dian/soap-reader.ts";
 import {
   ProviderError,
   ProviderMalformedError,
@@ -28,7 +18,17 @@ import {
   ProviderTimeoutError,
   ProviderUnauthorizedError,
   ProviderUnavailableError,
-} from "../../shared/providers/errors.ts";
+} from "../../shared/ports/providers/errors.ts";
+import { readAnswer } from "../../shared/providers/dian/answers.ts";
+import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
+import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
+import { submissionFiles } from "../../shared/providers/dian/package.ts";
+import {
+  createDianService,
+  type DianDocumentFile,
+  type DianService,
+} from "../../shared/providers/dian/service.ts";
+import { MAX_ANSWER_BYTES } from "../../shared/providers/dian/soap-reader.ts";
 import { ProviderRequestError } from "../../shared/providers/transport.ts";
 import { answer, FIXTURE_KEY, FIXTURE_ZIP_KEY } from "./fixtures.ts";
 

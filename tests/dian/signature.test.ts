@@ -7,14 +7,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
 import { dianInvoice } from "../../devkit/dian/documents.ts";
 import { xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
-import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
+import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
 import {
   colombianTime,
   issueInstant,
   SIGNATURE_POLICY,
   signDocument,
-} from "../../shared/fiscal/co/dian/signature.ts";
-import { buildUnsignedDocument } from "../../shared/fiscal/co/dian/ubl.ts";
+} from "../../shared/providers/dian/signature.ts";
+import { buildUnsignedDocument } from "../../shared/providers/dian/ubl.ts";
 
 let certs: TestCertificates;
 let signer: Signer;

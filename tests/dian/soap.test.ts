@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { SignedXml } from "xml-crypto";
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
 import { xmlsecVerifyEnvelope } from "../../devkit/dian/xml-tools.ts";
-import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
+import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
 import {
   buildEnvelope,
   DIAN_OPERATIONS,
@@ -16,7 +16,7 @@ import {
   WSA_NAMESPACE,
   WSSE_NAMESPACE,
   WSU_NAMESPACE,
-} from "../../shared/fiscal/co/dian/soap.ts";
+} from "../../shared/providers/dian/soap.ts";
 
 const URL = "https://vpfe-hab.dian.gov.co/WcfDianCustomerServices.svc";
 const CREATED = new Date("2026-11-20T15:30:01.120Z");

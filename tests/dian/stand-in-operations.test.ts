@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dianInvoice, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
 import type { DianStandIn } from "../../sandbox/dian/index.ts";
-import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
-import { buildSignedDocument } from "../../shared/fiscal/co/dian/document.ts";
+import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
+import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
 import {
   createTestCertificates,
   errorMessages,

@@ -7,9 +7,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { dianInvoice } from "../../devkit/dian/documents.ts";
 import type { DianStandIn } from "../../sandbox/dian/index.ts";
-import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
-import { buildSignedDocument } from "../../shared/fiscal/co/dian/document.ts";
-import type { DianDocumentInput } from "../../shared/fiscal/co/dian/input.ts";
+import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
+import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
+import type { DianDocumentInput } from "../../shared/providers/dian/input.ts";
 import {
   createTestCertificates,
   errorMessages,

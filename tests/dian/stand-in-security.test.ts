@@ -8,9 +8,9 @@ import { deflateSync, zipSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
 import { dianInvoice } from "../../devkit/dian/documents.ts";
 import { type DianStandIn, MAX_MESSAGE_BYTES } from "../../sandbox/dian/index.ts";
-import { openPkcs12 } from "../../shared/fiscal/co/dian/certificate.ts";
-import { buildSignedDocument } from "../../shared/fiscal/co/dian/document.ts";
-import { toBase64 } from "../../shared/providers/deliver.ts";
+import { toBase64 } from "../../shared/ports/providers/deliver.ts";
+import { openPkcs12 } from "../../shared/providers/dian/certificate.ts";
+import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
 import {
   createTestCertificates,
   field,

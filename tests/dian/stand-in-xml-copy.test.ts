@@ -16,9 +16,9 @@ import type { ReceivedDocument } from "../../sandbox/dian/document.ts";
 import type { DianStandIn } from "../../sandbox/dian/index.ts";
 import { persistStore } from "../../sandbox/dian/persistence.ts";
 import { DianStore, STORE_LIMITS } from "../../sandbox/dian/store.ts";
-import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
-import { buildSignedDocument } from "../../shared/fiscal/co/dian/document.ts";
-import { fromBase64 } from "../../shared/providers/deliver.ts";
+import { fromBase64 } from "../../shared/ports/providers/deliver.ts";
+import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
+import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
 import {
   createTestCertificates,
   field,

@@ -7,8 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { dianCreditNote, dianInvoice } from "../../devkit/dian/documents.ts";
 import { xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
 import type { DianStandIn } from "../../sandbox/dian/index.ts";
-import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
-import { buildSignedDocument } from "../../shared/fiscal/co/dian/document.ts";
+import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
+import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
 import {
   createTestCertificates,
   errorMessages,

@@ -13,7 +13,7 @@ import {
   findElement,
   serialise,
   xmlSafe,
-} from "../../shared/fiscal/co/dian/xml.ts";
+} from "../../shared/providers/dian/xml.ts";
 
 /** libxml2's own Canonical XML 1.0 of `text` (xmllint --c14n): an implementation independent of ours. */
 function libxmlC14n(text: string): string {

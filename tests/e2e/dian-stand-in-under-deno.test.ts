@@ -11,8 +11,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
 import { dianInvoice } from "../../devkit/dian/documents.ts";
-import { openPkcs12 } from "../../shared/fiscal/co/dian/certificate.ts";
-import { buildSignedDocument } from "../../shared/fiscal/co/dian/document.ts";
+import { openPkcs12 } from "../../shared/providers/dian/certificate.ts";
+import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
 import { createTestCertificates, senderOf, soapRequest, zipBase64 } from "../support/dian-stand-in.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

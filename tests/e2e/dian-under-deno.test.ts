@@ -16,8 +16,8 @@ import { dianCreditNote, dianInvoice } from "../../devkit/dian/documents.ts";
 import { embeddedDocuments, xmllintValidate, xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
 import { sandboxApplicationResponse } from "../../sandbox/application-response.ts";
 import { createSandboxSigners } from "../../sandbox/signers.ts";
-import { buildSignedDocument } from "../../shared/fiscal/co/dian/document.ts";
-import type { DianDocumentInput } from "../../shared/fiscal/co/dian/input.ts";
+import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
+import type { DianDocumentInput } from "../../shared/providers/dian/input.ts";
 import { type SignJob, signJob } from "../dian/deno-sign.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

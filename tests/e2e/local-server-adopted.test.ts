@@ -13,7 +13,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort } from "../../devkit/deno.ts";
 import type { LocalRun } from "../../scripts/local/local-json.ts";
-import { computeCufe } from "../../shared/fiscal/co/cufe.ts";
+import { computeCufe } from "../../shared/co/cufe.ts";
 import { expectSignedAttachedDocument, sandboxCa } from "../support/attached-document.ts";
 import {
   createFreshDatabase,

@@ -4,9 +4,9 @@
  * `provider.example.test` only. Returns what happened, for the test to judge.
  */
 import { buildDeps } from "../../shared/compose.ts";
-import { denoNetwork } from "../../shared/providers/deno-network.ts";
-import { createPinnedFetch } from "../../shared/providers/pinned-fetch.ts";
 import { createProviderTransport } from "../../shared/providers/transport.ts";
+import { denoNetwork } from "../../shared/runtime/deno-network.ts";
+import { createPinnedFetch } from "../../shared/runtime/pinned-fetch.ts";
 import { PROVIDER_TLS_CERT, PROVIDER_TLS_KEY, PROVIDER_TLS_NAME } from "../support/provider-tls.ts";
 
 interface DenoServe {

@@ -12,7 +12,7 @@ import type { TestApp } from "../../devkit/app.ts";
 import type { TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, DEFAULT_LINES, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
-import { moneyToCents } from "../../shared/providers/protocol.ts";
+import { moneyToCents } from "../../shared/ports/providers/protocol.ts";
 import { openRouteSuite } from "../support/route-suite.ts";
 
 const ROUNDS = 20;

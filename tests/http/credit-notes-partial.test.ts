@@ -14,8 +14,8 @@ import { createInvoice, type Invoice, type LineInput, type Tenant } from "../../
 import { documentTexts } from "../../devkit/pdf/support.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
 import { sandboxSigners } from "../../sandbox/signers.ts";
-import { computeCude } from "../../shared/fiscal/co/cufe.ts";
-import { createTaxClient } from "../../shared/providers/tax-client.ts";
+import { computeCude } from "../../shared/co/cufe.ts";
+import { createTaxClient } from "../../shared/providers/tax/client.ts";
 import {
   expectSignedAttachedDocument,
   readAttachedDocument,

@@ -17,7 +17,7 @@ import {
   type Tenant,
 } from "../../devkit/factories.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
-import { computeCude } from "../../shared/fiscal/co/cufe.ts";
+import { computeCude } from "../../shared/co/cufe.ts";
 import { openRouteSuite } from "../support/route-suite.ts";
 
 let db: TestDatabase;

@@ -53,7 +53,7 @@ import { createSandboxDeliver, createSandboxDocsgen, createSandboxProvider } fro
 import { type RunningSandbox, startSandboxServer } from "../../sandbox/server.ts";
 import { connectPostgres, type SqlClient } from "../../shared/db/sql-client.ts";
 import { drainWebhooks } from "../../shared/events/drain.ts";
-import { createLogger } from "../../shared/log.ts";
+import { createLogger } from "../../shared/kernel/log.ts";
 import { type DatabaseSwitch, databaseSwitch } from "../support/database-switch.ts";
 import {
   expectEveryEventReceived,

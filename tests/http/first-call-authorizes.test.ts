@@ -15,7 +15,7 @@ import {
   createSandboxProvider,
   createSandboxRouter,
 } from "../../sandbox/index.ts";
-import type { Db, DbScope } from "../../shared/db/port.ts";
+import type { Db, DbScope } from "../../shared/ports/db/port.ts";
 
 let db: TestDatabase;
 let t: TestApp;

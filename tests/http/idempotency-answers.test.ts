@@ -8,8 +8,8 @@ import { z } from "zod";
 import type { TestApp } from "../../devkit/app.ts";
 import type { TestDatabase } from "../../devkit/database.ts";
 import type { Tenant } from "../../devkit/factories.ts";
-import { ApiError, type ErrorCode } from "../../shared/errors.ts";
 import { orgScoped } from "../../shared/http/route.ts";
+import { ApiError, type ErrorCode } from "../../shared/kernel/errors.ts";
 import { mountProbe, type Probe } from "../support/probe-route.ts";
 import { openRouteSuite } from "../support/route-suite.ts";
 

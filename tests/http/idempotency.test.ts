@@ -11,10 +11,10 @@ import type { TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { createApp } from "../../functions/einvoicing/app.ts";
 import { createSandboxDeliver, type SandboxDeliver } from "../../sandbox/index.ts";
-import { ApiError } from "../../shared/errors.ts";
 import { canonicalJson } from "../../shared/http/idempotency.ts";
 import { MAX_BODY_DEPTH } from "../../shared/http/middleware.ts";
 import { orgScoped } from "../../shared/http/route.ts";
+import { ApiError } from "../../shared/kernel/errors.ts";
 import { mountProbe, type Probe } from "../support/probe-route.ts";
 import { openRouteSuite, sandboxProviders, saveRouterCredentials } from "../support/route-suite.ts";
 

@@ -22,7 +22,7 @@ import {
   createSandboxProvider,
   createSandboxRouter,
 } from "../../sandbox/index.ts";
-import { openDianCredential } from "../../shared/fiscal/co/dian/credential.ts";
+import { openDianCredential } from "../../shared/providers/dian/credential.ts";
 
 const HABILITACION = "https://vpfe-hab.dian.gov.co/WcfDianCustomerServices.svc";
 const SANDBOX = "https://sandbox.provider.test/adapter-tax";

@@ -25,8 +25,8 @@ import { IntegrationSaveResponse } from "../../functions/integrations/save.ts";
 import { IntegrationTestResponse } from "../../functions/integrations/test.ts";
 import { createDianStandIn } from "../../sandbox/dian/index.ts";
 import { HABILITACION_TECHNICAL_KEY } from "../../sandbox/dian/registry.ts";
-import { openDianCredential } from "../../shared/fiscal/co/dian/credential.ts";
-import { ProviderTimeoutError, ProviderUnauthorizedError } from "../../shared/providers/errors.ts";
+import { ProviderTimeoutError, ProviderUnauthorizedError } from "../../shared/ports/providers/errors.ts";
+import { openDianCredential } from "../../shared/providers/dian/credential.ts";
 
 const HABILITACION = "https://vpfe-hab.dian.gov.co/WcfDianCustomerServices.svc";
 const PRODUCTION = "https://vpfe.dian.gov.co/WcfDianCustomerServices.svc";

@@ -17,7 +17,7 @@ import {
   createSandboxProvider,
   createSandboxRouter,
 } from "../../sandbox/index.ts";
-import { HostResolutionError, type Resolver } from "../../shared/providers/url-policy.ts";
+import { HostResolutionError, type Resolver } from "../../shared/ports/egress/url-policy.ts";
 import { useNetworkEdge } from "../support/msw.ts";
 
 const KEY = "sk_sandbox_egress_key_1234";

@@ -9,7 +9,7 @@ import type { TestApp } from "../../devkit/app.ts";
 import { SANDBOX_KEY } from "../../devkit/credentials.ts";
 import type { TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, type Tenant } from "../../devkit/factories.ts";
-import type { FetchLike } from "../../shared/providers/tax-client.ts";
+import type { FetchLike } from "../../shared/providers/tax/client.ts";
 import { openRouteSuite, sandboxProviders } from "../support/route-suite.ts";
 
 let db: TestDatabase;

@@ -16,7 +16,7 @@ import {
   createSandboxRouter,
 } from "../../sandbox/index.ts";
 import { sandboxSigners } from "../../sandbox/signers.ts";
-import type { ProviderService } from "../../shared/providers/errors.ts";
+import type { ProviderService } from "../../shared/ports/providers/errors.ts";
 
 const PROVIDERS = "https://sandbox.provider.test";
 const SERVICES: ProviderService[] = ["adapter-tax", "docsgen", "deliver"];

@@ -22,7 +22,7 @@ import {
 import { PENDING_MARKER } from "../../sandbox/rules.ts";
 import { type ReconcileOptions, reconcile } from "../../shared/core/reconcile/run.ts";
 import { providersFor } from "../../shared/http/route.ts";
-import { createLogger } from "../../shared/log.ts";
+import { createLogger } from "../../shared/kernel/log.ts";
 
 let db: TestDatabase;
 let t: TestApp;

@@ -11,8 +11,8 @@ import type { TestApp } from "../../devkit/app.ts";
 import { saveCredential } from "../../devkit/credentials.ts";
 import type { TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
-import type { ApiFunctionName } from "../../shared/db/catalogue.ts";
-import type { Db, DbScope } from "../../shared/db/port.ts";
+import type { ApiFunctionName } from "../../shared/ports/db/catalogue.ts";
+import type { Db, DbScope } from "../../shared/ports/db/port.ts";
 import { openRouteSuite, sandboxProviders } from "../support/route-suite.ts";
 
 let db: TestDatabase;

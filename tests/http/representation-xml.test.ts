@@ -12,7 +12,7 @@ import type { TestDatabase } from "../../devkit/database.ts";
 import { createTenant, type Tenant, type User } from "../../devkit/factories.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/index.ts";
 import { createStorageDownloadHandler } from "../../scripts/local/storage-download.ts";
-import { DOCUMENTS_BUCKET } from "../../shared/storage/port.ts";
+import { DOCUMENTS_BUCKET } from "../../shared/ports/storage.ts";
 import { expectSignedAttachedDocument, sandboxCa } from "../support/attached-document.ts";
 import { DOCUMENT_KINDS, type DocumentKind } from "../support/document-kinds.ts";
 import { openRouteSuite } from "../support/route-suite.ts";

@@ -8,7 +8,7 @@ import { createTestApp, TEST_API_KEY, TEST_URL, type TestApp } from "../../devki
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createTenant, type Tenant, type User } from "../../devkit/factories.ts";
 import { createStorageDownloadHandler } from "../../scripts/local/storage-download.ts";
-import { DOCUMENTS_BUCKET, documentPath } from "../../shared/storage/port.ts";
+import { DOCUMENTS_BUCKET, documentPath } from "../../shared/ports/storage.ts";
 
 let db: TestDatabase;
 let t: TestApp;

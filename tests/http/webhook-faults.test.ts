@@ -25,7 +25,7 @@ import {
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
 import { connectPostgres } from "../../shared/db/sql-client.ts";
 import { type DrainContext, drainWebhooks } from "../../shared/events/drain.ts";
-import { createLogger } from "../../shared/log.ts";
+import { createLogger } from "../../shared/kernel/log.ts";
 import { type DatabaseSwitch, databaseSwitch } from "../support/database-switch.ts";
 import { expectEveryEventReceived, lastEventId } from "../support/event-witness.ts";
 import { sandboxProviders, saveRouterCredentials } from "../support/route-suite.ts";

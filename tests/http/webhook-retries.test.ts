@@ -14,7 +14,7 @@ import type { TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, type Tenant } from "../../devkit/factories.ts";
 import { createWebhookEndpoint, createWebhookReceiver, type ReceivedMessage } from "../../devkit/webhooks.ts";
 import { drainWebhooks } from "../../shared/events/drain.ts";
-import { createLogger } from "../../shared/log.ts";
+import { createLogger } from "../../shared/kernel/log.ts";
 import { openRouteSuite, sandboxProviders } from "../support/route-suite.ts";
 
 const HOOKS = "https://hooks.example.test";

@@ -11,8 +11,8 @@ import { asRole, type TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
 import { createWebhookReceiver, type ReceivedMessage } from "../../devkit/webhooks.ts";
 import { MAX_WEBHOOKS_PER_ORG } from "../../shared/core/webhooks/save.ts";
-import { EVENT_TYPES } from "../../shared/events/event.ts";
 import { signatures } from "../../shared/events/signature.ts";
+import { EVENT_TYPES } from "../../shared/kernel/event.ts";
 import { openRouteSuite, sandboxProviders } from "../support/route-suite.ts";
 
 const HOOKS = "https://hooks.example.test";

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { MAX_INVOICES_PER_CALL } from "../../functions/invoices/transmit.ts";
-import type { DbScope } from "../../shared/db/port.ts";
+import type { DbScope } from "../../shared/ports/db/port.ts";
 import { createTransports } from "../support/transports.ts";
 
 const RECONCILE_BATCH_MAX = 500;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toCents } from "../../shared/fiscal/money.ts";
+import { toCents } from "../../shared/kernel/money.ts";
 import {
   formatAmount,
   formatDate,

@@ -10,7 +10,7 @@ import {
   pendingFiscal,
   withLines,
 } from "../../devkit/pdf/fixtures.ts";
-import { DEMO_SOFTWARE, softwareLine } from "../../shared/fiscal/co/software.ts";
+import { DEMO_SOFTWARE, softwareLine } from "../../shared/co/software.ts";
 import { INVOICE_TEMPLATE_VERSION, toCreditNotePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
 
 describe("toInvoicePdfModel", () => {

@@ -35,7 +35,7 @@ import {
   rasterise,
   rasteriseGray,
 } from "../../devkit/pdf/support.ts";
-import { computeCude } from "../../shared/fiscal/co/cufe.ts";
+import { computeCude } from "../../shared/co/cufe.ts";
 import { toCreditNotePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
 import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";
 import { stampPdf } from "../../shared/pdf/stamp.ts";

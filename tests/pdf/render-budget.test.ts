@@ -15,7 +15,7 @@ import {
 } from "../../devkit/pdf/fixtures.ts";
 import { loadPdf, pageOperators, pageTexts } from "../../devkit/pdf/support.ts";
 import { LIMITS, worstCaseInvoice } from "../../devkit/pdf/worst-case.ts";
-import { BusinessRuleError, toApiError } from "../../shared/errors.ts";
+import { BusinessRuleError, toApiError } from "../../shared/kernel/errors.ts";
 import { MAX_PAGES, RenderBudgetError } from "../../shared/pdf/flow.ts";
 import { wrapText } from "../../shared/pdf/kit.ts";
 import { toInvoicePdfModel } from "../../shared/pdf/model.ts";

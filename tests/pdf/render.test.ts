@@ -18,7 +18,7 @@ import {
   pageOperators,
   placedTexts,
 } from "../../devkit/pdf/support.ts";
-import { DEMO_SOFTWARE, softwareLine } from "../../shared/fiscal/co/software.ts";
+import { DEMO_SOFTWARE, softwareLine } from "../../shared/co/software.ts";
 import { frameFor } from "../../shared/pdf/flow.ts";
 import { toCreditNotePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
 import { renderDocumentPdf } from "../../shared/pdf/render-document.ts";

@@ -8,8 +8,8 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { readCapped } from "../../shared/bytes.ts";
-import { type Egress, reach } from "../../shared/providers/egress.ts";
+import { readCapped } from "../../shared/kernel/bytes.ts";
+import { type Egress, reach } from "../../shared/ports/egress/egress.ts";
 import { createProviderTransport } from "../../shared/providers/transport.ts";
 
 setFlagsFromString("--expose-gc");

@@ -10,9 +10,9 @@ import {
   ProviderRejectedError,
   ProviderTimeoutError,
   ProviderUnauthorizedError,
-} from "../../shared/providers/errors.ts";
-import { MAX_ATTACHED_DOCUMENT_BYTES } from "../../shared/providers/protocol.ts";
-import { createTaxClient } from "../../shared/providers/tax-client.ts";
+} from "../../shared/ports/providers/errors.ts";
+import { MAX_ATTACHED_DOCUMENT_BYTES } from "../../shared/ports/providers/protocol.ts";
+import { createTaxClient } from "../../shared/providers/tax/client.ts";
 import { useNetworkEdge } from "../support/msw.ts";
 import { failure } from "./fixtures.ts";
 

@@ -12,10 +12,10 @@ import { embeddedDocuments, xmllintValidate, xmlsecVerify } from "../../devkit/d
 import { SANDBOX_SOFTWARE } from "../../sandbox/attached-document.ts";
 import { createSandboxProvider } from "../../sandbox/provider.ts";
 import { sandboxSigners } from "../../sandbox/signers.ts";
-import { computeCude } from "../../shared/fiscal/co/cufe.ts";
-import { ProviderMalformedError, ProviderRejectedError } from "../../shared/providers/errors.ts";
-import type { SubmitDocumentRequest } from "../../shared/providers/protocol.ts";
-import { createTaxClient } from "../../shared/providers/tax-client.ts";
+import { computeCude } from "../../shared/co/cufe.ts";
+import { ProviderMalformedError, ProviderRejectedError } from "../../shared/ports/providers/errors.ts";
+import type { SubmitDocumentRequest } from "../../shared/ports/providers/protocol.ts";
+import { createTaxClient } from "../../shared/providers/tax/client.ts";
 import {
   cents,
   readAttachedDocument,

@@ -9,7 +9,7 @@ import {
   dianQrUrl,
   formatAmount,
   tipoAmbiente,
-} from "../../shared/fiscal/co/cufe.ts";
+} from "../../shared/co/cufe.ts";
 
 /**
  * The worked example of the DIAN Anexo Técnico (CUFE section), as reproduced in public summaries

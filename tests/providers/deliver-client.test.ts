@@ -13,8 +13,8 @@ import {
   MAX_ATTACHMENT_BYTES,
   type SendMessageRequest,
   toBase64,
-} from "../../shared/providers/deliver.ts";
-import { createDeliveryClient } from "../../shared/providers/deliver-client.ts";
+} from "../../shared/ports/providers/deliver.ts";
+import { createDeliveryClient } from "../../shared/providers/deliver/client.ts";
 import { ProviderRequestError } from "../../shared/providers/transport.ts";
 import { useNetworkEdge } from "../support/msw.ts";
 import { failure, makeMessage } from "./fixtures.ts";

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { BOUNCE_DOMAIN, createSandboxDeliver } from "../../sandbox/deliver.ts";
-import { deliveryIdempotencyKey } from "../../shared/providers/deliver.ts";
-import { createDeliveryClient } from "../../shared/providers/deliver-client.ts";
+import { deliveryIdempotencyKey } from "../../shared/ports/providers/deliver.ts";
+import { createDeliveryClient } from "../../shared/providers/deliver/client.ts";
 import { failure, fakePdf, makeMessage, SANDBOX_KEY } from "./fixtures.ts";
 
 const sandbox = createSandboxDeliver();

@@ -5,8 +5,8 @@
 import { PDFDocument } from "pdf-lib";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createSandboxDocsgen, DOCSGEN_SANDBOX_TITLE } from "../../sandbox/docsgen.ts";
-import type { RenderRequest } from "../../shared/providers/docsgen.ts";
-import { createDocsgenClient } from "../../shared/providers/docsgen-client.ts";
+import type { RenderRequest } from "../../shared/ports/providers/docsgen.ts";
+import { createDocsgenClient } from "../../shared/providers/docsgen/client.ts";
 import { accepted, failure, makeRenderRequest, pdfText, SANDBOX_KEY } from "./fixtures.ts";
 
 const sandbox = createSandboxDocsgen();

@@ -5,10 +5,10 @@
 import { randomInt, randomUUID } from "node:crypto";
 import { inflateSync } from "node:zlib";
 import { expect } from "vitest";
-import type { DeliveryMessage } from "../../shared/providers/deliver.ts";
-import type { RenderRequest } from "../../shared/providers/docsgen.ts";
-import { ProviderError } from "../../shared/providers/errors.ts";
-import type { SubmitDocumentRequest } from "../../shared/providers/protocol.ts";
+import type { DeliveryMessage } from "../../shared/ports/providers/deliver.ts";
+import type { RenderRequest } from "../../shared/ports/providers/docsgen.ts";
+import { ProviderError } from "../../shared/ports/providers/errors.ts";
+import type { SubmitDocumentRequest } from "../../shared/ports/providers/protocol.ts";
 
 export const SANDBOX_KEY = "sk_sandbox_test_0001";
 

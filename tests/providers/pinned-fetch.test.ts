@@ -1,5 +1,5 @@
 /**
- * The pinned fetch (shared/providers/pinned-fetch.ts): it dials only the address it was given, keeps
+ * The pinned fetch (shared/runtime/pinned-fetch.ts): it dials only the address it was given, keeps
  * the URL's name for TLS (SNI, certificate check) and the Host header, and speaks enough HTTP/1.1 for
  * provider answers — Content-Length, chunked, until-close, 1xx skipped, no body for 204/HEAD — and
  * fails cleanly on what is not HTTP, on a body cut short, and when the caller's signal fires. The
@@ -13,10 +13,10 @@ import { Duplex } from "node:stream";
 import { connect as tlsConnect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PUBLIC_TEST_ADDRESS } from "../../devkit/app.ts";
-import { reach } from "../../shared/providers/egress.ts";
-import { type Connect, type Connection, createPinnedFetch } from "../../shared/providers/pinned-fetch.ts";
+import { reach } from "../../shared/ports/egress/egress.ts";
+import { UnsafeProviderUrlError } from "../../shared/ports/egress/url-policy.ts";
 import { createProviderTransport } from "../../shared/providers/transport.ts";
-import { UnsafeProviderUrlError } from "../../shared/providers/url-policy.ts";
+import { type Connect, type Connection, createPinnedFetch } from "../../shared/runtime/pinned-fetch.ts";
 import { PROVIDER_TLS_CERT, PROVIDER_TLS_KEY, PROVIDER_TLS_NAME } from "../support/provider-tls.ts";
 
 /** Node's sockets as a Connect port; `dialled` records each target, `reroute` maps addresses to loopback. */

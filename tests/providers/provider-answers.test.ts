@@ -7,10 +7,10 @@
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createDeliveryClient } from "../../shared/providers/deliver-client.ts";
-import type { DocumentOutcome } from "../../shared/providers/protocol.ts";
-import { DocumentOutcome as DocumentOutcomeSchema } from "../../shared/providers/protocol.ts";
-import { createTaxClient } from "../../shared/providers/tax-client.ts";
+import type { DocumentOutcome } from "../../shared/ports/providers/protocol.ts";
+import { DocumentOutcome as DocumentOutcomeSchema } from "../../shared/ports/providers/protocol.ts";
+import { createDeliveryClient } from "../../shared/providers/deliver/client.ts";
+import { createTaxClient } from "../../shared/providers/tax/client.ts";
 import {
   checkRequest,
   MAX_JSON_ANSWER_BYTES,

@@ -8,7 +8,7 @@ import { createLedger } from "../../sandbox/ledger.ts";
 import { createSandboxProvider } from "../../sandbox/provider.ts";
 import { stamp } from "../../sandbox/rules.ts";
 import { sandboxSigners } from "../../sandbox/signers.ts";
-import { createTaxClient } from "../../shared/providers/tax-client.ts";
+import { createTaxClient } from "../../shared/providers/tax/client.ts";
 import { makeDocument, SANDBOX_KEY } from "./fixtures.ts";
 
 const VALIDATED_AT = "2026-11-20T15:16:17.000Z";

@@ -10,10 +10,10 @@ import {
   createSandboxRouter,
 } from "../../sandbox/index.ts";
 import { type RunningSandbox, startSandboxServer } from "../../sandbox/server.ts";
-import { deliveryIdempotencyKey } from "../../shared/providers/deliver.ts";
-import { createDeliveryClient } from "../../shared/providers/deliver-client.ts";
-import { createDocsgenClient } from "../../shared/providers/docsgen-client.ts";
-import { createTaxClient } from "../../shared/providers/tax-client.ts";
+import { deliveryIdempotencyKey } from "../../shared/ports/providers/deliver.ts";
+import { createDeliveryClient } from "../../shared/providers/deliver/client.ts";
+import { createDocsgenClient } from "../../shared/providers/docsgen/client.ts";
+import { createTaxClient } from "../../shared/providers/tax/client.ts";
 import { makeDocument, makeMessage, makeRenderRequest, SANDBOX_KEY } from "./fixtures.ts";
 
 const clients = (base: string, fetch?: typeof globalThis.fetch) => {

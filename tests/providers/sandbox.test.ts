@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSandboxProvider } from "../../sandbox/provider.ts";
 import { type RunningSandbox, startSandboxServer } from "../../sandbox/server.ts";
-import { computeCufe } from "../../shared/fiscal/co/cufe.ts";
-import type { SubmitDocumentRequest } from "../../shared/providers/protocol.ts";
-import { createTaxClient } from "../../shared/providers/tax-client.ts";
+import { computeCufe } from "../../shared/co/cufe.ts";
+import type { SubmitDocumentRequest } from "../../shared/ports/providers/protocol.ts";
+import { createTaxClient } from "../../shared/providers/tax/client.ts";
 import { failure, makeDocument, SANDBOX_KEY } from "./fixtures.ts";
 
 const sandbox = createSandboxProvider();

@@ -12,9 +12,9 @@ import {
   ProviderUnauthorizedError,
   ProviderUnavailableError,
   parseRetryAfter,
-} from "../../shared/providers/errors.ts";
-import type { DocumentOutcome } from "../../shared/providers/protocol.ts";
-import { createTaxClient } from "../../shared/providers/tax-client.ts";
+} from "../../shared/ports/providers/errors.ts";
+import type { DocumentOutcome } from "../../shared/ports/providers/protocol.ts";
+import { createTaxClient } from "../../shared/providers/tax/client.ts";
 import { useNetworkEdge } from "../support/msw.ts";
 import { failure, makeDocument } from "./fixtures.ts";
 

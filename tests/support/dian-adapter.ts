@@ -5,10 +5,14 @@
  */
 import { dianInvoice, TEST_RESOLUTION, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
 import type { DianStandIn } from "../../sandbox/dian/index.ts";
-import { openPkcs12, type Signer } from "../../shared/fiscal/co/dian/certificate.ts";
-import { createDianService } from "../../shared/fiscal/co/dian/service.ts";
-import { createDianAdapter } from "../../shared/providers/dian-adapter.ts";
-import type { DocumentLookup, SubmitDocumentRequest, TaxAdapter } from "../../shared/providers/protocol.ts";
+import type {
+  DocumentLookup,
+  SubmitDocumentRequest,
+  TaxAdapter,
+} from "../../shared/ports/providers/protocol.ts";
+import { createDianAdapter } from "../../shared/providers/dian/adapter.ts";
+import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
+import { createDianService } from "../../shared/providers/dian/service.ts";
 import { createTestCertificates, SERVICE_URL, seededStandIn } from "./dian-stand-in.ts";
 
 export interface AdapterBench {

@@ -16,7 +16,7 @@ import { createTestCertificates, type TestCertificates } from "../../devkit/dian
 import { TEST_RESOLUTION, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
 import { createDianStandIn, type DianStandIn, type DianStandInOptions } from "../../sandbox/dian/index.ts";
 import { HABILITACION_TECHNICAL_KEY } from "../../sandbox/dian/registry.ts";
-import { toBase64 } from "../../shared/providers/deliver.ts";
+import { toBase64 } from "../../shared/ports/providers/deliver.ts";
 
 export const SERVICE_URL = "http://dian.local/WcfDianCustomerServices.svc";
 export const TEST_SET_ID = "2b3c4d5e-6f70-4811-9a2b-3c4d5e6f7081";

@@ -28,7 +28,7 @@
  * https://supabase.com/docs/guides/database/postgres/timeouts ("Role level"). Tests may shorten them.
  */
 import type { SqlClient, SqlSession } from "../../shared/db/sql-client.ts";
-import type { FetchLike } from "../../shared/providers/tax-client.ts";
+import type { FetchLike } from "../../shared/providers/tax/client.ts";
 
 type Role = "anon" | "authenticated" | "service_role";
 

@@ -9,8 +9,8 @@
 import type { z } from "zod";
 import { TEST_API_KEY, type TestApp } from "../../devkit/app.ts";
 import { createPipeline } from "../../functions/einvoicing/app.ts";
-import type { ErrorCode } from "../../shared/errors.ts";
 import { DOCUMENT_ROLES, type OperationContext, operation } from "../../shared/http/route.ts";
+import type { ErrorCode } from "../../shared/kernel/errors.ts";
 
 export interface Probe {
   /** POSTs `body` (JSON, or a string sent as it is) with the apikey, the token and `headers`. */

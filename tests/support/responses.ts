@@ -1,6 +1,6 @@
 /** The one error shape every failing answer has (DESIGN §4), for tests that check many answers. */
 import { z } from "zod";
-import { ERROR_STATUS, type ErrorCode } from "../../shared/errors.ts";
+import { ERROR_STATUS, type ErrorCode } from "../../shared/kernel/errors.ts";
 
 export const ErrorBody = z.strictObject({
   error: z.strictObject({

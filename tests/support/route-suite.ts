@@ -21,7 +21,7 @@ import {
   type SandboxFetch,
   type SandboxProvider,
 } from "../../sandbox/index.ts";
-import type { FetchLike } from "../../shared/providers/tax-client.ts";
+import type { FetchLike } from "../../shared/providers/tax/client.ts";
 import { PROVIDERS } from "./routes.ts";
 
 export interface RouteSuite {

@@ -51,7 +51,7 @@ import {
   type SandboxDeliver,
   type SandboxProvider,
 } from "../../sandbox/index.ts";
-import type { ErrorCode } from "../../shared/errors.ts";
+import type { ErrorCode } from "../../shared/kernel/errors.ts";
 
 export const PROVIDERS = "https://sandbox.provider.test";
 export const RECONCILE_SECRET = "reconcile-secret-for-the-route-table-0123456789";

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { AppDeps, AppEnv } from "../../shared/http/context.ts";
 import { corsOptions } from "../../shared/http/cors.ts";
 import { appCors, requestContext } from "../../shared/http/middleware.ts";
-import { createLogger } from "../../shared/log.ts";
+import { createLogger } from "../../shared/kernel/log.ts";
 
 function appWith(middleware: ReturnType<typeof cors>) {
   const app = new Hono();

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { toDomainError } from "../../shared/db/errors.ts";
-import { toApiError } from "../../shared/errors.ts";
+import { toApiError } from "../../shared/kernel/errors.ts";
 
 describe("a database error", () => {
   it.each([

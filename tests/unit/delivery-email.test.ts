@@ -4,8 +4,8 @@
  * document's number).
  */
 import { describe, expect, it } from "vitest";
-import { buyerEmail } from "../../shared/fiscal/co/delivery-email.ts";
-import { dianDeliveryFiles, MAX_CONSECUTIVE } from "../../shared/fiscal/co/delivery-files.ts";
+import { buyerEmail } from "../../shared/co/delivery-email.ts";
+import { dianDeliveryFiles, MAX_CONSECUTIVE } from "../../shared/co/delivery-files.ts";
 
 const files = dianDeliveryFiles({ issuerNit: "900123456", package: { year: 2026, consecutive: 1 } });
 const company = { nit: "900123456", legal_name: "Demo Comercial S.A.S.", trade_name: "Demo Comercial" };

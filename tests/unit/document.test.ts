@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { demoInvoice, line, withLines } from "../../devkit/pdf/fixtures.ts";
 import { prepareInvoice } from "../../shared/core/invoices/document.ts";
-import type { InvoiceDocumentRow } from "../../shared/db/rows.ts";
+import type { InvoiceDocumentRow } from "../../shared/kernel/rows.ts";
 
 const problems = (doc: InvoiceDocumentRow) => {
   const prepared = prepareInvoice(doc, "uat");

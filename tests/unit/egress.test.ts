@@ -7,15 +7,15 @@
 import { describe, expect, it } from "vitest";
 import { TEST_API_KEY, TEST_CREDENTIALS_KEY, TEST_URL } from "../../devkit/app.ts";
 import { buildDeps } from "../../shared/compose.ts";
-import { denoNetwork } from "../../shared/providers/deno-network.ts";
-import { createDnsResolver, type Egress, noResolver, reach } from "../../shared/providers/egress.ts";
+import { createDnsResolver, type Egress, noResolver, reach } from "../../shared/ports/egress/egress.ts";
 import {
   HostResolutionError,
   isPublicAddress,
   type Resolver,
   resolveProviderUrl,
   UnsafeProviderUrlError,
-} from "../../shared/providers/url-policy.ts";
+} from "../../shared/ports/egress/url-policy.ts";
+import { denoNetwork } from "../../shared/runtime/deno-network.ts";
 
 describe("isPublicAddress", () => {
   it.each([

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { spanishMessages } from "../../devkit/contract.ts";
 import { authorityRules } from "../../shared/core/documents/outcome.ts";
-import { codesOf, RESULT_CODES } from "../../shared/core/documents/result-codes.ts";
+import { codesOf, RESULT_CODES } from "../../shared/kernel/result-codes.ts";
 
 const apiDoc = readFileSync(new URL("../../docs/api.md", import.meta.url), "utf8");
 const openapi = JSON.parse(readFileSync(new URL("../../docs/openapi.json", import.meta.url), "utf8"));

@@ -11,7 +11,7 @@ import {
   type Resolver,
   resolveProviderUrl,
   UnsafeProviderUrlError,
-} from "../../shared/providers/url-policy.ts";
+} from "../../shared/ports/egress/url-policy.ts";
 
 const strict = { allowPrivate: false };
 

@@ -6,8 +6,8 @@
  * the authority said.
  */
 
-import type { CreditedLine } from "../../db/rows.ts";
-import type { AuthorityRule, TransmissionCode } from "../documents/result-codes.ts";
+import type { AuthorityRule, TransmissionCode } from "../../kernel/result-codes.ts";
+import type { CreditedLine } from "../../kernel/rows.ts";
 import {
   leaseSeconds,
   sendClaimed,

@@ -2,9 +2,9 @@
  * From the stored credit note to the provider's submit request, with the checks that must pass
  * before anything is sent.
  */
-import type { CreditNoteDocumentRow, Environment } from "../../db/rows.ts";
+import type { CreditNoteDocumentRow, Environment } from "../../kernel/rows.ts";
 import { isoTimeWithOffset } from "../../pdf/format.ts";
-import { SubmitDocumentRequest } from "../../providers/protocol.ts";
+import { SubmitDocumentRequest } from "../../ports/providers/protocol.ts";
 import type { PreparedDocument } from "../documents/kind.ts";
 import {
   buyerProblems,

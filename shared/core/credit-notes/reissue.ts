@@ -5,7 +5,7 @@
  * when the provider never got it or definitely rejected it. An `emitida` note, one a transmission
  * holds right now, or one a later note replaced (`descartada`, even while this call ran) is 409.
  */
-import { BusyError, InvalidStateError } from "../../errors.ts";
+import { BusyError, InvalidStateError } from "../../kernel/errors.ts";
 import { type TransmitContext, transmitDocuments } from "../documents/transmit.ts";
 import { type CreditNoteResult, toCreditNoteResult } from "./create.ts";
 import { creditNoteKind } from "./kind.ts";

@@ -9,11 +9,11 @@
  * no record is needed: a changed code or status is a new name, fetched anew.
  */
 import { hexDigest } from "../../crypto/digest.ts";
-import type { DocumentKind, DocumentRecord } from "../../db/rows.ts";
-import { InvalidStateError } from "../../errors.ts";
+import { InvalidStateError } from "../../kernel/errors.ts";
+import type { DocumentKind, DocumentRecord } from "../../kernel/rows.ts";
+import { ATTACHED_DOCUMENT_CONTENT_TYPE } from "../../ports/providers/protocol.ts";
+import { type DocumentStore, documentPath } from "../../ports/storage.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
-import { ATTACHED_DOCUMENT_CONTENT_TYPE } from "../../providers/protocol.ts";
-import { type DocumentStore, documentPath } from "../../storage/port.ts";
 import type { DocumentKindSpec } from "./kind.ts";
 import { lookupOf } from "./lookup.ts";
 

@@ -8,7 +8,7 @@
  * What is sent is what a Colombian buyer is owed: one ZIP holding the AttachedDocument XML (the UBL
  * container of the invoice or note and the authority's ApplicationResponse, which a buyer's
  * accounting system books) and the stamped PDF, named as DIAN names them after the delivery's
- * package (shared/fiscal/co/delivery-files.ts), with the message of shared/fiscal/co/delivery-email.ts. The XML comes from the company's adapter-tax
+ * package (shared/co/delivery-files.ts), with the message of shared/co/delivery-email.ts. The XML comes from the company's adapter-tax
  * provider once, then from the bucket. When it cannot be had, the delivery is recorded as `error`
  * and nothing is e-mailed: a PDF alone is never presented as a complete delivery.
  *
@@ -24,22 +24,27 @@
  * ./delivery-outcome.ts.
  */
 
+import { buyerEmail } from "../../co/delivery-email.ts";
+import type { DeliveryPackage } from "../../co/delivery-files.ts";
+import type { SoftwareMaker } from "../../co/software.ts";
 import { hexDigest } from "../../crypto/digest.ts";
-import type { DeliveryLimits } from "../../db/catalogue.ts";
-import type { DbScope } from "../../db/port.ts";
-import type { DeliveryAttachmentRecord, DocumentKind, DocumentRecord, Environment } from "../../db/rows.ts";
-import { BusinessRuleError, InvalidStateError, RateLimitedError } from "../../errors.ts";
-import { buyerEmail } from "../../fiscal/co/delivery-email.ts";
-import type { DeliveryPackage } from "../../fiscal/co/delivery-files.ts";
-import type { SoftwareMaker } from "../../fiscal/co/software.ts";
+import { BusinessRuleError, InvalidStateError, RateLimitedError } from "../../kernel/errors.ts";
+import type { DeliveryCode } from "../../kernel/result-codes.ts";
+import type {
+  DeliveryAttachmentRecord,
+  DocumentKind,
+  DocumentRecord,
+  Environment,
+} from "../../kernel/rows.ts";
+import type { DeliveryLimits } from "../../ports/db/catalogue.ts";
+import type { DbScope } from "../../ports/db/port.ts";
+import type { DocumentStore } from "../../ports/storage.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
-import type { DocumentStore } from "../../storage/port.ts";
 import { ensureAttachedDocument } from "./attached-document.ts";
 import { beforeSending, domainReason, type OpenDelivery, sendAndRecord } from "./delivery-outcome.ts";
 import { type BuyerPackage, packageForBuyer, stampedPdf } from "./delivery-package.ts";
 import type { DocumentKindSpec } from "./kind.ts";
 import { storable } from "./outcome.ts";
-import type { DeliveryCode } from "./result-codes.ts";
 
 export interface DeliverInput {
   org_id: string;

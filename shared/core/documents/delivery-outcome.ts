@@ -4,15 +4,16 @@
  * before anything was sent — and which failures the reconcile job retries: a provider's (nothing
  * says the buyer got it), under the same provider reference.
  */
-import type { ApiFunctions, DbScope } from "../../db/port.ts";
-import { BusinessRuleError, DomainError } from "../../errors.ts";
+
+import { BusinessRuleError, DomainError } from "../../kernel/errors.ts";
+import type { ApiFunctions, DbScope } from "../../ports/db/port.ts";
 import {
   type DeliveryChannel,
   type DeliveryMessage,
   type DeliveryOutcome,
   deliveryIdempotencyKey,
-} from "../../providers/deliver.ts";
-import { ProviderError } from "../../providers/errors.ts";
+} from "../../ports/providers/deliver.ts";
+import { ProviderError } from "../../ports/providers/errors.ts";
 import { ProviderRequestError } from "../../providers/transport.ts";
 import { storable } from "./outcome.ts";
 

@@ -1,14 +1,11 @@
 /**
  * What a buyer receives of an accepted document, for any kind: its stamped PDF and its
- * AttachedDocument XML, in one ZIP named as DIAN names it (shared/fiscal/co/delivery-files.ts).
+ * AttachedDocument XML, in one ZIP named as DIAN names it (shared/co/delivery-files.ts).
  */
-import type { DocumentKind, DocumentRecord } from "../../db/rows.ts";
-import {
-  type DeliveryPackage,
-  type DianDeliveryFiles,
-  dianDeliveryFiles,
-} from "../../fiscal/co/delivery-files.ts";
-import { zipFiles } from "../../zip.ts";
+
+import { type DeliveryPackage, type DianDeliveryFiles, dianDeliveryFiles } from "../../co/delivery-files.ts";
+import type { DocumentKind, DocumentRecord } from "../../kernel/rows.ts";
+import { zipFiles } from "../../kernel/zip.ts";
 import type { DocumentKindSpec } from "./kind.ts";
 import { ensureDocumentPdf, type RepresentationContext } from "./representation.ts";
 

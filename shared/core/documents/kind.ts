@@ -4,10 +4,11 @@
  * ./representation.ts, and takes one of these. A new kind is a descriptor, its content tables and
  * its routes (docs/adr/0001-one-fiscal-document-lifecycle.md).
  */
-import type { DocumentKind, DocumentPayloads, Environment, FiscalRow } from "../../db/rows.ts";
-import type { SoftwareMaker } from "../../fiscal/co/software.ts";
+
+import type { SoftwareMaker } from "../../co/software.ts";
+import type { DocumentKind, DocumentPayloads, Environment, FiscalRow } from "../../kernel/rows.ts";
 import type { DocumentPdfModel } from "../../pdf/model.ts";
-import type { SubmitDocumentRequest } from "../../providers/protocol.ts";
+import type { SubmitDocumentRequest } from "../../ports/providers/protocol.ts";
 
 /** The provider's submit request, or every problem that keeps the document from being sent. */
 export type PreparedDocument =

@@ -4,9 +4,10 @@
  * only when the adapter asks for it (DIAN finds a document by its CUFE/CUDE, a provider speaking our
  * protocol by our reference alone).
  */
-import type { DocumentKind, DocumentPayloads, Environment } from "../../db/rows.ts";
-import { BusinessRuleError } from "../../errors.ts";
-import type { DocumentLookup } from "../../providers/protocol.ts";
+
+import { BusinessRuleError } from "../../kernel/errors.ts";
+import type { DocumentKind, DocumentPayloads, Environment } from "../../kernel/rows.ts";
+import type { DocumentLookup } from "../../ports/providers/protocol.ts";
 import type { DocumentKindSpec } from "./kind.ts";
 
 /** `document` as its submit request, with the provider reference last recorded for it. */

@@ -2,10 +2,11 @@
  * What a provider's answer about a document means for it, and how it is stored: the status, the
  * result code (./result-codes.ts), the API's own sentence, and the authority's words as it wrote them.
  */
-import type { RecordedOutcome } from "../../db/rows.ts";
-import type { DocumentOutcome, RuleViolation } from "../../providers/protocol.ts";
+
+import type { AuthorityRule } from "../../kernel/result-codes.ts";
+import type { RecordedOutcome } from "../../kernel/rows.ts";
+import type { DocumentOutcome, RuleViolation } from "../../ports/providers/protocol.ts";
 import type { DocumentKindSpec } from "./kind.ts";
-import type { AuthorityRule } from "./result-codes.ts";
 
 /** The provider's decision as the document's new status (the kind's word for "accepted"). */
 export function outcomeFromProvider(

@@ -3,15 +3,16 @@
  * records it. Nothing changes when the provider cannot answer (the typed provider error becomes a
  * 502/504), and a document a transmission holds right now is left to that transmission.
  */
-import { callAuthorized, type DbScope } from "../../db/port.ts";
-import type { DocumentKind, DocumentPayloads, FiscalStatus, RecordedOutcome } from "../../db/rows.ts";
-import { BusyError, InvalidStateError } from "../../errors.ts";
+
+import { BusyError, InvalidStateError } from "../../kernel/errors.ts";
+import type { AuthorityRule, RefreshCode } from "../../kernel/result-codes.ts";
+import type { DocumentKind, DocumentPayloads, FiscalStatus, RecordedOutcome } from "../../kernel/rows.ts";
+import { callAuthorized, type DbScope } from "../../ports/db/port.ts";
+import type { DocumentOutcome } from "../../ports/providers/protocol.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
-import type { DocumentOutcome } from "../../providers/protocol.ts";
 import type { DocumentKindSpec } from "./kind.ts";
 import { lookupOf } from "./lookup.ts";
 import { neverReceived, outcomeFromProvider, storable } from "./outcome.ts";
-import type { AuthorityRule, RefreshCode } from "./result-codes.ts";
 
 export interface RefreshInput {
   org_id: string;

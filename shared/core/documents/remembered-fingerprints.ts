@@ -6,7 +6,7 @@
  * the least recently used forgotten first, each for at most `ttlMs` after the whole read it came
  * from. Entries are per org as well: the database checks the org anyway.
  */
-import type { DocumentKind } from "../../db/rows.ts";
+import type { DocumentKind } from "../../kernel/rows.ts";
 
 export interface Fingerprinted {
   inputs: string;

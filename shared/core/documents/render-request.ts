@@ -3,9 +3,10 @@
  * prepares (the data the tax provider gets), without the issuer's secrets — the technical key, the
  * software PIN — and with the fiscal status and, once validated, the authority's stamp.
  */
-import type { DocumentKind, DocumentPayloads, Environment } from "../../db/rows.ts";
-import { BusinessRuleError } from "../../errors.ts";
-import { type RenderRequest, renderStatusOf } from "../../providers/docsgen.ts";
+
+import { BusinessRuleError } from "../../kernel/errors.ts";
+import type { DocumentKind, DocumentPayloads, Environment } from "../../kernel/rows.ts";
+import { type RenderRequest, renderStatusOf } from "../../ports/providers/docsgen.ts";
 import type { DocumentKindSpec, PdfFiscal } from "./kind.ts";
 
 export function renderRequest<K extends DocumentKind>(

@@ -22,19 +22,19 @@
  * remembered.
  */
 
+import { DEMO_SOFTWARE, type SoftwareMaker } from "../../co/software.ts";
 import { hexDigest } from "../../crypto/digest.ts";
-import { callAuthorized, type DbScope } from "../../db/port.ts";
+import type { Logger } from "../../kernel/log.ts";
 import type {
   CredentialRow,
   DocumentKind,
   DocumentRecord,
   Environment,
   RepresentationRow,
-} from "../../db/rows.ts";
-import { DEMO_SOFTWARE, type SoftwareMaker } from "../../fiscal/co/software.ts";
-import type { Logger } from "../../log.ts";
+} from "../../kernel/rows.ts";
+import { callAuthorized, type DbScope } from "../../ports/db/port.ts";
+import { type DocumentStore, documentPath } from "../../ports/storage.ts";
 import { isUsable, type ProviderDirectory } from "../../providers/directory.ts";
-import { type DocumentStore, documentPath } from "../../storage/port.ts";
 import { attachedDocumentPath, ensureAttachedDocument } from "./attached-document.ts";
 import type { DocumentKindSpec, PdfFiscal } from "./kind.ts";
 import type { RememberedFingerprints } from "./remembered-fingerprints.ts";

@@ -3,11 +3,12 @@
  * the lines and the totals, from the rows the database API returns. Amounts become exact decimal
  * text (two decimals), never floats.
  */
-import type { InvoiceDocumentRow, InvoiceLineRow, IssuerRow } from "../../db/rows.ts";
-import { NIT_ID_TYPE, nitCheckDigit } from "../../fiscal/co/check-digit.ts";
-import { finalConsumerProblems } from "../../fiscal/co/final-consumer.ts";
-import { toCents } from "../../fiscal/money.ts";
-import { centsToMoney } from "../../providers/protocol.ts";
+
+import { NIT_ID_TYPE, nitCheckDigit } from "../../co/check-digit.ts";
+import { finalConsumerProblems } from "../../co/final-consumer.ts";
+import { toCents } from "../../kernel/money.ts";
+import type { InvoiceDocumentRow, InvoiceLineRow, IssuerRow } from "../../kernel/rows.ts";
+import { centsToMoney } from "../../ports/providers/protocol.ts";
 
 /** null → absent: the protocol's optional fields are left out, never sent as null. */
 export const opt = <T>(value: T | null | undefined): T | undefined => value ?? undefined;

@@ -8,22 +8,22 @@
  * provider never got it or definitely rejected it. One document's failure never touches another.
  */
 import pLimit, { type LimitFunction } from "p-limit";
-import { callAuthorized, type DbScope } from "../../db/port.ts";
-import type { ClaimEntry, DocumentKind, FiscalStatus, RecordedOutcome } from "../../db/rows.ts";
-import { DomainError } from "../../errors.ts";
-import type { Logger } from "../../log.ts";
-import type { ProviderDirectory } from "../../providers/directory.ts";
+import { DomainError } from "../../kernel/errors.ts";
+import type { Logger } from "../../kernel/log.ts";
+import type { AuthorityRule, TransmissionCode } from "../../kernel/result-codes.ts";
+import type { ClaimEntry, DocumentKind, FiscalStatus, RecordedOutcome } from "../../kernel/rows.ts";
+import { callAuthorized, type DbScope } from "../../ports/db/port.ts";
 import {
   ProviderError,
   ProviderRateLimitedError,
   ProviderUnauthorizedError,
   ProviderUnavailableError,
-} from "../../providers/errors.ts";
-import type { DocumentOutcome, SubmitDocumentRequest, TaxAdapter } from "../../providers/protocol.ts";
+} from "../../ports/providers/errors.ts";
+import type { DocumentOutcome, SubmitDocumentRequest, TaxAdapter } from "../../ports/providers/protocol.ts";
+import type { ProviderDirectory } from "../../providers/directory.ts";
 import type { DocumentKindSpec } from "./kind.ts";
 import { lookupOf } from "./lookup.ts";
 import { outcomeFromProvider, storable } from "./outcome.ts";
-import type { AuthorityRule, TransmissionCode } from "./result-codes.ts";
 
 export interface TransmitInput {
   org_id: string;

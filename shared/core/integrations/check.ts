@@ -8,12 +8,12 @@
  */
 
 import { type CredentialIdentity, type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
-import type { StoredCredential } from "../../db/catalogue.ts";
-import { BusinessRuleError, DomainError, RefusedUrlError } from "../../errors.ts";
-import { HostResolutionError, reach, UnsafeProviderUrlError } from "../../providers/egress.ts";
-import { ProviderError, ProviderUnavailableError, SERVICE_LABEL } from "../../providers/errors.ts";
+import { BusinessRuleError, DomainError, RefusedUrlError } from "../../kernel/errors.ts";
+import type { StoredCredential } from "../../ports/db/catalogue.ts";
+import { HostResolutionError, reach, UnsafeProviderUrlError } from "../../ports/egress/egress.ts";
+import { assertProviderUrl } from "../../ports/egress/url-policy.ts";
+import { ProviderError, ProviderUnavailableError, SERVICE_LABEL } from "../../ports/providers/errors.ts";
 import { createProviderTransport, type FetchLike } from "../../providers/transport.ts";
-import { assertProviderUrl } from "../../providers/url-policy.ts";
 import type { CredentialTarget, IntegrationContext } from "./context.ts";
 
 /** The saved url, refused by the policy as it stands now (422: the fix is to save another). */

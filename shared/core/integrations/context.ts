@@ -4,12 +4,12 @@
  * URLs, DIAN's GetNumberingRange (DIAN mode), who is acting, and a logger. `integrationContext` picks them out of an operation's context.
  */
 import type { SecretBox } from "../../crypto/secret-box.ts";
-import type { DbScope } from "../../db/port.ts";
-import type { Logger } from "../../log.ts";
-import type { Egress } from "../../providers/egress.ts";
-import type { ProviderService } from "../../providers/errors.ts";
-import type { Environment } from "../../providers/protocol.ts";
-import type { DianNumbering } from "./dian-numbering.ts";
+import type { Logger } from "../../kernel/log.ts";
+import type { DbScope } from "../../ports/db/port.ts";
+import type { Egress } from "../../ports/egress/egress.ts";
+import type { ProviderService } from "../../ports/providers/errors.ts";
+import type { Environment } from "../../ports/providers/protocol.ts";
+import type { DianNumbering } from "../../providers/dian/numbering-query.ts";
 
 export interface IntegrationContext {
   serviceDb: DbScope;

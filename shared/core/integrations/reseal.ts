@@ -7,8 +7,8 @@
  * The report holds counts and the rows that no key opens, never a key.
  */
 import { type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
-import type { SealedCredential } from "../../db/catalogue.ts";
-import type { DbScope } from "../../db/port.ts";
+import type { SealedCredential } from "../../ports/db/catalogue.ts";
+import type { DbScope } from "../../ports/db/port.ts";
 
 export interface ResealReport {
   /** The id of the key everything is now sealed under (an id, not the key). */

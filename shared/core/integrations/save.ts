@@ -10,8 +10,10 @@
  * given or saved) is ./dian-save.ts; its fields (`certificate`, `software_pin`) are refused here.
  */
 import { keyHint } from "../../crypto/secret-box.ts";
-import { BusinessRuleError } from "../../errors.ts";
-import { isDianMode } from "../../providers/dian-mode.ts";
+import { BusinessRuleError } from "../../kernel/errors.ts";
+import { type DianCredentialInput, refuseDianFields } from "../../providers/dian/credential-check.ts";
+import { type SaveCredentialResult, saveDianCredential } from "../../providers/dian/credential-save.ts";
+import { isDianMode } from "../../providers/dian/mode.ts";
 import {
   CredentialRejectedError,
   checkWithProvider,
@@ -23,8 +25,6 @@ import {
   urlToCheck,
 } from "./check.ts";
 import { credentialWhere, type IntegrationContext } from "./context.ts";
-import { type DianCredentialInput, refuseDianFields } from "./dian-check.ts";
-import { type SaveCredentialResult, saveDianCredential } from "./dian-save.ts";
 
 export interface SaveCredentialInput extends DianCredentialInput {
   settings?: Record<string, unknown> | undefined;

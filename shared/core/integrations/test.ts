@@ -9,9 +9,15 @@
  * fields (`certificate`, `software_pin`) are refused here.
  */
 import { keyHint } from "../../crypto/secret-box.ts";
-import { isDianMode } from "../../providers/dian-mode.ts";
-import type { ProviderService } from "../../providers/errors.ts";
-import type { Environment } from "../../providers/protocol.ts";
+import type { ProviderService } from "../../ports/providers/errors.ts";
+import type { Environment } from "../../ports/providers/protocol.ts";
+import {
+  type CertificateSummary,
+  type DianCredentialInput,
+  refuseDianFields,
+} from "../../providers/dian/credential-check.ts";
+import { testDianCredential } from "../../providers/dian/credential-test.ts";
+import { isDianMode } from "../../providers/dian/mode.ts";
 import {
   checkWithProvider,
   isRefusedUrl,
@@ -21,8 +27,6 @@ import {
   urlToCheck,
 } from "./check.ts";
 import { credentialWhere, type IntegrationContext } from "./context.ts";
-import { type CertificateSummary, type DianCredentialInput, refuseDianFields } from "./dian-check.ts";
-import { testDianCredential } from "./dian-test.ts";
 
 export interface TestCredentialInput extends DianCredentialInput {
   /** The settings to test with (DIAN mode's decide what is checked); left out, the saved ones. */

@@ -4,10 +4,11 @@
  * the sum of the lines. Every problem is reported with the field it concerns; amounts are compared
  * in exact integer cents.
  */
-import type { Environment, InvoiceDocumentRow } from "../../db/rows.ts";
-import { toCents } from "../../fiscal/money.ts";
+
+import { toCents } from "../../kernel/money.ts";
+import type { Environment, InvoiceDocumentRow } from "../../kernel/rows.ts";
 import { isoTimeWithOffset } from "../../pdf/format.ts";
-import { centsToMoney, SubmitDocumentRequest } from "../../providers/protocol.ts";
+import { centsToMoney, SubmitDocumentRequest } from "../../ports/providers/protocol.ts";
 import type { PreparedDocument } from "../documents/kind.ts";
 import {
   buyerProblems,

@@ -14,15 +14,15 @@
  */
 
 import pLimit from "p-limit";
-import type { DbScope } from "../../db/port.ts";
-import type { DocumentKind, Environment, RecordedOutcome } from "../../db/rows.ts";
-import { DomainError } from "../../errors.ts";
+import type { SoftwareMaker } from "../../co/software.ts";
 import { type DrainContext, drainWebhooks } from "../../events/drain.ts";
-import type { SoftwareMaker } from "../../fiscal/co/software.ts";
-import type { Logger } from "../../log.ts";
+import { DomainError } from "../../kernel/errors.ts";
+import type { Logger } from "../../kernel/log.ts";
+import type { DocumentKind, Environment, RecordedOutcome } from "../../kernel/rows.ts";
+import type { DbScope } from "../../ports/db/port.ts";
+import { ProviderError, ProviderRateLimitedError } from "../../ports/providers/errors.ts";
+import type { DocumentStore } from "../../ports/storage.ts";
 import type { ProviderDirectory } from "../../providers/directory.ts";
-import { ProviderError, ProviderRateLimitedError } from "../../providers/errors.ts";
-import type { DocumentStore } from "../../storage/port.ts";
 import { creditNoteKind } from "../credit-notes/kind.ts";
 import { deliverDocument } from "../documents/deliver.ts";
 import type { DocumentKindSpec } from "../documents/kind.ts";

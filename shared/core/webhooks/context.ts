@@ -4,12 +4,12 @@
  * setting, the timeout, who is acting and a logger — picked out of an operation's context.
  */
 import type { SecretBox } from "../../crypto/secret-box.ts";
-import type { DbScope } from "../../db/port.ts";
-import { RefusedUrlError } from "../../errors.ts";
-import type { Logger } from "../../log.ts";
-import type { Egress } from "../../providers/egress.ts";
-import { HostResolutionError, reach, UnsafeProviderUrlError } from "../../providers/egress.ts";
-import { assertProviderUrl } from "../../providers/url-policy.ts";
+import { RefusedUrlError } from "../../kernel/errors.ts";
+import type { Logger } from "../../kernel/log.ts";
+import type { DbScope } from "../../ports/db/port.ts";
+import type { Egress } from "../../ports/egress/egress.ts";
+import { HostResolutionError, reach, UnsafeProviderUrlError } from "../../ports/egress/egress.ts";
+import { assertProviderUrl } from "../../ports/egress/url-policy.ts";
 
 export interface WebhookContext {
   serviceDb: DbScope;

@@ -7,9 +7,9 @@
  * The report holds counts and the endpoints no key opens, never a secret.
  */
 import { type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
-import type { SealedWebhookSecrets } from "../../db/catalogue-events.ts";
-import type { DbScope } from "../../db/port.ts";
 import { webhookSecretIdentity } from "../../events/signature.ts";
+import type { SealedWebhookSecrets } from "../../ports/db/catalogue-events.ts";
+import type { DbScope } from "../../ports/db/port.ts";
 
 export interface WebhookResealReport {
   /** Sealed secrets looked at (an endpoint has one, or two after a rotation). */

@@ -8,9 +8,10 @@
  * the endpoint as associated data) and answered once, never again. An organization has at most
  * `MAX_WEBHOOKS_PER_ORG` endpoints.
  */
-import type { WebhookEndpointRow } from "../../db/catalogue-events.ts";
-import type { EventType } from "../../events/event.ts";
+
 import { newWebhookSecret, webhookSecretIdentity } from "../../events/signature.ts";
+import type { EventType } from "../../kernel/event.ts";
+import type { WebhookEndpointRow } from "../../ports/db/catalogue-events.ts";
 import { checkedWebhookUrl, type WebhookContext } from "./context.ts";
 
 export const MAX_WEBHOOKS_PER_ORG = 10;

@@ -6,9 +6,9 @@
  * retried.
  */
 import { SecretBoxError } from "../../crypto/secret-box.ts";
-import { BusinessRuleError } from "../../errors.ts";
 import { sendWebhook } from "../../events/send.ts";
 import { signatures, webhookSecretIdentity } from "../../events/signature.ts";
+import { BusinessRuleError } from "../../kernel/errors.ts";
 import type { WebhookContext } from "./context.ts";
 
 export interface WebhookTestResult {

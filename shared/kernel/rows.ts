@@ -1,0 +1,270 @@
+/**
+ * The rows the database API returns, typed once: what `einv_*` functions hand TypeScript as JSON.
+ * Shapes follow the SQL that builds them (supabase/migrations), positive lists on both sides.
+ */
+import type { AuthorityRule, ResultCode } from "./result-codes.ts";
+
+export type DocumentKind = "invoice" | "credit_note";
+export type Environment = "uat" | "prd";
+
+/**
+ * A fiscal document's status; `transmitida` is an invoice's "accepted", `emitida` a credit note's;
+ * `descartada` a credit note in error replaced by a later one (it is never sent again).
+ */
+export type FiscalStatus = "pendiente" | "en_proceso" | "transmitida" | "emitida" | "error" | "descartada";
+
+export interface MembershipRow {
+  org_id: string;
+  user_id: string;
+  role: string;
+}
+
+export interface CredentialRow {
+  org_id: string;
+  company_id: string;
+  service: string;
+  environment: Environment;
+  url: string | null;
+  settings: Record<string, unknown>;
+  api_key_ciphertext: string | null;
+  api_key_hint: string | null;
+  verified_at: string | null;
+}
+
+/** The issuer as `einv_private.issuer_of` lists it (no secret), as frozen at the first claim. */
+export interface IssuerRow {
+  id: string;
+  org_id: string;
+  nit: string;
+  check_digit: string;
+  legal_name: string;
+  trade_name: string | null;
+  person_type: string;
+  tax_regime: string;
+  fiscal_responsibilities: string[];
+  address: string;
+  city_code: string;
+  city_name: string;
+  department_code: string;
+  department_name: string;
+  country_code: string;
+  email: string | null;
+  phone: string | null;
+  invoice_prefix: string;
+  resolution_number: string | null;
+  resolution_date: string | null;
+  resolution_from: number | null;
+  resolution_to: number | null;
+  resolution_valid_until: string | null;
+  active_environment: Environment;
+}
+
+/** The issuer of an invoice's payload: the row above plus the CUFE's secret, read live. */
+export interface PayloadIssuer extends IssuerRow {
+  /** The numbering range's technical key (ClTec): an input of the CUFE. Never shown, never logged. */
+  technical_key: string | null;
+}
+
+/** The issuer of a credit note's payload: the row above plus the CUDE's secret, read live. */
+export interface CreditNoteIssuer extends IssuerRow {
+  /** The issuer's DIAN software PIN: an input of the CUDE. Never shown, never logged. */
+  software_pin: string | null;
+}
+
+export interface InvoiceLineRow {
+  id: string;
+  position: number;
+  code: string | null;
+  description: string;
+  unit_code: string;
+  quantity: number;
+  unit_price: number;
+  line_extension: number;
+  tax_code: "01" | "04" | "ZZ";
+  tax_rate: number;
+  tax_amount: number;
+}
+
+/** `einv_private.invoice_payload`: the invoice's content, its lines and its issuer. */
+export interface InvoiceDocumentRow {
+  id: string;
+  org_id: string;
+  company_id: string;
+  number: string;
+  issue_date: string;
+  issue_time: string;
+  due_date: string | null;
+  currency: string;
+  payment_form: string;
+  payment_method: string;
+  notes: string | null;
+  buyer_id_type: string;
+  buyer_id_number: string | null;
+  buyer_check_digit: string | null;
+  buyer_name: string | null;
+  buyer_email: string | null;
+  buyer_address: string | null;
+  buyer_city_code: string | null;
+  buyer_phone: string | null;
+  subtotal: number;
+  tax_total: number;
+  total: number;
+  lines: InvoiceLineRow[];
+  company: PayloadIssuer;
+}
+
+/**
+ * A credit note's line as the document shows it: the units it returns at the line's price, or one
+ * unit (94) of the amount it credits; its tax is that base's at the line's rate.
+ */
+export interface CreditNoteLineRow extends InvoiceLineRow {
+  /** The invoice line it credits, in part or in full. */
+  invoice_line_id: string;
+}
+
+/**
+ * What a new credit note credits of one invoice line (`einv_credit_note_create`): everything left
+ * of it (neither), a quantity of its units (decimal text; concept 1), or a base amount (decimal
+ * text; concepts 3–6), never both.
+ */
+export interface CreditedLine {
+  line_id: string;
+  quantity?: string | undefined;
+  amount?: string | undefined;
+}
+
+/** `einv_private.credit_note_payload`: the note, its credited lines, the buyer and the invoice. */
+export interface CreditNoteDocumentRow {
+  id: string;
+  org_id: string;
+  company_id: string;
+  invoice_id: string;
+  number: string;
+  issue_date: string;
+  issue_time: string;
+  /** DIAN correction concept, "1"–"6". */
+  concept_code: string;
+  reason: string;
+  currency: string;
+  subtotal: number;
+  tax_total: number;
+  total: number;
+  buyer_id_type: string;
+  buyer_id_number: string | null;
+  buyer_check_digit: string | null;
+  buyer_name: string | null;
+  buyer_email: string | null;
+  buyer_address: string | null;
+  buyer_city_code: string | null;
+  buyer_phone: string | null;
+  /** The corrected invoice: its number, issue date and CUFE. */
+  billing_reference: { number: string; issue_date: string; authority_code: string | null };
+  lines: CreditNoteLineRow[];
+  company: CreditNoteIssuer;
+}
+
+/** The payload of each kind of document. */
+export interface DocumentPayloads {
+  invoice: InvoiceDocumentRow;
+  credit_note: CreditNoteDocumentRow;
+}
+
+export interface FiscalRow {
+  status: FiscalStatus;
+  authority_code: string | null;
+  qr_text: string | null;
+  provider_reference: string | null;
+  environment: Environment | null;
+  last_message: string | null;
+  transmitted_at: string | null;
+  attempt_count: number;
+  /** A transmission holds the document right now. */
+  in_flight: boolean;
+}
+
+export interface RepresentationRow {
+  org_id: string;
+  document_type: DocumentKind;
+  document_id: string;
+  path: string;
+  filename: string;
+  fingerprint: string;
+  stamped: boolean;
+  renderer: "builtin" | "docsgen";
+  generated_at: string;
+  /** The AttachedDocument XML beside the PDF; null until accepted and obtained. */
+  xml_path: string | null;
+}
+
+/** One file a delivery handed to the deliver provider (`deliveries.attachments`), and what it holds. */
+export interface DeliveryAttachmentRecord {
+  filename: string;
+  content_type: string;
+  size: number;
+  /** The files inside an archive (the ZIP's XML and PDF). */
+  files?: { filename: string; size: number }[];
+}
+
+/** `einv_document_get`: a document, its fiscal state, its current PDF. */
+export interface DocumentRecord<K extends DocumentKind = DocumentKind> {
+  document: DocumentPayloads[K];
+  fiscal: FiscalRow;
+  representation: RepresentationRow | null;
+}
+
+/** Why a claim left a document as it was. */
+export type SkipReason = "accepted" | "failed" | "in_progress" | "not_found";
+
+/** One document of a claim, in request order. */
+export type ClaimEntry<K extends DocumentKind = DocumentKind> =
+  | {
+      document_id: string;
+      action: "skip";
+      status: FiscalStatus;
+      reason: SkipReason;
+      last_message?: string | null;
+    }
+  | {
+      document_id: string;
+      action: "send" | "query";
+      status: "en_proceso";
+      attempt: number;
+      /** The attempt whose submit may have reached the provider (its key is reused), or null. */
+      submitted_attempt: number | null;
+      environment: Environment;
+      company_id: string;
+      document: DocumentPayloads[K];
+    };
+
+export interface RecordedOutcome {
+  /** `pendiente`: released without anything sent (checks failed, no credential). */
+  status: FiscalStatus;
+  /** Set when this attempt submitted: the attempt number its idempotency key was derived from. */
+  submitted_attempt?: number;
+  /** The machine word for it, kept as `last_code` (shared/kernel/result-codes.ts). */
+  code: ResultCode;
+  /** The API's sentence, kept as `last_message`. */
+  message: string;
+  /** The authority's own words and rules, as written; left out when the provider did not answer. */
+  authority_message?: string;
+  authority_rules?: AuthorityRule[];
+  authority_code?: string;
+  qr_text?: string;
+  provider_reference?: string;
+  validated_at?: string;
+  /**
+   * The provider definitely holds nothing it could still accept under the attempt in doubt: it
+   * rejected it, or nothing of ours could have reached it. Recorded as the document's
+   * `refused_attempt`; an error without it stays in doubt (a credit note in doubt is never replaced).
+   */
+  definite?: boolean;
+  detail?: Record<string, unknown>;
+}
+
+/** What the recording functions answer of the outcome they kept (`last_code`, `last_message`, …). */
+export interface RecordedResult {
+  code: ResultCode;
+  message: string;
+  authority_message: string | null;
+  authority_rules: AuthorityRule[] | null;
+}
