@@ -34,9 +34,9 @@ export interface Overrides {
   resolver?: Resolver;
   /** Where PDFs go when not Supabase Storage (the local server's folder, the tests'). */
   documents?: DocumentStore;
-  /** DIAN's GetNumberingRange for DIAN mode's credential check (AppDeps.dianNumbering). */
+  /** DIAN's GetNumberingRange for DIAN mode's credential check. */
   dianNumbering?: DianNumbering;
-  /** The DIAN TaxAdapter of a DIAN-mode credential (AppDeps.dianTaxAdapter). */
+  /** The DIAN TaxAdapter of a DIAN-mode credential (the provider directory's). */
   dianTaxAdapter?: DianTaxAdapterHook;
 }
 
@@ -45,17 +45,36 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const db = overrides.db ?? (await createDb(config));
   const verifier = createTokenVerifier(config.jwt);
+  const secretBox = rememberOpened(
+    await createSecretBox(config.credentialsKey, config.credentialsPreviousKeys),
+  );
+  const egress = createEgress(overrides, logger);
+  const dianAdapter = overrides.dianTaxAdapter ?? dianTaxAdapter;
+  const numbering = overrides.dianNumbering ?? dianNumbering;
   return {
     config,
     db,
     logger,
     verifyToken: (token) => verifier.verify(token),
-    secretBox: rememberOpened(await createSecretBox(config.credentialsKey, config.credentialsPreviousKeys)),
+    secretBox,
     documents: overrides.documents ?? createDocumentStore(config),
-    ...(overrides.providerFetch ? { providerFetch: overrides.providerFetch } : {}),
-    egress: createEgress(overrides, logger),
-    dianNumbering: overrides.dianNumbering ?? dianNumbering,
-    dianTaxAdapter: overrides.dianTaxAdapter ?? dianTaxAdapter,
+    egress,
+    // the adapters load on first use, off the cold start's path (ADR 0007)
+    providers: async (serviceDb) =>
+      (await import("./providers/directory.ts")).createProviderDirectory({
+        serviceDb,
+        secretBox,
+        timeoutMs: config.providers.timeoutMs,
+        allowPrivateUrls: config.providers.allowPrivateUrls,
+        egress,
+        dianTaxAdapter: dianAdapter,
+      }),
+    credentialChecks: {
+      protocolKey: async (target, call) =>
+        (await import("./providers/credential-check.ts")).protocolKeyCheck(target, call),
+      dian: async (...args) =>
+        (await import("./providers/dian/credential-check.ts")).dianCredentialCheck(numbering)(...args),
+    },
     pdfFingerprints: new RememberedFingerprints(),
     background: createBackground(logger),
   };

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { DEMO_SOFTWARE, type SoftwareMaker } from "./co/software.ts";
-import { parseCorsOrigins } from "./http/cors.ts";
+import { parseCorsOrigins } from "./cors.ts";
 
 const url = z.url({ protocol: /^https?$/ });
 const optionalText = z

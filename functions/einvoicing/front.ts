@@ -13,7 +13,7 @@
 
 import { cors } from "hono/cors";
 import { Hono } from "hono/tiny";
-import { corsOptions, parseCorsOrigins } from "../../shared/http/cors.ts";
+import { corsOptions, parseCorsOrigins } from "../../shared/cors.ts";
 
 type Handler = (request: Request) => Response | Promise<Response>;
 

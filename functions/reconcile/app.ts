@@ -11,7 +11,6 @@ import { reconcile } from "../../shared/core/reconcile/run.ts";
 import type { AppDeps, AppEnv, Mounting } from "../../shared/http/context.ts";
 import { fail, handleError, handleNotFound } from "../../shared/http/errors.ts";
 import { postOnly, requestContext, timingSafeEqual } from "../../shared/http/middleware.ts";
-import { providersFor } from "../../shared/http/route.ts";
 
 export const RECONCILE_FUNCTION = "reconcile";
 
@@ -38,7 +37,7 @@ export function createReconcileApp(deps: AppDeps, { mountedAt = "" }: Mounting =
     const result = await reconcile({
       ctx: {
         serviceDb,
-        providers: providersFor(deps, serviceDb),
+        providers: await deps.providers(serviceDb),
         documents: deps.documents,
         software: deps.config.software,
         log: c.get("log"),

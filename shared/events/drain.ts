@@ -1,7 +1,7 @@
 /**
  * A drain: sends the webhook messages the outbox queued whose time has come, and records how each
  * attempt went. Run right after a request that changed something (for its organization only, in the
- * background: ../background.ts) and by every reconcile run (for every organization).
+ * background: ../runtime/background.ts) and by every reconcile run (for every organization).
  *
  * At least once, in order per document: a drain takes deliveries with `for update skip locked` and a
  * lease (supabase/migrations/…_events.sql), each the earliest still pending of its document for its

@@ -1,7 +1,7 @@
 /**
  * The event and the webhook message as zod schemas, for the contract: docs/openapi.json describes
  * them under `webhooks` (OpenAPI 3.1), so the typed client and any receiver are typed from the same
- * source as the routes. The shape is ./event.ts's; a test holds what the database sends to it.
+ * source as the routes. The shape is ../kernel/event.ts's; a test holds what the database sends to it.
  */
 import { z } from "zod";
 import { CREDENTIAL_CODES, EVENT_TYPES, type EventType } from "../kernel/event.ts";

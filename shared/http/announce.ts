@@ -1,6 +1,6 @@
 /**
  * After a request that may have changed a status: the webhook messages its changes queued for the
- * organization are sent in the background, once the answer has left (../background.ts keeps the
+ * organization are sent in the background, once the answer has left (../runtime/background.ts keeps the
  * instance alive for it on Supabase). Bounded by the drain's own limits; whatever it leaves (a
  * failure, an endpoint slower than the budget) the next request's drain or the next reconcile run
  * takes. The answer never waits for it.

@@ -4,12 +4,11 @@ import type { Config } from "../config.ts";
 import type { RememberedFingerprints } from "../core/documents/remembered-fingerprints.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Logger } from "../kernel/log.ts";
-import type { Db } from "../ports/db/port.ts";
+import type { Db, DbScope } from "../ports/db/port.ts";
 import type { Egress } from "../ports/egress/egress.ts";
+import type { CredentialChecks } from "../ports/providers/credentials.ts";
+import type { ProviderDirectory } from "../ports/providers/directory.ts";
 import type { DocumentStore } from "../ports/storage.ts";
-import type { DianTaxAdapterHook } from "../providers/dian/connection.ts";
-import type { DianNumbering } from "../providers/dian/numbering-query.ts";
-import type { FetchLike } from "../providers/tax/client.ts";
 import type { Background } from "../runtime/background.ts";
 
 /** What the composition root hands the HTTP layer: validated config and the adapters. */
@@ -22,14 +21,12 @@ export interface AppDeps {
   documents: DocumentStore;
   /** Seals and opens provider API keys. */
   secretBox: SecretBox;
-  /** How provider calls reach the network; the global fetch unless a test or the local run says otherwise. */
-  providerFetch?: FetchLike;
-  /** Resolution and address-pinned connections for provider calls (../providers/egress.ts). */
+  /** Resolution and address-pinned connections for provider calls (../ports/egress/egress.ts). */
   egress: Egress;
-  /** DIAN's GetNumberingRange, which DIAN mode's credential check asks (../providers/dian-wiring.ts). */
-  dianNumbering: DianNumbering;
-  /** Builds the DIAN TaxAdapter of a company's DIAN-mode credential (../providers/dian-wiring.ts). */
-  dianTaxAdapter: DianTaxAdapterHook;
+  /** The provider clients of one request (or one reconcile run): the core's port to the adapters. */
+  providers(serviceDb: DbScope): Promise<ProviderDirectory>;
+  /** How /integrations checks each mode's credential (the adapters' checks). */
+  credentialChecks: CredentialChecks;
   /** The PDFs this process fingerprinted, so a current one is answered without reading it whole. */
   pdfFingerprints: RememberedFingerprints;
   /** Work started by a request that its answer does not wait for (webhook messages). */

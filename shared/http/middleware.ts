@@ -5,10 +5,10 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { InvalidTokenError } from "../auth/jwt.ts";
+import { corsOptions } from "../cors.ts";
 import { readCapped } from "../kernel/bytes.ts";
 import { ApiError } from "../kernel/errors.ts";
 import type { AppDeps, AppEnv, Mounting } from "./context.ts";
-import { corsOptions } from "./cors.ts";
 import { fail } from "./errors.ts";
 
 type Middleware = MiddlewareHandler<AppEnv>;

@@ -1,6 +1,6 @@
 /**
  * The fields every per-document answer shares beside its status: the result `code` (one closed
- * list, ../core/documents/result-codes.ts, each route declaring the codes it can answer), the API's
+ * list, ../kernel/result-codes.ts, each route declaring the codes it can answer), the API's
  * English `message`, and the authority's own words, passed through as written.
  */
 import { z } from "zod";

@@ -11,8 +11,8 @@ import { z } from "zod";
 import type { ErrorCode } from "../kernel/errors.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Caller, DbScope } from "../ports/db/port.ts";
+import type { ProviderDirectory } from "../ports/providers/directory.ts";
 import type { DocumentStore } from "../ports/storage.ts";
-import { createProviderDirectory, type ProviderDirectory } from "../providers/directory.ts";
 import { announceChanges } from "./announce.ts";
 import { authorizationGate, type Role } from "./authorize.ts";
 import type { AppDeps, AppEnv } from "./context.ts";
@@ -158,7 +158,7 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
       actorId: caller.claims.sub,
       userDb: gate.userDb,
       serviceDb: gate.serviceDb,
-      providers: providersFor(deps, gate.serviceDb),
+      providers: await deps.providers(gate.serviceDb),
       documents: gate.documents,
       requestId: c.get("requestId"),
       log: c.get("log"),
@@ -188,18 +188,6 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
     return idempotent(c, scope, handle, { sealed: keepsSecrets === true });
   };
   return Object.assign(handler, { contract });
-}
-
-/** The provider clients of one request (or one reconcile run), built from the app's dependencies. */
-export function providersFor(deps: AppDeps, serviceDb: DbScope): ProviderDirectory {
-  return createProviderDirectory({
-    serviceDb,
-    secretBox: deps.secretBox,
-    timeoutMs: deps.config.providers.timeoutMs,
-    allowPrivateUrls: deps.config.providers.allowPrivateUrls,
-    egress: deps.egress,
-    dianTaxAdapter: deps.dianTaxAdapter,
-  });
 }
 
 /** The context of an operation that transmits documents: the request's, with the configured pace. */

@@ -106,6 +106,14 @@ export class RefusedUrlError extends FieldError {
   }
 }
 
+/** A saved `url` that the URL policy refuses as it stands now (422: the fix is to save another). */
+export class SavedUrlRefusedError extends BusinessRuleError {}
+
+/** The provider (or DIAN) says a credential does not authenticate (422). */
+export class CredentialRejectedError extends DomainError {
+  readonly code = "credential_rejected";
+}
+
 /** Too many requests of a kind: the caller may try again after `retryAfterSeconds`. */
 export class RateLimitedError extends DomainError {
   readonly code = "rate_limited";

@@ -1,62 +1,37 @@
 /**
  * Finds a company's provider clients: reads the stored credential through the service-only
  * database API, opens the sealed key, checks the URL against the SSRF policy — as written, then
- * every address its host resolves to, connecting only to those (./egress.ts) — and builds the
+ * every address its host resolves to, connecting only to those (../ports/egress/egress.ts) — and builds the
  * client. Clients are cached for the life of one directory (one request), never across tenants. A
  * DIAN-mode adapter-tax credential is opened for the `dianTaxAdapter` hook instead
- * (./dian-connection.ts).
+ * (./dian/connection.ts).
  */
 import { type SecretBox, SecretBoxError } from "../crypto/secret-box.ts";
 import { BusinessRuleError } from "../kernel/errors.ts";
 import type { CredentialRow } from "../kernel/rows.ts";
 import type { DbScope } from "../ports/db/port.ts";
 import { type Egress, HostResolutionError, reach } from "../ports/egress/egress.ts";
+import type { FetchLike } from "../ports/egress/exchange.ts";
 import { assertProviderUrl, UnsafeProviderUrlError } from "../ports/egress/url-policy.ts";
-import type { DeliveryChannel } from "../ports/providers/deliver.ts";
-import type { DocumentGenerator } from "../ports/providers/docsgen.ts";
+import { isDianMode } from "../ports/providers/credentials.ts";
+import type { ProviderDirectory } from "../ports/providers/directory.ts";
 import {
   type ProviderOperation,
   type ProviderService,
   ProviderUnavailableError,
   SERVICE_LABEL,
 } from "../ports/providers/errors.ts";
-import type { Environment, TaxAdapter } from "../ports/providers/protocol.ts";
+import type { Environment } from "../ports/providers/protocol.ts";
 import { createDeliveryClient } from "./deliver/client.ts";
 import {
   type DianModeCredential,
   type DianTaxAdapterHook,
   openDianModeCredential,
 } from "./dian/connection.ts";
-import { isDianMode } from "./dian/mode.ts";
 import { dianTaxAdapter } from "./dian/wiring.ts";
 import { createDocsgenClient } from "./docsgen/client.ts";
 import { createTaxClient } from "./tax/client.ts";
-import type { FetchLike, ProviderClientOptions } from "./transport.ts";
-
-export interface ProviderDirectory {
-  /** The company's adapter-tax client; a BusinessRuleError when none is usable. */
-  taxAdapter(orgId: string, companyId: string, environment: Environment): Promise<TaxAdapter>;
-  /** The company's docsgen client, or null when it has none (the built-in renderer is used). */
-  documentGenerator(
-    orgId: string,
-    companyId: string,
-    environment: Environment,
-  ): Promise<DocumentGenerator | null>;
-  /** The company's deliver client; a BusinessRuleError when none is usable. */
-  deliveryChannel(orgId: string, companyId: string, environment: Environment): Promise<DeliveryChannel>;
-  /**
-   * Hands the directory credentials already read for this request (with a claim or a document, in
-   * the same round trip): each `needed` company and environment gets its row from `rows`, or none
-   * (no credential), as if read now; a row is opened only when its client is asked for. Only the
-   * org's rows count.
-   */
-  prime(
-    service: ProviderService,
-    orgId: string,
-    needed: { company_id: string; environment: Environment }[],
-    rows: CredentialRow[],
-  ): void;
-}
+import type { ProviderClientOptions } from "./transport.ts";
 
 export interface ProviderDirectoryOptions {
   serviceDb: DbScope;
@@ -72,8 +47,8 @@ export interface ProviderDirectoryOptions {
    */
   egress?: Egress;
   /**
-   * Builds the TaxAdapter of a DIAN-mode credential (./dian-connection.ts), which `taxAdapter` calls
-   * instead of building a protocol client; default DIAN's own client (./dian-wiring.ts).
+   * Builds the TaxAdapter of a DIAN-mode credential (./dian/connection.ts), which `taxAdapter` calls
+   * instead of building a protocol client; default DIAN's own client (./dian/wiring.ts).
    */
   dianTaxAdapter?: DianTaxAdapterHook;
 }
@@ -254,11 +229,6 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
 function protocolOnly(found: Connection): ProviderClientOptions {
   if ("dian" in found) throw new BusinessRuleError("DIAN mode is for the adapter-tax credential only.");
   return found;
-}
-
-/** Whether a stored credential has what a client needs (a URL and a sealed key); else it counts as none. */
-export function isUsable(credential: CredentialRow): boolean {
-  return Boolean(credential.url && credential.api_key_ciphertext);
 }
 
 /** What each service is called for, named on an error raised before any call. */

@@ -3,11 +3,17 @@
  * one timeout per call that covers the answer's body, no redirects, a cap on the answer's size,
  * validation of answers against the protocol's schemas, the credential check, and the API key
  * scrubbed from anything that could reach a message. Failures become typed ProviderErrors through
- * the one factory in ./errors.ts. Nothing here retries.
+ * the one factory in ../ports/providers/errors.ts; the exchange itself is ../ports/egress/exchange.ts.
+ * Nothing here retries.
  */
 import type { z } from "zod";
-import { readCapped } from "../kernel/bytes.ts";
-import { deadline } from "../kernel/deadline.ts";
+import {
+  ExchangeTimeout,
+  exchange,
+  type FetchLike,
+  isSuccess,
+  type RawAnswer,
+} from "../ports/egress/exchange.ts";
 import {
   type ProviderError,
   type ProviderOperation,
@@ -15,8 +21,6 @@ import {
   providerError,
 } from "../ports/providers/errors.ts";
 import { CredentialCheck, ProviderErrorBody } from "../ports/providers/protocol.ts";
-
-export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** What every provider client is built from: one company credential. */
 export interface ProviderClientOptions {
@@ -31,45 +35,6 @@ export interface ProviderClientOptions {
 
 /** A JSON answer larger than this is malformed (a protocol answer is a few kilobytes). */
 export const MAX_JSON_ANSWER_BYTES = 1024 * 1024;
-
-/**
- * A request we refused to send because it breaks the protocol (a bug, or data the caller should
- * have checked first, such as a stored e-mail address). Nothing reached the provider.
- */
-export class ProviderRequestError extends TypeError {
-  override name = "ProviderRequestError";
-  readonly operation: ProviderOperation;
-  /** One entry per problem: the field path and what is wrong with it. */
-  readonly details: { field: string; message: string }[];
-
-  constructor(operation: ProviderOperation, details: { field: string; message: string }[]) {
-    super(`invalid ${operation} request: ${details.map((d) => `${d.field}: ${d.message}`).join("; ")}`);
-    this.operation = operation;
-    this.details = details;
-  }
-}
-
-/** Validates what we are about to send; the parsed value drops unknown keys (so no stray secrets). */
-export function checkRequest<T extends z.ZodType>(
-  operation: ProviderOperation,
-  schema: T,
-  value: unknown,
-): z.infer<T> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  throw new ProviderRequestError(
-    operation,
-    result.error.issues.map((i) => ({ field: i.path.join(".") || "(body)", message: i.message })),
-  );
-}
-
-export interface RawAnswer {
-  status: number;
-  headers: Headers;
-  /** At most the call's `maxBytes`; `truncated` says whether more was sent. */
-  body: Uint8Array;
-  truncated: boolean;
-}
 
 export interface CallInit extends RequestInit {
   /** The Accept header; default application/json. */
@@ -199,64 +164,6 @@ export function createProviderTransport(
   };
 }
 
-/** The call's deadline passed before its answer's body was read. */
-export class ExchangeTimeout extends Error {
-  override name = "ExchangeTimeout";
-}
-
-/**
- * One HTTP request and its answer's body, read up to `maxBytes`, all within `timeoutMs`; redirects
- * returned, never followed (an API has no reason to send one, and following it could carry a key
- * elsewhere or reach an internal host the URL policy never checked). Throws ExchangeTimeout when
- * the deadline passes, or what the fetch threw (a lost connection). Every provider client's calls
- * go through it, DIAN's SOAP calls too (shared/providers/dian/service.ts).
- */
-export async function exchange(
-  doFetch: FetchLike,
-  url: string | URL,
-  init: RequestInit,
-  limits: { timeoutMs: number; maxBytes: number },
-): Promise<RawAnswer> {
-  // cleared when the call ends, so that nothing holds the answer afterwards (./deadline.ts)
-  const { signal, stop } = deadline(limits.timeoutMs);
-  try {
-    // Raced against the signal too, so a fetch that ignores it (an in-process handler) still times out.
-    return await Promise.race([
-      (async () => {
-        const response = await doFetch(url, { ...init, signal, redirect: "manual" });
-        return {
-          status: response.status,
-          headers: response.headers,
-          ...(await readAnswer(response, limits.maxBytes)),
-        };
-      })(),
-      aborted(signal),
-    ]);
-  } catch (error) {
-    if (signal.aborted) throw new ExchangeTimeout("the call's deadline passed");
-    throw error;
-  } finally {
-    stop();
-  }
-}
-
-export function isSuccess(status: number): boolean {
-  return status >= 200 && status <= 299;
-}
-
-/** The answer's body, capped: refused unread when its declared length is already over the cap. */
-async function readAnswer(
-  response: Response,
-  max: number,
-): Promise<{ body: Uint8Array; truncated: boolean }> {
-  if (response.body && Number(response.headers.get("content-length") ?? 0) > max) {
-    void response.body.cancel().catch(() => {});
-    return { body: new Uint8Array(0), truncated: true };
-  }
-  const { bytes, truncated } = await readCapped(response.body, max);
-  return { body: bytes, truncated };
-}
-
 const NOT_JSON = Symbol("not-json");
 
 function parseJson(answer: RawAnswer, reviver: (key: string, value: unknown) => unknown): unknown {
@@ -265,13 +172,6 @@ function parseJson(answer: RawAnswer, reviver: (key: string, value: unknown) => 
   } catch {
     return NOT_JSON;
   }
-}
-
-function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-  });
 }
 
 function scrub(text: string, secret: string): string {

@@ -1,5 +1,5 @@
 /**
- * The Deno runtime's parts of the provider egress (./egress.ts): DNS through `Deno.resolveDns` (A and
+ * The Deno runtime's parts of the provider egress (../ports/egress/egress.ts): DNS through `Deno.resolveDns` (A and
  * AAAA), and pinned connections through `Deno.connect` to the checked address, then `Deno.startTls`
  * with the URL's name (SNI and the certificate check). Nothing is imported: the `Deno` global is
  * looked up, so this module loads on Node too, where it reports that it has nothing to offer.

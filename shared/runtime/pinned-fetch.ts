@@ -11,7 +11,7 @@
  * redirects returned, never followed. The caller's signal closes the connection at any point. It
  * is for provider API calls (a few kilobytes up to a PDF), not a general-purpose client.
  */
-import type { FetchLike } from "../providers/transport.ts";
+import type { FetchLike } from "../ports/egress/exchange.ts";
 
 /** A byte stream both ways, e.g. a Deno TCP or TLS connection. */
 export interface Connection {

@@ -15,6 +15,7 @@ import {
   ProviderMalformedError,
   ProviderRateLimitedError,
   ProviderRejectedError,
+  ProviderRequestError,
   ProviderTimeoutError,
   ProviderUnauthorizedError,
   ProviderUnavailableError,
@@ -29,7 +30,6 @@ import {
   type DianService,
 } from "../../shared/providers/dian/service.ts";
 import { MAX_ANSWER_BYTES } from "../../shared/providers/dian/soap-reader.ts";
-import { ProviderRequestError } from "../../shared/providers/transport.ts";
 import { answer, FIXTURE_KEY, FIXTURE_ZIP_KEY } from "./fixtures.ts";
 
 const PASSWORD = "clave-secreta-9f2d7c41";

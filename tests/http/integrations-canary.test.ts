@@ -15,8 +15,8 @@ import {
   createSandboxProvider,
   createSandboxRouter,
 } from "../../sandbox/index.ts";
+import type { FetchLike } from "../../shared/ports/egress/exchange.ts";
 import type { Resolver } from "../../shared/ports/egress/url-policy.ts";
-import type { FetchLike } from "../../shared/providers/transport.ts";
 
 const CANARY = `sk_sandbox_CANARY_${randomUUID().replaceAll("-", "")}`;
 /** A second canary the sandbox refuses (it does not start with sk_sandbox_). */

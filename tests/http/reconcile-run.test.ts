@@ -21,7 +21,6 @@ import {
 } from "../../sandbox/index.ts";
 import { PENDING_MARKER } from "../../sandbox/rules.ts";
 import { type ReconcileOptions, reconcile } from "../../shared/core/reconcile/run.ts";
-import { providersFor } from "../../shared/http/route.ts";
 import { createLogger } from "../../shared/kernel/log.ts";
 
 let db: TestDatabase;
@@ -90,13 +89,13 @@ const OPTIONS: ReconcileOptions = {
  * A run; with `webhookTimeoutMs`, one that also sends the webhook messages due, as the function's
  * does, each within that timeout.
  */
-function run(options: Partial<ReconcileOptions> = {}, { webhookTimeoutMs = 0 } = {}) {
+async function run(options: Partial<ReconcileOptions> = {}, { webhookTimeoutMs = 0 } = {}) {
   const serviceDb = t.deps.db.asService();
   const { config } = t.deps;
   return reconcile({
     ctx: {
       serviceDb,
-      providers: providersFor(t.deps, serviceDb),
+      providers: await t.deps.providers(serviceDb),
       documents: t.deps.documents,
       log: createLogger("debug", (line) => logs.push(line)),
       now: () => clock,

@@ -14,8 +14,8 @@ import {
   type SendMessageRequest,
   toBase64,
 } from "../../shared/ports/providers/deliver.ts";
+import { ProviderRequestError } from "../../shared/ports/providers/errors.ts";
 import { createDeliveryClient } from "../../shared/providers/deliver/client.ts";
-import { ProviderRequestError } from "../../shared/providers/transport.ts";
 import { useNetworkEdge } from "../support/msw.ts";
 import { failure, makeMessage } from "./fixtures.ts";
 

@@ -9,9 +9,12 @@ import { providerPdf } from "../../devkit/pdf/fixtures.ts";
 import { MAX_INFLATED_BYTES, MAX_OBJECTS, pdfCostProblem } from "../../shared/pdf/cost.ts";
 import type { RenderRequest } from "../../shared/ports/providers/docsgen.ts";
 import { pdfProblem } from "../../shared/ports/providers/docsgen.ts";
-import { ProviderMalformedError, ProviderTimeoutError } from "../../shared/ports/providers/errors.ts";
+import {
+  ProviderMalformedError,
+  ProviderRequestError,
+  ProviderTimeoutError,
+} from "../../shared/ports/providers/errors.ts";
 import { createDocsgenClient } from "../../shared/providers/docsgen/client.ts";
-import { ProviderRequestError } from "../../shared/providers/transport.ts";
 import { useNetworkEdge } from "../support/msw.ts";
 import { accepted, failure, fakePdf, makeDocument, makeRenderRequest } from "./fixtures.ts";
 

@@ -7,15 +7,12 @@
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { checkRequest, ProviderRequestError } from "../../shared/ports/providers/errors.ts";
 import type { DocumentOutcome } from "../../shared/ports/providers/protocol.ts";
 import { DocumentOutcome as DocumentOutcomeSchema } from "../../shared/ports/providers/protocol.ts";
 import { createDeliveryClient } from "../../shared/providers/deliver/client.ts";
 import { createTaxClient } from "../../shared/providers/tax/client.ts";
-import {
-  checkRequest,
-  MAX_JSON_ANSWER_BYTES,
-  ProviderRequestError,
-} from "../../shared/providers/transport.ts";
+import { MAX_JSON_ANSWER_BYTES } from "../../shared/providers/transport.ts";
 import { useNetworkEdge } from "../support/msw.ts";
 import { streamed } from "../support/streamed.ts";
 import { failure, makeDocument, makeMessage } from "./fixtures.ts";

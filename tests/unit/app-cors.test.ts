@@ -6,8 +6,8 @@ import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
+import { corsOptions } from "../../shared/cors.ts";
 import type { AppDeps, AppEnv } from "../../shared/http/context.ts";
-import { corsOptions } from "../../shared/http/cors.ts";
 import { appCors, requestContext } from "../../shared/http/middleware.ts";
 import { createLogger } from "../../shared/kernel/log.ts";
 

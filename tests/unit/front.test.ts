@@ -90,11 +90,11 @@ describe("what a cold instance loads", () => {
   it("the entry and the front import Hono, its CORS middleware and the CORS policy, nothing else", () => {
     expect(staticImports(read("functions/einvoicing/index.ts"))).toEqual(["./front.ts"]);
     expect(staticImports(read("functions/einvoicing/front.ts")).sort()).toEqual([
-      "../../shared/http/cors.ts",
+      "../../shared/cors.ts",
       "hono/cors",
       "hono/tiny",
     ]);
-    expect(staticImports(read("shared/http/cors.ts"))).toEqual([]);
+    expect(staticImports(read("shared/cors.ts"))).toEqual([]);
   });
 
   it.each(["invoices", "credit-notes", "integrations"])(

@@ -38,8 +38,8 @@ import type {
 } from "../../kernel/rows.ts";
 import type { DeliveryLimits } from "../../ports/db/catalogue.ts";
 import type { DbScope } from "../../ports/db/port.ts";
+import type { ProviderDirectory } from "../../ports/providers/directory.ts";
 import type { DocumentStore } from "../../ports/storage.ts";
-import type { ProviderDirectory } from "../../providers/directory.ts";
 import { ensureAttachedDocument } from "./attached-document.ts";
 import { beforeSending, domainReason, type OpenDelivery, sendAndRecord } from "./delivery-outcome.ts";
 import { type BuyerPackage, packageForBuyer, stampedPdf } from "./delivery-package.ts";

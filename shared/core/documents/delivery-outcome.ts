@@ -13,8 +13,7 @@ import {
   type DeliveryOutcome,
   deliveryIdempotencyKey,
 } from "../../ports/providers/deliver.ts";
-import { ProviderError } from "../../ports/providers/errors.ts";
-import { ProviderRequestError } from "../../providers/transport.ts";
+import { ProviderError, ProviderRequestError } from "../../ports/providers/errors.ts";
 import { storable } from "./outcome.ts";
 
 interface RecordingContext {

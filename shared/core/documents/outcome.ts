@@ -1,6 +1,6 @@
 /**
  * What a provider's answer about a document means for it, and how it is stored: the status, the
- * result code (./result-codes.ts), the API's own sentence, and the authority's words as it wrote them.
+ * result code (../../kernel/result-codes.ts), the API's own sentence, and the authority's words as it wrote them.
  */
 
 import type { AuthorityRule } from "../../kernel/result-codes.ts";

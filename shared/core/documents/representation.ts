@@ -33,8 +33,9 @@ import type {
   RepresentationRow,
 } from "../../kernel/rows.ts";
 import { callAuthorized, type DbScope } from "../../ports/db/port.ts";
+import type { ProviderDirectory } from "../../ports/providers/directory.ts";
+import { isUsable } from "../../ports/providers/directory.ts";
 import { type DocumentStore, documentPath } from "../../ports/storage.ts";
-import { isUsable, type ProviderDirectory } from "../../providers/directory.ts";
 import { attachedDocumentPath, ensureAttachedDocument } from "./attached-document.ts";
 import type { DocumentKindSpec, PdfFiscal } from "./kind.ts";
 import type { RememberedFingerprints } from "./remembered-fingerprints.ts";

@@ -13,6 +13,7 @@ import type { Logger } from "../../kernel/log.ts";
 import type { AuthorityRule, TransmissionCode } from "../../kernel/result-codes.ts";
 import type { ClaimEntry, DocumentKind, FiscalStatus, RecordedOutcome } from "../../kernel/rows.ts";
 import { callAuthorized, type DbScope } from "../../ports/db/port.ts";
+import type { ProviderDirectory } from "../../ports/providers/directory.ts";
 import {
   ProviderError,
   ProviderRateLimitedError,
@@ -20,7 +21,6 @@ import {
   ProviderUnavailableError,
 } from "../../ports/providers/errors.ts";
 import type { DocumentOutcome, SubmitDocumentRequest, TaxAdapter } from "../../ports/providers/protocol.ts";
-import type { ProviderDirectory } from "../../providers/directory.ts";
 import type { DocumentKindSpec } from "./kind.ts";
 import { lookupOf } from "./lookup.ts";
 import { outcomeFromProvider, storable } from "./outcome.ts";

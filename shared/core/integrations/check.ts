@@ -1,39 +1,67 @@
 /**
- * What /integrations/test and /integrations/save share: which url and key to check (the given ones
- * or the saved ones), the URL policy applied before anything is sent — as written, then every
- * address the host resolves to — and the provider's credential check over a connection to a checked
- * address. A provider that cannot be reached, times out or answers garbage is an outcome with a
- * message saying which, never an exception; the key never appears in a message (the transport cuts
- * it out of whatever the provider says).
+ * What /integrations/test and /integrations/save share: the plan of a check, in either mode. A
+ * protocol provider's is planned here — which url and key to check (the given ones, or the saved ones
+ * for what is not given: a saved key only at its saved url) — and its check asked of the adapter
+ * (`ctx.checks.protocolKey`) over a connection to a checked address; DIAN mode's plan is the DIAN
+ * adapter's (`ctx.checks.dian`). A provider that cannot be reached, times out or answers garbage is
+ * an outcome with a message saying which, never an exception.
  */
-
-import { type CredentialIdentity, type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
-import { BusinessRuleError, DomainError, RefusedUrlError } from "../../kernel/errors.ts";
+import { keyHint, type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
+import { BusinessRuleError, FieldError } from "../../kernel/errors.ts";
 import type { StoredCredential } from "../../ports/db/catalogue.ts";
-import { HostResolutionError, reach, UnsafeProviderUrlError } from "../../ports/egress/egress.ts";
-import { assertProviderUrl } from "../../ports/egress/url-policy.ts";
-import { ProviderError, ProviderUnavailableError, SERVICE_LABEL } from "../../ports/providers/errors.ts";
-import { createProviderTransport, type FetchLike } from "../../providers/transport.ts";
-import type { CredentialTarget, IntegrationContext } from "./context.ts";
+import { reachChecked } from "../../ports/providers/credential-url.ts";
+import {
+  type CredentialInput,
+  type CredentialTarget,
+  type IntegrationContext,
+  identityOf,
+  isDianMode,
+  type PlannedCheck,
+  type Source,
+  sameUrl,
+} from "../../ports/providers/credentials.ts";
+import { ProviderError } from "../../ports/providers/errors.ts";
 
-/** The saved url, refused by the policy as it stands now (422: the fix is to save another). */
-export class SavedUrlRefusedError extends BusinessRuleError {}
-
-/** The provider says the key does not authenticate (422). */
-export class CredentialRejectedError extends DomainError {
-  readonly code = "credential_rejected";
-}
-
-export type Source = "given" | "saved";
-
-export interface CheckOutcome {
-  ok: boolean;
-  message: string;
-  /**
-   * Why there is no verdict: the provider gave no usable answer (timeout, unreachable, garbage, 5xx,
-   * 429), or (DIAN mode) the check cannot be made here.
-   */
-  failure?: DomainError;
+/**
+ * The check of `input`: DIAN mode's when the effective settings (given, else saved) say so, else a
+ * protocol provider's. For a save, a saved key that cannot be opened is a 422 here; for a test it is
+ * the outcome.
+ */
+export async function planCheck(
+  input: CredentialInput,
+  stored: StoredCredential | null,
+  ctx: IntegrationContext,
+  purpose: "test" | "save",
+): Promise<PlannedCheck> {
+  const settings = input.settings ?? stored?.settings ?? {};
+  if (isDianMode(settings)) return ctx.checks.dian(input, settings, stored, ctx);
+  refuseDianFields(input);
+  // a DIAN-mode row's sealed certificate is no API key, nor its url a provider's
+  const saved = stored && !isDianMode(stored.settings) ? stored : null;
+  const url = urlToCheck(input, input.url, saved, input.api_key !== undefined);
+  const keySource: Source = input.api_key === undefined ? "saved" : "given";
+  const key =
+    input.api_key === undefined ? await openSavedKey(input, saved, ctx.secretBox) : { key: input.api_key };
+  if (!("key" in key) && purpose === "save") throw new BusinessRuleError(key.problem);
+  return {
+    mode: "protocol",
+    url,
+    keySource,
+    hint: "key" in key ? keyHint(key.key) : (saved?.api_key_hint ?? ""),
+    settings,
+    run: async () => {
+      if (!("key" in key)) return { ok: false, message: key.problem };
+      const reached = await reachChecked(input, url, ctx);
+      if (!("fetch" in reached)) return reached;
+      try {
+        const call = { base: reached.base, fetch: reached.fetch, apiKey: key.key, timeoutMs: ctx.timeoutMs };
+        return { ...(await ctx.checks.protocolKey(input, call)), secret: key.key };
+      } catch (error) {
+        if (error instanceof ProviderError) return { ok: false, message: error.message, failure: error };
+        throw error;
+      }
+    },
+  };
 }
 
 /**
@@ -75,21 +103,11 @@ export function recordedUrl(raw: string): string | null {
   }
 }
 
-/** Whether a given url is the saved one, compared as WHATWG URLs (the form it is stored in). */
-export function sameUrl(given: string, saved: string | null): boolean {
-  if (!saved) return false;
-  try {
-    return new URL(given).href === new URL(saved).href;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The saved key, opened; a 422 when none is saved. `{ problem }` when it is saved but cannot be
  * opened: sealed for another row, or by a credentials key this service no longer has.
  */
-export async function openSavedKey(
+async function openSavedKey(
   target: CredentialTarget,
   stored: StoredCredential | null,
   secretBox: SecretBox,
@@ -111,104 +129,11 @@ export async function openSavedKey(
   }
 }
 
-export function identityOf(target: CredentialTarget): CredentialIdentity {
-  return {
-    org_id: target.org_id,
-    company_id: target.company_id,
-    service: target.service,
-    environment: target.environment,
-  };
-}
-
-/**
- * Applies the URL policy to `url` and asks the provider whether `apiKey` authenticates. Throws
- * RefusedUrlError (a given url) or SavedUrlRefusedError (a saved one) when the policy refuses it, before
- * anything is sent; every provider failure is an outcome.
- */
-export async function checkWithProvider(
-  target: CredentialTarget,
-  url: { url: string; source: Source },
-  apiKey: string,
-  ctx: IntegrationContext,
-): Promise<CheckOutcome> {
-  const reached = await reachChecked(target, url, ctx);
-  if (!("fetch" in reached)) return reached;
-  const transport = createProviderTransport(target.service, "integrations", {
-    baseUrl: reached.base.href,
-    apiKey,
-    timeoutMs: ctx.timeoutMs,
-    fetch: reached.fetch,
-  });
-  try {
-    const check = await transport.checkCredential();
-    const message = check.message || (check.ok ? "The API key works." : "The provider refused the API key.");
-    return { ok: check.ok, message };
-  } catch (error) {
-    if (error instanceof ProviderError) return { ok: false, message: error.message, failure: error };
-    throw error;
-  }
-}
-
-/**
- * `url` through the URL policy as written, and through `rule` (a further refusal, e.g. DIAN mode's
- * hosts). Throws RefusedUrlError (a given url) or SavedUrlRefusedError (a saved one).
- */
-export function checkedUrl(
-  url: { url: string; source: Source },
-  ctx: Pick<IntegrationContext, "allowPrivateUrls">,
-  rule: (url: URL) => string | null = () => null,
-): URL {
-  let base: URL;
-  try {
-    base = assertProviderUrl(url.url, { allowPrivate: ctx.allowPrivateUrls });
-  } catch (error) {
-    if (error instanceof UnsafeProviderUrlError) throw refusal(url.source, error.message);
-    throw error;
-  }
-  const problem = rule(base);
-  if (problem) throw refusal(url.source, problem);
-  return base;
-}
-
-/** A given url refused is the caller's field (400); a saved one is the row's state (422). */
-function refusal(source: Source, why: string): RefusedUrlError | SavedUrlRefusedError {
-  return source === "given"
-    ? new RefusedUrlError(`The url is not allowed: ${why}.`)
-    : new SavedUrlRefusedError(`The saved url cannot be used: ${why}; save the credential again with a url.`);
-}
-
-/**
- * `checkedUrl`, then its host resolved and every address checked: the fetch that reaches it. Throws
- * as `checkedUrl` does (a name resolving to a private address too); a host that does not resolve is
- * an outcome.
- */
-export async function reachChecked(
-  target: CredentialTarget,
-  url: { url: string; source: Source },
-  ctx: IntegrationContext,
-  rule?: (url: URL) => string | null,
-): Promise<{ base: URL; fetch: FetchLike } | CheckOutcome> {
-  const base = checkedUrl(url, ctx, rule);
-  try {
-    const fetch = await reach(ctx.egress, base, {
-      allowPrivate: ctx.allowPrivateUrls,
-      timeoutMs: ctx.timeoutMs,
-    });
-    return { base, fetch };
-  } catch (error) {
-    if (error instanceof UnsafeProviderUrlError) throw refusal(url.source, error.message);
-    if (error instanceof HostResolutionError) {
-      const failure = new ProviderUnavailableError(
-        `The ${SERVICE_LABEL[target.service]} could not be reached: ${error.message}.`,
-        { service: target.service, operation: "check_credential", maybeProcessed: false, cause: error },
-      );
-      return { ok: false, message: failure.message, failure };
+/** Outside DIAN mode its fields are refused, naming them (400). */
+function refuseDianFields(input: { certificate?: unknown; software_pin?: unknown }): void {
+  for (const field of ["certificate", "software_pin"] as const) {
+    if (input[field] !== undefined) {
+      throw new FieldError(field, 'is taken only in DIAN mode (settings.provider "dian")');
     }
-    throw error;
   }
-}
-
-/** Whether the policy refused the url (the event's outcome then says so). */
-export function isRefusedUrl(error: unknown): boolean {
-  return error instanceof RefusedUrlError || error instanceof SavedUrlRefusedError;
 }

@@ -1,37 +1,18 @@
 /**
- * What the integration operations take: the service's database scope (credentials are service-only),
- * the SecretBox, the provider egress, the provider timeout, whether local development allows private
- * URLs, DIAN's GetNumberingRange (DIAN mode), who is acting, and a logger. `integrationContext` picks them out of an operation's context.
+ * `integrationContext` picks what the integration operations take (../../ports/providers/credentials.ts
+ * `IntegrationContext`) out of a route's operation context: the service's database scope
+ * (credentials are service-only), the SecretBox, the provider egress and timeout, whether local
+ * development allows private URLs, the adapters' credential checks, who is acting, and a logger.
  */
 import type { SecretBox } from "../../crypto/secret-box.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { DbScope } from "../../ports/db/port.ts";
 import type { Egress } from "../../ports/egress/egress.ts";
-import type { ProviderService } from "../../ports/providers/errors.ts";
-import type { Environment } from "../../ports/providers/protocol.ts";
-import type { DianNumbering } from "../../providers/dian/numbering-query.ts";
-
-export interface IntegrationContext {
-  serviceDb: DbScope;
-  secretBox: SecretBox;
-  egress: Egress;
-  timeoutMs: number;
-  allowPrivateUrls: boolean;
-  /** DIAN's GetNumberingRange, for DIAN mode's check. */
-  dianNumbering: DianNumbering;
-  /** The admin acting, for events. */
-  actorId: string;
-  log: Logger;
-  now?: () => Date;
-}
-
-/** One credential: a company's key for one provider service in one environment. */
-export interface CredentialTarget {
-  org_id: string;
-  company_id: string;
-  service: ProviderService;
-  environment: Environment;
-}
+import type {
+  CredentialChecks,
+  CredentialTarget,
+  IntegrationContext,
+} from "../../ports/providers/credentials.ts";
 
 /** The parts of a route's operation context the integration operations use. */
 interface OperationParts {
@@ -41,7 +22,7 @@ interface OperationParts {
   deps: {
     secretBox: SecretBox;
     egress: Egress;
-    dianNumbering: DianNumbering;
+    credentialChecks: CredentialChecks;
     config: { providers: { timeoutMs: number; allowPrivateUrls: boolean } };
   };
 }
@@ -53,7 +34,7 @@ export function integrationContext(op: OperationParts): IntegrationContext {
     egress: op.deps.egress,
     timeoutMs: op.deps.config.providers.timeoutMs,
     allowPrivateUrls: op.deps.config.providers.allowPrivateUrls,
-    dianNumbering: op.deps.dianNumbering,
+    checks: op.deps.credentialChecks,
     actorId: op.actorId,
     log: op.log,
   };

@@ -1,33 +1,33 @@
 /**
- * saveCredential (/integrations/save): checks the key with the provider first and stores it only if
- * it authenticates — sealed (AES-256-GCM, the org, company, service and environment as associated
- * data) under the current credentials key, whose id the row records. Without `api_key` the saved key
- * is kept and checked at the saved url (422 when none is saved, or when `url` names another one: a
- * saved key is only sent to its saved url); without `url` or `settings` the saved ones are kept. A key the provider refuses is 422 `credential_rejected`; a provider that
- * cannot be reached, times out or answers garbage is its 502/504 (429 when it is rate limiting), and
- * nothing is stored. The row is written whole in one statement, so concurrent saves leave one
- * consistent row. Every outcome is an event without the key. DIAN mode (`settings.provider` "dian",
- * given or saved) is ./dian-save.ts; its fields (`certificate`, `software_pin`) are refused here.
+ * saveCredential (/integrations/save): checks the credential first (the mode's adapter, as
+ * /integrations/test does) and stores it only if every check passed — its secret (an API key, or DIAN
+ * mode's key, certificate and PIN) sealed (AES-256-GCM, the org, company, service and environment as
+ * associated data) under the current credentials key, whose id the row records. What is not given is
+ * the saved one (a saved secret only at its saved url; 422 when none is saved); without `url` or
+ * `settings` the saved ones are kept. A credential the provider or DIAN refuses is 422
+ * `credential_rejected`; a provider that cannot be reached, times out or answers garbage is its
+ * 502/504 (429 when it is rate limiting), and nothing is stored. The row is written whole in one
+ * statement, so concurrent saves leave one consistent row. Every outcome is an event without a
+ * secret.
  */
-import { keyHint } from "../../crypto/secret-box.ts";
-import { BusinessRuleError } from "../../kernel/errors.ts";
-import { type DianCredentialInput, refuseDianFields } from "../../providers/dian/credential-check.ts";
-import { type SaveCredentialResult, saveDianCredential } from "../../providers/dian/credential-save.ts";
-import { isDianMode } from "../../providers/dian/mode.ts";
+import { CredentialRejectedError } from "../../kernel/errors.ts";
+import type { SavedCredential } from "../../ports/db/catalogue.ts";
+import { isRefusedUrl } from "../../ports/providers/credential-url.ts";
 import {
-  CredentialRejectedError,
-  checkWithProvider,
+  type CertificateSummary,
+  type CheckResult,
+  type CredentialInput,
+  type IntegrationContext,
   identityOf,
-  isRefusedUrl,
-  openSavedKey,
-  recordedUrl,
-  type Source,
-  urlToCheck,
-} from "./check.ts";
-import { credentialWhere, type IntegrationContext } from "./context.ts";
+} from "../../ports/providers/credentials.ts";
+import { planCheck, recordedUrl } from "./check.ts";
+import { credentialWhere } from "./context.ts";
 
-export interface SaveCredentialInput extends DianCredentialInput {
-  settings?: Record<string, unknown> | undefined;
+export type SaveCredentialInput = CredentialInput;
+
+/** A save's answer: in DIAN mode with the certificate it holds. */
+export interface SaveCredentialResult extends SavedCredential {
+  certificate?: CertificateSummary;
 }
 
 export async function saveCredential({
@@ -38,65 +38,56 @@ export async function saveCredential({
   ctx: IntegrationContext;
 }): Promise<SaveCredentialResult> {
   const row = await ctx.serviceDb.call("einv_integration_get", credentialWhere(input));
-  const settings = input.settings ?? row?.settings ?? {};
-  if (isDianMode(settings)) return saveDianCredential(input, settings, row, ctx);
-  refuseDianFields(input);
-  // a DIAN-mode row's sealed certificate is no API key, nor its url a provider's
-  const stored = row && !isDianMode(row.settings) ? row : null;
-  const url = urlToCheck(input, input.url, stored, input.api_key !== undefined);
-  const keySource: Source = input.api_key === undefined ? "saved" : "given";
-  let apiKey: string;
-  if (input.api_key === undefined) {
-    const opened = await openSavedKey(input, stored, ctx.secretBox);
-    if (!("key" in opened)) throw new BusinessRuleError(opened.problem);
-    apiKey = opened.key;
-  } else {
-    apiKey = input.api_key;
-  }
-  const hint = keyHint(apiKey);
+  const plan = await planCheck(input, row, ctx, "save");
   const refuse = (outcome: "rejected" | "unverified" | "refused_url", message: string) =>
     ctx.serviceDb.call("einv_integration_event", {
       ...credentialWhere(input),
       p_event: "credential_save_refused",
       p_outcome: outcome,
       p_message: message,
-      p_url: recordedUrl(url.url),
-      p_api_key_hint: hint,
-      p_key_source: keySource,
+      p_url: recordedUrl(plan.url.url),
+      p_api_key_hint: plan.hint,
+      p_key_source: plan.keySource,
       p_actor_id: ctx.actorId,
     });
 
-  let outcome: Awaited<ReturnType<typeof checkWithProvider>>;
+  let outcome: CheckResult;
   try {
-    outcome = await checkWithProvider(input, url, apiKey, ctx);
+    outcome = await plan.run();
   } catch (error) {
     if (isRefusedUrl(error)) await refuse("refused_url", (error as Error).message);
     throw error;
   }
-  const log = { company_id: input.company_id, service: input.service, environment: input.environment };
+  const log = {
+    company_id: input.company_id,
+    service: input.service,
+    environment: input.environment,
+    mode: plan.mode,
+  };
   if (outcome.failure) {
     await refuse("unverified", outcome.message);
-    ctx.log.info("credential not saved: the provider could not check it", log);
+    ctx.log.info("credential not saved: it could not be checked", log);
     throw outcome.failure;
   }
-  if (!outcome.ok) {
+  if (!outcome.ok || outcome.secret === undefined) {
     await refuse("rejected", outcome.message);
-    ctx.log.info("credential not saved: the provider rejected it", log);
-    throw new CredentialRejectedError(`The key was not saved: ${outcome.message}`);
+    ctx.log.info("credential not saved: a check failed", log);
+    const what = plan.mode === "dian" ? "credential" : "key";
+    throw new CredentialRejectedError(`The ${what} was not saved: ${outcome.message}`);
   }
   const saved = await ctx.serviceDb.call("einv_integration_save", {
     ...credentialWhere(input),
     // the url as the policy read it (WHATWG-normalised), so what is stored is what was checked
-    p_url: new URL(url.url).href,
-    p_settings: settings,
-    p_api_key_ciphertext: await ctx.secretBox.seal(apiKey, identityOf(input)),
-    p_api_key_hint: hint,
+    p_url: new URL(plan.url.url).href,
+    p_settings: plan.settings,
+    p_api_key_ciphertext: await ctx.secretBox.seal(outcome.secret, identityOf(input)),
+    p_api_key_hint: plan.hint,
     p_key_id: ctx.secretBox.keyId,
-    p_key_source: keySource,
+    p_key_source: plan.keySource,
     p_message: outcome.message,
     p_actor_id: ctx.actorId,
   });
-  ctx.log.info("credential saved", { ...log, key_source: keySource });
+  ctx.log.info("credential saved", { ...log, key_source: plan.keySource });
   // in the order the contract lists them (the database's JSON orders keys its own way)
   return {
     company_id: saved.company_id,
@@ -106,5 +97,6 @@ export async function saveCredential({
     settings: saved.settings,
     api_key_hint: saved.api_key_hint,
     verified_at: saved.verified_at,
+    ...(outcome.certificate ? { certificate: outcome.certificate } : {}),
   };
 }

@@ -1,37 +1,25 @@
 /**
- * testCredential (/integrations/test): does this key work? The given key and url, or what is saved
- * for whatever is not given, checked with the provider's credential check (the saved key only at the
- * saved url). The answer is an outcome
- * whether the key works or not — a provider that cannot be reached, times out or answers garbage is
- * `ok: false` with a message saying which — and an event records who tested what, and how it went.
- * Only a url the policy refuses (400, nothing sent), an unknown company (404) or nothing to test
- * (422) are errors. DIAN mode (`settings.provider` "dian", given or saved) is ./dian-test.ts; its
- * fields (`certificate`, `software_pin`) are refused here.
+ * testCredential (/integrations/test): does this credential work? The given key and url (or, in DIAN
+ * mode, certificate and PIN), or what is saved for whatever is not given, checked by the mode's
+ * adapter (the saved secrets only at the saved url). The answer is an outcome whether the credential
+ * works or not — a provider that cannot be reached, times out or answers garbage is `ok: false` with
+ * a message saying which — and an event records who tested what, and how it went, never a secret.
+ * Only a url the policy refuses (400, nothing sent), a field the mode does not take (400), an unknown
+ * company (404) or nothing to test (422) are errors.
  */
-import { keyHint } from "../../crypto/secret-box.ts";
+import { isRefusedUrl } from "../../ports/providers/credential-url.ts";
+import type {
+  CertificateSummary,
+  CheckResult,
+  CredentialInput,
+  IntegrationContext,
+} from "../../ports/providers/credentials.ts";
 import type { ProviderService } from "../../ports/providers/errors.ts";
 import type { Environment } from "../../ports/providers/protocol.ts";
-import {
-  type CertificateSummary,
-  type DianCredentialInput,
-  refuseDianFields,
-} from "../../providers/dian/credential-check.ts";
-import { testDianCredential } from "../../providers/dian/credential-test.ts";
-import { isDianMode } from "../../providers/dian/mode.ts";
-import {
-  checkWithProvider,
-  isRefusedUrl,
-  openSavedKey,
-  recordedUrl,
-  type Source,
-  urlToCheck,
-} from "./check.ts";
-import { credentialWhere, type IntegrationContext } from "./context.ts";
+import { planCheck, recordedUrl } from "./check.ts";
+import { credentialWhere } from "./context.ts";
 
-export interface TestCredentialInput extends DianCredentialInput {
-  /** The settings to test with (DIAN mode's decide what is checked); left out, the saved ones. */
-  settings?: Record<string, unknown> | undefined;
-}
+export type TestCredentialInput = CredentialInput;
 
 export interface TestCredentialResult {
   ok: boolean;
@@ -52,40 +40,21 @@ export async function testCredential({
   ctx: IntegrationContext;
 }): Promise<TestCredentialResult> {
   const row = await ctx.serviceDb.call("einv_integration_get", credentialWhere(input));
-  const settings = input.settings ?? row?.settings ?? {};
-  if (isDianMode(settings)) {
-    const outcome = await testDianCredential(input, settings, row, ctx);
-    const { certificate, ...verdict } = outcome;
-    return {
-      ...verdict,
-      ...answerOf(input, ctx),
-      ...(certificate ? { certificate } : {}),
-    };
-  }
-  refuseDianFields(input);
-  // a DIAN-mode row's sealed certificate is no API key, nor its url a provider's
-  const stored = row && !isDianMode(row.settings) ? row : null;
-  const url = urlToCheck(input, input.url, stored, input.api_key !== undefined);
-  const keySource: Source = input.api_key === undefined ? "saved" : "given";
-  const hint = input.api_key === undefined ? (stored?.api_key_hint ?? null) : keyHint(input.api_key);
+  const plan = await planCheck(input, row, ctx, "test");
   const record = (outcome: "ok" | "failed" | "refused_url", message: string) =>
     ctx.serviceDb.call("einv_integration_event", {
       ...credentialWhere(input),
       p_event: "credential_tested",
       p_outcome: outcome,
       p_message: message,
-      p_url: recordedUrl(url.url),
-      p_api_key_hint: hint,
-      p_key_source: keySource,
+      p_url: recordedUrl(plan.url.url),
+      p_api_key_hint: plan.hint,
+      p_key_source: plan.keySource,
       p_actor_id: ctx.actorId,
     });
-
-  const key =
-    input.api_key === undefined ? await openSavedKey(input, stored, ctx.secretBox) : { key: input.api_key };
-  let outcome: { ok: boolean; message: string };
+  let outcome: CheckResult;
   try {
-    outcome =
-      "key" in key ? await checkWithProvider(input, url, key.key, ctx) : { ok: false, message: key.problem };
+    outcome = await plan.run();
   } catch (error) {
     if (isRefusedUrl(error)) await record("refused_url", (error as Error).message);
     throw error;
@@ -95,18 +64,18 @@ export async function testCredential({
     company_id: input.company_id,
     service: input.service,
     environment: input.environment,
+    mode: plan.mode,
     ok: outcome.ok,
-    key_source: keySource,
+    key_source: plan.keySource,
   });
-  return { ok: outcome.ok, message: outcome.message, ...answerOf(input, ctx) };
-}
-
-/** The answer's fields besides the verdict, in the order the contract lists them. */
-function answerOf(input: TestCredentialInput, ctx: IntegrationContext) {
+  // in the order the contract lists them
   return {
+    ok: outcome.ok,
     company_id: input.company_id,
     service: input.service,
     environment: input.environment,
+    message: outcome.message,
     checked_at: (ctx.now?.() ?? new Date()).toISOString(),
+    ...(outcome.certificate ? { certificate: outcome.certificate } : {}),
   };
 }

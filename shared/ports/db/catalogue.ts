@@ -242,7 +242,7 @@ const creditNotes = {
 
 /**
  * Callable by `service_role`: the Idempotency-Key of every POST (shared/http/idempotency.ts). The
- * reasons of a conflict are reason codes (./reasons.ts).
+ * reasons of a conflict are reason codes (../../db/reasons.ts).
  */
 const idempotency = {
   einv_idempotency_begin: service({

@@ -1,6 +1,6 @@
 /**
  * The `Db` port: every read and state change goes through a database API function (a SQL function
- * in `public`, prefixed `einv_`; the catalogue is ./catalogue.ts, the rows ./rows.ts). Two
+ * in `public`, prefixed `einv_`; the catalogue is ./catalogue.ts, the rows ../../kernel/rows.ts). Two
  * transports implement it — supabase-js (`rpc`) and a direct SQL connection — and both must behave
  * the same, which `tests/db/contract.test.ts` checks.
  */

@@ -3,10 +3,10 @@
  * (./url-policy.ts) before anything is sent, and the request then goes to one of those checked
  * addresses — never to whatever the runtime's own resolver answers a moment later — with TLS and the
  * Host header still for the URL's name. The composition root picks the runtime's parts
- * (./deno-network.ts in production); tests hand in a fake resolver and an in-process fetch.
+ * (../../runtime/deno-network.ts in production); tests hand in a fake resolver and an in-process fetch.
  */
 import { deadline } from "../../kernel/deadline.ts";
-import type { FetchLike } from "../../providers/transport.ts";
+import type { FetchLike } from "./exchange.ts";
 import {
   HostResolutionError,
   type Resolver,
@@ -42,7 +42,7 @@ export async function reach(
   options: { allowPrivate: boolean; timeoutMs: number; noun?: string },
 ): Promise<FetchLike> {
   if (options.allowPrivate) return egress.fetch;
-  // cleared once resolved, so that the timer does not keep the signal and its listener (./deadline.ts)
+  // cleared once resolved, so that the timer does not keep the signal and its listener (../../kernel/deadline.ts)
   const { signal, stop } = deadline(options.timeoutMs);
   const addresses = await Promise.race([
     resolveProviderUrl(url, {

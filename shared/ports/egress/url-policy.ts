@@ -15,7 +15,7 @@
  * common notation). `resolveProviderUrl` then checks what a name stands for: it is resolved through
  * a `Resolver` port (Deno's DNS in production, a fake in tests) and every address of the answer must
  * pass the same rules, in IPv4 and IPv6 forms. Callers connect only to those checked addresses
- * (./egress.ts, ./pinned-fetch.ts), so a rebinding answer given after the check is never used.
+ * (./egress.ts, ../../runtime/pinned-fetch.ts), so a rebinding answer given after the check is never used.
  * Production egress should still be restricted at the network level too.
  */
 

@@ -1,7 +1,7 @@
 /**
  * The deliver provider protocol (docs/provider-protocol.md#deliver): send one e-mail with
  * attachments, deduplicated by an Idempotency-Key, and query a message by our reference (how a
- * delivery whose outcome was never recorded is settled without sending it again). Our client (./deliver-client.ts) and the sandbox
+ * delivery whose outcome was never recorded is settled without sending it again). Our client (../../providers/deliver/client.ts) and the sandbox
  * (sandbox/deliver.ts) both validate with these schemas. A refused message (bounce, blocked
  * recipient) is an outcome with status `rejected`, not an error.
  */

@@ -1,7 +1,7 @@
 /**
  * The docsgen provider protocol (docs/provider-protocol.md#docsgen): render the base PDF of a
  * document from the same data the tax adapter gets, plus its fiscal state. Our client
- * (./docsgen-client.ts) and the sandbox (sandbox/docsgen.ts) both validate with these schemas.
+ * (../../providers/docsgen/client.ts) and the sandbox (sandbox/docsgen.ts) both validate with these schemas.
  * The answer is the PDF itself (`200 application/pdf`), checked by `pdfProblem`.
  */
 import { z } from "zod";

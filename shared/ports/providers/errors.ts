@@ -7,6 +7,7 @@
  * refused e-mail is a `DeliveryOutcome` with status `rejected`). The `rejected` kind here means the
  * provider refused our request itself (validation, idempotency conflict).
  */
+import type { z } from "zod";
 import { DomainError } from "../../kernel/errors.ts";
 
 export type ProviderErrorKind =
@@ -252,4 +253,35 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
     seconds = Math.ceil((at - now) / 1000);
   }
   return Math.min(Math.max(seconds, 0), MAX_RETRY_AFTER_SECONDS);
+}
+
+/**
+ * A request we refused to send because it breaks the protocol (a bug, or data the caller should
+ * have checked first, such as a stored e-mail address). Nothing reached the provider.
+ */
+export class ProviderRequestError extends TypeError {
+  override name = "ProviderRequestError";
+  readonly operation: ProviderOperation;
+  /** One entry per problem: the field path and what is wrong with it. */
+  readonly details: { field: string; message: string }[];
+
+  constructor(operation: ProviderOperation, details: { field: string; message: string }[]) {
+    super(`invalid ${operation} request: ${details.map((d) => `${d.field}: ${d.message}`).join("; ")}`);
+    this.operation = operation;
+    this.details = details;
+  }
+}
+
+/** Validates what we are about to send; the parsed value drops unknown keys (so no stray secrets). */
+export function checkRequest<T extends z.ZodType>(
+  operation: ProviderOperation,
+  schema: T,
+  value: unknown,
+): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new ProviderRequestError(
+    operation,
+    result.error.issues.map((i) => ({ field: i.path.join(".") || "(body)", message: i.message })),
+  );
 }

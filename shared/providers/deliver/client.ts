@@ -3,6 +3,8 @@
  * Idempotency-Key, and GET /messages/{reference} to learn what became of one. The message is checked before it leaves (addresses, one-line subject, attachment
  * sizes); the answer must be the outcome of this very message.
  */
+
+import { isSuccess } from "../../ports/egress/exchange.ts";
 import {
   type DeliveryChannel,
   DeliveryOutcome,
@@ -12,14 +14,9 @@ import {
   SendMessageRequest,
   toBase64,
 } from "../../ports/providers/deliver.ts";
+import { checkRequest, ProviderRequestError } from "../../ports/providers/errors.ts";
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_SHAPE } from "../../ports/providers/protocol.ts";
-import {
-  checkRequest,
-  createProviderTransport,
-  isSuccess,
-  type ProviderClientOptions,
-  ProviderRequestError,
-} from "../transport.ts";
+import { createProviderTransport, type ProviderClientOptions } from "../transport.ts";
 
 export type DeliveryClientOptions = ProviderClientOptions;
 

@@ -5,14 +5,13 @@
  * message and its rules as the outcome's errors.
  */
 
-import { ProviderRejectedError } from "../../ports/providers/errors.ts";
+import { ProviderRejectedError, ProviderRequestError } from "../../ports/providers/errors.ts";
 import type {
   DocumentLookup,
   DocumentOutcome,
   SubmitDocumentRequest,
   TaxAdapter,
 } from "../../ports/providers/protocol.ts";
-import { ProviderRequestError } from "../transport.ts";
 import type { Signer } from "./certificate.ts";
 import {
   createDianTransmission,

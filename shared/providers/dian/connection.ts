@@ -7,9 +7,9 @@
  */
 import { type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
 import type { CredentialRow } from "../../kernel/rows.ts";
+import type { FetchLike } from "../../ports/egress/exchange.ts";
 import { assertProviderUrl, UnsafeProviderUrlError } from "../../ports/egress/url-policy.ts";
 import type { Environment, TaxAdapter } from "../../ports/providers/protocol.ts";
-import type { FetchLike } from "../transport.ts";
 import type { Signer } from "./certificate.ts";
 import { DianCredentialError, openDianCredential } from "./credential.ts";
 import { DianSettings, dianUrlProblem } from "./mode.ts";

@@ -1,29 +1,32 @@
 /**
- * What /integrations/test and /integrations/save check of a DIAN-mode credential, in order, before
+ * DIAN mode's credential check, the port's `dian` (../../ports/providers/credentials.ts): what
+ * /integrations/test and /integrations/save check of a DIAN-mode credential, in order, before
  * anything is stored or sent: the fields belong to the mode, the settings are DIAN mode's, the url is
  * DIAN's (the environment's endpoint by default); then the certificate file's declared cost, that it
  * opens with its password, that it is the company's (the NIT DIAN reads from its subject) and in
  * force today; and last that DIAN knows the software and its numbering ranges (GetNumberingRange,
- * through the seam in ./dian-numbering.ts).
+ * through the seam in ./numbering-query.ts).
  *
  * The secrets are the sealed form's from the start: given parts and saved ones are put together into
  * the plaintext that will be sealed, and the signer the checks use is opened from that plaintext by
  * `openDianCredential` — what the DIAN adapter will call — so a save proves the stored form opens.
  * No message holds the password, the PIN or key material.
  */
-
-import {
-  type CheckOutcome,
-  checkedUrl,
-  identityOf,
-  reachChecked,
-  type Source,
-  sameUrl,
-} from "../../core/integrations/check.ts";
-import type { CredentialTarget, IntegrationContext } from "../../core/integrations/context.ts";
 import { type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
 import { BusinessRuleError, FieldError } from "../../kernel/errors.ts";
 import type { StoredCredential } from "../../ports/db/catalogue.ts";
+import { checkedUrl, reachChecked } from "../../ports/providers/credential-url.ts";
+import {
+  type CertificateSummary,
+  type CheckResult,
+  type CredentialChecks,
+  type CredentialInput,
+  type IntegrationContext,
+  identityOf,
+  isDianMode,
+  type Source,
+  sameUrl,
+} from "../../ports/providers/credentials.ts";
 import { ProviderError } from "../../ports/providers/errors.ts";
 import { CertificateError, type CertificateInfo, readPkcs12, type Signer } from "./certificate.ts";
 import {
@@ -33,9 +36,9 @@ import {
   dianCredentialPlaintext,
   openDianCredential,
 } from "./credential.ts";
-import { type DianSettings, dianUrlProblem, isDianMode, parseDianSettings } from "./mode.ts";
+import { type DianSettings, dianUrlProblem, parseDianSettings } from "./mode.ts";
 import { type NumberingVerdict, numberingVerdict } from "./numbering.ts";
-import type { NumberingRangeQuery } from "./numbering-query.ts";
+import type { DianNumbering, NumberingRangeQuery } from "./numbering-query.ts";
 import { Pkcs12CostError } from "./pkcs12-cost.ts";
 import { DIAN_URLS } from "./service.ts";
 
@@ -48,25 +51,8 @@ const KEY_BITS = { min: 2048, max: 4096 } as const;
  */
 const MAX_SEALED_CHARS = 49_000;
 
-/** The request's fields that DIAN mode reads. */
-export interface DianCredentialInput extends CredentialTarget {
-  api_key?: string | undefined;
-  url?: string | undefined;
-  certificate?: { p12: Uint8Array; password: string } | undefined;
-  software_pin?: string | undefined;
-}
-
-/** The certificate as the answers show it: never the key. */
-export interface CertificateSummary {
-  subject: string;
-  nit: string | null;
-  /** Decimal. */
-  serial: string;
-  not_after: string;
-}
-
 /** What will be checked, resolved from the request and the saved row. */
-export interface DianPlan {
+interface DianPlan {
   settings: DianSettings;
   url: { url: string; source: Source };
   /** `given` when a certificate was sent, else the saved one is used. */
@@ -75,11 +61,19 @@ export interface DianPlan {
   saved: StoredCredential | null;
 }
 
-export interface DianOutcome extends CheckOutcome {
-  /** The certificate, once it opened. */
-  certificate?: CertificateSummary;
-  /** The plaintext to seal, when every check passed. */
-  plaintext?: string;
+/** DIAN mode's check, asking GetNumberingRange through `numbering`. */
+export function dianCredentialCheck(numbering: DianNumbering): CredentialChecks["dian"] {
+  return async (input, settings, stored, ctx) => {
+    const plan = planDian(input, settings, stored);
+    return {
+      mode: "dian",
+      url: plan.url,
+      keySource: plan.keySource,
+      hint: "",
+      settings: plan.settings,
+      run: () => checkDian(input, plan, ctx, numbering),
+    };
+  };
 }
 
 /**
@@ -87,8 +81,8 @@ export interface DianOutcome extends CheckOutcome {
  * FieldError (400) for a field the mode does not take or settings it refuses, BusinessRuleError (422)
  * when a secret is neither given nor saved, or a url names another place than the saved secrets'.
  */
-export function planDian(
-  input: DianCredentialInput,
+function planDian(
+  input: CredentialInput,
   settings: Record<string, unknown>,
   stored: StoredCredential | null,
 ): DianPlan {
@@ -142,11 +136,12 @@ export function planDian(
  * (before anything is opened or sent) and FieldError when the certificate file declares more
  * key-derivation work than the cap (before any of it runs); everything else is an outcome.
  */
-export async function checkDian(
-  input: DianCredentialInput,
+async function checkDian(
+  input: CredentialInput,
   plan: DianPlan,
   ctx: IntegrationContext,
-): Promise<DianOutcome> {
+  numbering: DianNumbering,
+): Promise<CheckResult> {
   const rule = (url: URL) => dianUrlProblem(url, input.environment, ctx.allowPrivateUrls);
   checkedUrl(plan.url, ctx, rule); // nothing is opened for a url that is refused
   const issuer = await ctx.serviceDb.call("einv_integration_issuer", {
@@ -183,7 +178,7 @@ export async function checkDian(
   };
   let verdict: NumberingVerdict;
   try {
-    const answer = await ctx.dianNumbering.getNumberingRange(query);
+    const answer = await numbering.getNumberingRange(query);
     verdict = numberingVerdict(answer, query);
     ctx.log.info("DIAN answered GetNumberingRange", {
       company_id: input.company_id,
@@ -207,7 +202,7 @@ export async function checkDian(
     ok: true,
     message: `The certificate of NIT ${certificate.nit} opens and is in force until ${certificate.not_after.slice(0, 10)}. ${verdict.message}`,
     certificate,
-    plaintext,
+    secret: plaintext,
   };
 }
 
@@ -217,7 +212,7 @@ export async function checkDian(
  * cannot be read; FieldError when the file declares too much key-derivation work.
  */
 async function credentialParts(
-  input: DianCredentialInput,
+  input: CredentialInput,
   plan: DianPlan,
   secretBox: SecretBox,
 ): Promise<{ parts: DianCredentialParts; keyBits: number | null } | { problem: string }> {
@@ -293,13 +288,4 @@ function summary(certificate: CertificateInfo): CertificateSummary {
     serial: certificate.serialNumber,
     not_after: certificate.notAfter.toISOString(),
   };
-}
-
-/** Outside DIAN mode its fields are refused, naming them (400). */
-export function refuseDianFields(input: { certificate?: unknown; software_pin?: unknown }): void {
-  for (const field of ["certificate", "software_pin"] as const) {
-    if (input[field] !== undefined) {
-      throw new FieldError(field, 'is taken only in DIAN mode (settings.provider "dian")');
-    }
-  }
 }

@@ -1,5 +1,5 @@
 /**
- * DIAN's failures as the typed provider errors the core branches on (../../../providers/errors.ts),
+ * DIAN's failures as the typed provider errors the core branches on (../../ports/providers/errors.ts),
  * built in this one place. What matters most is `maybeProcessed`: after a send (SendBillSync,
  * SendTestSetAsync) that got no usable answer — a timeout, a lost connection, a 5xx, garbage, or
  * DIAN's own "Ha ocurrido un error" — DIAN may have processed the document, so the adapter must ask

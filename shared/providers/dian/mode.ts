@@ -33,11 +33,6 @@ export const DianSettings = z.strictObject({
 });
 export type DianSettings = z.infer<typeof DianSettings>;
 
-/** Whether these settings put the credential in DIAN mode. */
-export function isDianMode(settings: Record<string, unknown> | null | undefined): boolean {
-  return settings?.provider === "dian";
-}
-
 /** DIAN mode's settings, or the details of what is wrong with them (fields named `settings.…`). */
 export function parseDianSettings(
   settings: Record<string, unknown>,

@@ -9,7 +9,7 @@
  * own call; tests may hand in another.
  */
 
-import type { FetchLike } from "../transport.ts";
+import type { FetchLike } from "../../ports/egress/exchange.ts";
 import type { NumberRange, NumberRangeResponseList } from "./answers.ts";
 import type { Signer } from "./certificate.ts";
 

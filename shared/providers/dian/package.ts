@@ -5,7 +5,7 @@
  * module makes no other kind.
  *
  * The names follow the Anexo técnico's convention (brief §3, the same stem as the buyer's files in
- * ../delivery-files.ts): `fv` (invoice) or `nc` (credit note) + the issuer's NIT padded to 10 + `000`
+ * ../../co/delivery-files.ts): `fv` (invoice) or `nc` (credit note) + the issuer's NIT padded to 10 + `000`
  * + the year's two digits + an 8-character hexadecimal consecutive, inside `z…zip`. DIAN does not
  * enforce them — Odoo sends `invoice.zip` holding `invoice.xml` and DIAN accepts it ([O]
  * `_send_to_dian`; DIAN echoes the name in `XmlFileName`) — so the consecutive is the caller's

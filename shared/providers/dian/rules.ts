@@ -1,6 +1,6 @@
 /**
  * DIAN's rule strings, `Regla: <code>, Rechazo|Notificación: <message>` ([D] DianPAServices writes
- * them so), as the protocol's rules (`RuleViolation`, ../../../providers/protocol.ts): DIAN's code
+ * them so), as the protocol's rules (`RuleViolation`, ../../ports/providers/protocol.ts): DIAN's code
  * and words kept, within the protocol's bounds.
  */
 import type { RuleViolation } from "../../ports/providers/protocol.ts";

@@ -1,13 +1,14 @@
 /**
  * The client of DIAN's web service: the six operations this project calls, each one signed SOAP
  * request (./soap.ts) posted once and its answer read (./answers.ts). The HTTP plumbing is the one
- * every provider client uses (../../../providers/transport.ts `exchange`): one timeout per call that
+ * every provider client uses (../../ports/egress/exchange.ts `exchange`): one timeout per call that
  * covers the answer's body, redirects never followed, the answer capped at DIAN's message limit.
  * Every failure becomes a typed provider error (./failures.ts); what an answer means for a document
  * is ./outcome.ts's business, not this module's. Nothing here retries: after a send that got no
  * answer, the adapter asks GetStatus first.
  */
-import { ExchangeTimeout, exchange, type FetchLike, ProviderRequestError } from "../transport.ts";
+import { ExchangeTimeout, exchange, type FetchLike } from "../../ports/egress/exchange.ts";
+import { ProviderRequestError } from "../../ports/providers/errors.ts";
 import {
   type DianAnswer,
   type DianResponse,

@@ -2,7 +2,7 @@
  * One company's documents through DIAN's web service (DIAN direct, DESIGN §10): what a submit, a
  * status query and the buyer's AttachedDocument take, in DIAN's terms. Built on the document builder
  * (./document.ts), the client (./service.ts) and the meaning of DIAN's answers (./outcome.ts); the
- * TaxAdapter that plugs this into the lifecycle (../../../providers/dian-adapter.ts) only translates.
+ * TaxAdapter that plugs this into the lifecycle (./adapter.ts) only translates.
  *
  * - A submit builds and signs the document (the same input gives the same bytes, so a resend after
  *   an unknown outcome sends exactly what was sent), zips it alone, and sends it: in habilitación
@@ -178,7 +178,7 @@ export function createDianTransmission(options: DianTransmissionOptions): DianTr
       const known = reference && DOCUMENT_KEY.test(reference) ? reference.toLowerCase() : null;
       const code = {
         authorityCode: known ?? unsigned.authorityCode,
-        // the QR text names the code (../cufe.ts dianQrText): the recorded one, when there is one
+        // the QR text names the code (../../co/cufe.ts dianQrText): the recorded one, when there is one
         qrText: known ? unsigned.qrText.replaceAll(unsigned.authorityCode, known) : unsigned.qrText,
       };
       const expected = { documentKey: code.authorityCode };

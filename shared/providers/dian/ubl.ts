@@ -5,7 +5,7 @@
  * UBL-CreditNote-2.1.xsd), which `xmllint --schema` checks in the tests.
  *
  * The CUFE (invoices: the range's technical key) and the CUDE (credit notes: the software PIN) are
- * computed as DIAN recomputes them (../cufe.ts): IVA is tax scheme 01, INC 04, ICA 03 (never charged
+ * computed as DIAN recomputes them (../../co/cufe.ts): IVA is tax scheme 01, INC 04, ICA 03 (never charged
  * here), amounts truncated to two decimals.
  */
 
@@ -67,7 +67,7 @@ const KINDS = {
 export interface UnsignedDocument extends SignableDocument {
   /** The CUFE (invoice) or CUDE (credit note). */
   authorityCode: string;
-  /** The QR text DIAN prints (../cufe.ts `dianQrText`). */
+  /** The QR text DIAN prints (../../co/cufe.ts `dianQrText`). */
   qrText: string;
 }
 

@@ -2,10 +2,11 @@
  * HTTP client for a docsgen provider (docs/provider-protocol.md#docsgen): POST /render answers the
  * PDF's bytes. The request is validated before it leaves (and stripped of unknown keys); the answer
  * must be a whole PDF within MAX_PDF_BYTES, read without ever buffering more than that, and cheap
- * enough to parse for stamping (../pdf/cost.ts).
+ * enough to parse for stamping (../../pdf/cost.ts).
  */
 
 import { pdfCostProblem } from "../../pdf/cost.ts";
+import { isSuccess } from "../../ports/egress/exchange.ts";
 import {
   type DocumentGenerator,
   MAX_PDF_BYTES,
@@ -13,12 +14,8 @@ import {
   pdfProblem,
   RenderRequest,
 } from "../../ports/providers/docsgen.ts";
-import {
-  checkRequest,
-  createProviderTransport,
-  isSuccess,
-  type ProviderClientOptions,
-} from "../transport.ts";
+import { checkRequest } from "../../ports/providers/errors.ts";
+import { createProviderTransport, type ProviderClientOptions } from "../transport.ts";
 
 export interface DocsgenClientOptions extends ProviderClientOptions {
   /** Cap on the rendered PDF; default MAX_PDF_BYTES (10 MiB). */

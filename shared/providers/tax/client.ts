@@ -1,9 +1,11 @@
 /**
  * HTTP client for an adapter-tax provider (docs/provider-protocol.md). Each call has its own
  * timeout, every answer is validated, and every failure is a typed ProviderError whose message
- * never contains the API key (./transport.ts). It never retries: whether and when to resend is the
+ * never contains the API key (../transport.ts). It never retries: whether and when to resend is the
  * core's decision, and after an unknown outcome the answer is a query by our reference, not a resend.
  */
+
+import { isSuccess, type RawAnswer } from "../../ports/egress/exchange.ts";
 import {
   ATTACHED_DOCUMENT_CONTENT_TYPE,
   attachedDocumentPath,
@@ -15,14 +17,9 @@ import {
   type SubmitDocumentRequest,
   type TaxAdapter,
 } from "../../ports/providers/protocol.ts";
-import {
-  createProviderTransport,
-  isSuccess,
-  type ProviderClientOptions,
-  type RawAnswer,
-} from "../transport.ts";
+import { createProviderTransport, type ProviderClientOptions } from "../transport.ts";
 
-export type { FetchLike } from "../transport.ts";
+export type { FetchLike } from "../../ports/egress/exchange.ts";
 export type TaxClientOptions = ProviderClientOptions;
 
 /** Builds the TaxAdapter that talks to one provider with one credential. */
