@@ -16,6 +16,7 @@ import {
   PLATFORM_POLICY_GRANTS,
   pushAsHostedPostgres,
   realtimeConnects,
+  sqlStatements,
 } from "../../devkit/hosted.ts";
 import {
   findPostgresBinaries,
@@ -208,6 +209,16 @@ describe.skipIf(!onPostgres)("the migrations, applied as a hosted project's post
       (error: { code?: string }) => error.code,
     );
     expect(direct).toBe("42501");
+  });
+});
+
+describe("the Realtime migration", () => {
+  it("is the last, and the only one whose statements name the realtime schema", () => {
+    const naming = migrations
+      .filter((f) => sqlStatements(f.sql).some((statement) => /\brealtime\./i.test(statement)))
+      .map((f) => f.name);
+    expect(naming).toEqual([migrations.at(-1)?.name]);
+    expect(migrations.at(-1)?.name).toMatch(/_realtime\.sql$/);
   });
 });
 
