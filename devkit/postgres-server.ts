@@ -18,7 +18,7 @@ const run = promisify(execFile);
 export const TEMPLATE_DATABASE = "einv_template";
 
 export interface PostgresServer {
-  /** Superuser URL of the `postgres` database. */
+  /** Superuser URL of the `postgres` database (the bootstrap superuser's). */
   adminUrl: string;
   /** e.g. "15.18" */
   version: string;
@@ -51,11 +51,15 @@ export function hasPgCron(bindir: string): boolean {
 /**
  * Starts a cluster, creates the template database with the schema applied, and returns it.
  * `settings` are extra server settings (`-c name=value`), e.g. the scale bench's shared_buffers.
+ * `options.superuser` names the cluster's bootstrap superuser (`postgres` unless given: a hosted
+ * Supabase project's is `supabase_admin`); `options.template: false` leaves the template out.
  */
 export async function startPostgresServer(
   bindir: string,
   settings: Record<string, string> = {},
+  options: { superuser?: string; template?: boolean } = {},
 ): Promise<PostgresServer> {
+  const superuser = options.superuser ?? "postgres";
   const dir = await mkdtemp(join(tmpdir(), "einv-pg-"));
   const dataDir = join(dir, "data");
   const asRoot = process.getuid?.() === 0;
@@ -87,7 +91,7 @@ export async function startPostgresServer(
       "-D",
       dataDir,
       "-U",
-      "postgres",
+      superuser,
       "--auth=trust",
       "-E",
       "UTF8",
@@ -111,9 +115,9 @@ export async function startPostgresServer(
     server.stdout?.on("data", (chunk) => log.push(String(chunk)));
     server.stderr?.on("data", (chunk) => log.push(String(chunk)));
 
-    const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    const adminUrl = `postgres://${superuser}@127.0.0.1:${port}/postgres`;
     const version = await waitUntilReady(adminUrl, server);
-    await createTemplate(adminUrl, port);
+    if (options.template !== false) await createTemplate(adminUrl, port);
     return { adminUrl, version, port, stop };
   } catch (error) {
     await stop().catch(() => {});

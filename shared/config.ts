@@ -84,8 +84,17 @@ const EnvSchema = z.object({
   EINV_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** The reconcile function's bearer secret (only that function reads it). At least 32 characters. */
   EINV_RECONCILE_SECRET: z.string().min(32, "must be at least 32 characters").max(512).optional(),
-  /** How long one reconcile run may work; well under the platform's wall-clock limit (150 s). */
-  EINV_RECONCILE_BUDGET_MS: z.coerce.number().int().min(1_000).max(120_000).default(60_000),
+  /**
+   * How long one reconcile run may work. The platform gives a request less than its wall-clock limit
+   * (150 s Free, 400 s paid): a worker takes requests until half of that limit and is killed at the
+   * limit with requests in flight (supabase/edge-runtime crates/base/src/worker/supervisor/
+   * strategy_per_worker.rs at b1edf453), so on the Free plan a request may get about 75 s. A run
+   * ends within its budget plus the recording of its last answers (run.ts starts no provider call
+   * that cannot end in time): 45 s by default leaves a Free-plan run room for that; at most 90 s, for
+   * paid plans, still inside the schedule's pg_net timeout (120 s, supabase/schedule/reconcile.sql).
+   * A run killed anyway loses nothing (leases; tests/http/reconcile-killed.test.ts), only time.
+   */
+  EINV_RECONCILE_BUDGET_MS: z.coerce.number().int().min(1_000).max(90_000).default(45_000),
   /** Documents picked (and leased) at a time. */
   EINV_RECONCILE_BATCH: z.coerce.number().int().min(1).max(500).default(25),
   /** A document left `en_proceso` is reconciled once nobody has looked at it for this long. */

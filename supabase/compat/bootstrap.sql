@@ -3,6 +3,20 @@
 -- Used only by the tests and the local server, never on a Supabase project: it recreates the
 -- small part of a Supabase database that our migrations rely on, so that the same migration files
 -- apply unchanged here and on a real project. Idempotent: safe to run twice.
+--
+-- Owned as the platform owns them: auth's tables and functions by supabase_auth_admin, storage's by
+-- supabase_storage_admin, realtime's by supabase_realtime_admin (sources below, at each part). Where
+-- it differs from the platform, on purpose (tests/db/hosted-migrations.test.ts checks each):
+--   * realtime.messages has no `binary_payload` column (nor realtime.send_binary);
+--   * realtime.messages has a default partition, where Realtime creates one partition a day;
+--   * nothing is granted to `postgres` on realtime.messages (Realtime grants it SELECT, INSERT and
+--     UPDATE): here `postgres` is the superuser that runs everything; supabase/compat/hosted-postgres.sql
+--     gives a non-superuser `postgres` what a hosted project gives it;
+--   * storage.objects and storage.buckets have fewer columns than Storage's (no `version`,
+--     `user_metadata`, …), and auth.users far fewer than Auth's: only what the migrations and the
+--     tests use.
+-- The roles `postgres` has no superuser and BYPASSRLS on a project, and supautils lets it create
+-- policies on the platform's tables: supabase/compat/hosted-postgres.sql and the test above.
 
 -- ─── roles ────────────────────────────────────────────────────────────────────────────────────────
 do $$
@@ -68,6 +82,20 @@ $$;
 
 grant execute on function auth.uid(), auth.role(), auth.jwt() to anon, authenticated, service_role;
 
+-- Auth's own role owns its schema's tables and functions (supabase/postgres at 7db7e1a9:
+-- migrations/db/init-scripts/00000000000001-auth-schema.sql, migrations/db/migrations/20211124212715_update-auth-owner.sql).
+do $$
+begin
+  if not exists (select 1 from pg_roles where rolname = 'supabase_auth_admin') then
+    create role supabase_auth_admin noinherit nologin;
+  end if;
+end $$;
+grant all on schema auth to supabase_auth_admin;
+alter table auth.users owner to supabase_auth_admin;
+alter function auth.uid() owner to supabase_auth_admin;
+alter function auth.role() owner to supabase_auth_admin;
+alter function auth.jwt() owner to supabase_auth_admin;
+
 -- ─── storage ──────────────────────────────────────────────────────────────────────────────────────
 create schema if not exists storage;
 grant usage on schema storage to anon, authenticated, service_role;
@@ -120,6 +148,22 @@ end
 $$;
 
 grant execute on function storage.foldername(text), storage.filename(text) to anon, authenticated, service_role;
+
+-- Storage's own role owns its tables and uses its schema (supabase/postgres
+-- migrations/db/init-scripts/00000000000002-storage-schema.sql at 7db7e1a9; Storage's server migrates
+-- them as that role). A foreign key to a table is checked as that table's owner: without the schema's
+-- usage, no row could reference it.
+do $$
+begin
+  if not exists (select 1 from pg_roles where rolname = 'supabase_storage_admin') then
+    create role supabase_storage_admin noinherit nologin;
+  end if;
+end $$;
+grant all on schema storage to supabase_storage_admin;
+alter table storage.buckets owner to supabase_storage_admin;
+alter table storage.objects owner to supabase_storage_admin;
+alter function storage.foldername(text) owner to supabase_storage_admin;
+alter function storage.filename(text) owner to supabase_storage_admin;
 
 -- ─── realtime ─────────────────────────────────────────────────────────────────────────────────────
 -- The part of Supabase Realtime's schema that "Broadcast from Database" and its authorization use,

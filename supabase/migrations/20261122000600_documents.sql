@@ -311,7 +311,8 @@ begin
           _of.package_year, _of.package_number)
   returning * into _d;
   if _of.id is not null then
-    update public.deliveries set retried_by = _id where id = _of.id;
+    -- retried: no longer due (the reconcile job's hold on it, …_delivery_retries.sql, ends here)
+    update public.deliveries set retried_by = _id, next_retry_at = null where id = _of.id;
   end if;
   return jsonb_build_object('delivery_id', _id, 'package_year', _d.package_year,
     'package_number', _d.package_number);

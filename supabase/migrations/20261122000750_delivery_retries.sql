@@ -48,7 +48,12 @@ language sql security definer set search_path = '' as $$
 $$;
 
 -- Up to `p_limit` failed deliveries whose retry is due, taken by the run (skip locked: two runs
--- never take one). A retry is opened by einv_delivery_begin with `p_retry_of`.
+-- never take one). A retry is opened by einv_delivery_begin with `p_retry_of`, which ends the hold.
+-- Taking one holds it for 10 minutes, not for good: a run may die between taking it and beginning
+-- its retry (the platform kills a worker at its wall-clock limit, requests in flight or not:
+-- supabase/edge-runtime crates/base/src/worker/supervisor/strategy_per_worker.rs at b1edf453), and
+-- then it is due again once the hold ends. 10 minutes is longer than any run can live (150 s on the
+-- Free plan, 400 s on paid ones), so no two runs retry one at once.
 create function public.einv_reconcile_pick_deliveries(p_run_id uuid, p_limit integer) returns jsonb
 language sql security definer set search_path = '' as $$
   with due as (
@@ -58,7 +63,8 @@ language sql security definer set search_path = '' as $$
      limit least(greatest(p_limit, 1), 500)
        for update skip locked),
   taken as (
-    update public.deliveries d set next_retry_at = null from due where d.id = due.id returning d.*)
+    update public.deliveries d set next_retry_at = now() + interval '10 minutes' from due where d.id = due.id
+    returning d.*)
   select coalesce(jsonb_agg(jsonb_build_object(
            'delivery_id', id, 'org_id', org_id, 'document_type', document_type, 'document_id', document_id,
            'to', recipient, 'attempt', attempt, 'send_id', coalesce(send_id, id), 'created_by', created_by,

@@ -19,7 +19,11 @@
 --
 -- Only the service writes here (security definer functions owned by the migration's role); the
 -- outbox and the deliveries are in the unexposed schema and granted to nobody. Members read events
--- through Realtime (the policies below) and admins read their endpoints (not their secrets).
+-- through Realtime and admins read their endpoints (not their secrets).
+--
+-- Realtime is not here: the broadcast of each event and who may receive the org's channel are
+-- `…_realtime.sql`, the last migration, so that this file applies whatever Realtime's state on the
+-- project (not set up yet on a new one; its policies refused to `db push`): docs/deploying.md.
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
 
 -- ─── the outbox ──────────────────────────────────────────────────────────────────────────────────
@@ -125,30 +129,8 @@ create index webhook_deliveries_event_id_idx on einv_private.webhook_deliveries 
 revoke all on einv_private.webhook_deliveries from public, anon, authenticated, service_role;
 
 -- ─── the one writer ──────────────────────────────────────────────────────────────────────────────
--- Writes the event, broadcasts it to the org's channel (documents only: a credential's event goes
--- to the org's webhooks, which admins configure, not to every member) and queues it for every
--- enabled endpoint of the org that takes its type.
---
--- realtime.send is Supabase's "Broadcast from Database" (supabase/realtime at 833cf36c,
--- lib/realtime/tenants/repo/migrations/20260605120000_rename_broadcast_send_warning.ex): it inserts
--- into realtime.messages, which Realtime reads and broadcasts once the transaction commits; it
--- catches its own failures (a warning), so Realtime can never undo a status change. It runs as the
--- owner of the security definer triggers that call it (and under their pinned search_path: every name
--- here is qualified, and a search_path of its own would cost every status change its switch), so the
--- row is inserted as that owner, which RLS on realtime.messages does not restrict (Supabase's
--- `postgres` has BYPASSRLS: supabase/postgres migrations/db/migrations/10000000000000_demote-postgres.sql
--- at 7db7e1a9; Realtime grants it INSERT on the table). Nobody may call it.
--- realtime.send is looked up when a status changes, not now: a project whose Realtime predates it
--- (a self-hosted stack older than "Broadcast from Database") would take this migration and then
--- fail every status change. Refused here instead, by name and signature.
-do $$
-begin
-  if to_regprocedure('realtime.send(jsonb, text, text, boolean)') is null then
-    raise exception 'realtime.send(jsonb, text, text, boolean) is missing: this project''s Realtime cannot broadcast from the database (docs/deploying.md, "Events")';
-  end if;
-end
-$$;
-
+-- Writes the event and queues it for every enabled endpoint of the org that takes its type. The
+-- outbox row is also what the org's Realtime channel is told (a trigger on it, …_realtime.sql).
 create function einv_private.emit_event(
   p_kind text, p_org_id uuid, p_document_id uuid, p_status text, p_code text
 ) returns void
@@ -159,10 +141,6 @@ begin
   insert into einv_private.outbox (org_id, kind, document_id, status, code)
   values (p_org_id, p_kind, p_document_id, p_status, p_code)
   returning * into _event;
-  if p_kind <> 'credential' then
-    perform realtime.send(einv_private.event_payload(_event), 'status_changed',
-                          'org:' || p_org_id || ':documents', true);
-  end if;
   insert into einv_private.webhook_deliveries (endpoint_id, event_id, org_id, document_id)
   select w.id, _event.id, p_org_id, p_document_id
     from public.webhook_endpoints w
@@ -213,37 +191,6 @@ $$;
 create trigger events_credential_event after insert on public.events
   for each row when (new.document_type = 'credential' and new.kind in ('credential_saved', 'credential_save_refused'))
   execute function einv_private.credential_changed();
-
--- ─── Realtime: who may receive the org's channel ─────────────────────────────────────────────────
--- Realtime authorises a client joining a private channel by inserting a probe message for the
--- channel's topic, then reading it back as the client (role `authenticated`, its JWT claims, the
--- topic in `realtime.topic`) and rolling back; to send, by inserting as the client
--- (supabase/realtime lib/realtime/tenants/authorization.ex at 00bc6f2). So a SELECT policy admits
--- listeners and an INSERT policy senders. Every member of the org may listen — lectores too: they
--- read the same documents through RLS — and nobody may send: there is no insert policy for these
--- topics, and the restrictive policies keep both true whatever policies the project adds for its
--- own channels (permissive policies only ever widen). Anon's restrictive policy is its own, without
--- the membership function: anon may not execute it, and PostgreSQL checks that when the statement
--- starts, whichever arm of an `or` decides — so once the project lets anon read any channel of its
--- own, a policy naming the function for anon would refuse every anon join with an error.
-create policy "members receive their organization's document events" on realtime.messages
-  for select to authenticated
-  using (
-    realtime.messages.extension = 'broadcast'
-    and realtime.messages.topic in (select 'org:' || o || ':documents' from einv_private.my_org_ids() o)
-  );
-create policy "only members listen on organization document channels" on realtime.messages
-  as restrictive for select to authenticated
-  using (
-    realtime.messages.topic !~ '^org:.*:documents$'
-    or realtime.messages.topic in (select 'org:' || o || ':documents' from einv_private.my_org_ids() o)
-  );
-create policy "anon never listens on organization document channels" on realtime.messages
-  as restrictive for select to anon
-  using (realtime.messages.topic !~ '^org:.*:documents$');
-create policy "nobody sends on organization document channels" on realtime.messages
-  as restrictive for insert to anon, authenticated
-  with check (realtime.messages.topic !~ '^org:.*:documents$');
 
 -- ─── webhook endpoints: the database API (service_role) ──────────────────────────────────────────
 -- An endpoint as its admin sees it (never a secret).

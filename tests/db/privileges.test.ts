@@ -169,6 +169,8 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.emit_event(text, uuid, uuid, text, text)": {},
   "function einv_private.event_payload(einv_private.outbox)": {},
   "function einv_private.status_changed()": {},
+  // the outbox's broadcast to the org's Realtime channel (…_realtime.sql)
+  "function einv_private.broadcast_event()": {},
   "function einv_private.webhook_answer(webhook_endpoints)": {},
   "function einv_private.webhook_backoff(integer)": {},
   "function einv_private.webhook_disable(uuid, text)": {},
@@ -232,7 +234,7 @@ const POLICIES: Record<string, string> = {
     "PERMISSIVE SELECT to authenticated",
   "public.webhook_endpoints: admins read their organization's webhook endpoints":
     "PERMISSIVE SELECT to authenticated",
-  // Realtime's authorization of the org's private channel (…_events.sql)
+  // Realtime's authorization of the org's private channel (…_realtime.sql)
   "realtime.messages: members receive their organization's document events":
     "PERMISSIVE SELECT to authenticated",
   "realtime.messages: only members listen on organization document channels":

@@ -1,6 +1,6 @@
 /**
  * Who may receive an organization's document events on Realtime, and who may send on its channel,
- * decided by the RLS policies on realtime.messages (…_events.sql) and checked the way Realtime
+ * decided by the RLS policies on realtime.messages (…_realtime.sql) and checked the way Realtime
  * checks a client joining a private channel (tests/support/events.ts reproduces
  * lib/realtime/tenants/authorization.ex). Realtime itself cannot run here: these tests stop at the
  * database boundary — the rows Realtime would broadcast (tests/db/outbox.test.ts) and its decision

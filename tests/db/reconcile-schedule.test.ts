@@ -2,8 +2,10 @@
  * supabase/schedule/reconcile.sql against PostgreSQL 15 with Debian's pg_cron (preloaded by the test
  * cluster when postgresql-15-cron is installed; CI installs it). pg_net and Vault are Supabase's:
  * here, and only here, they are stubbed at the SQL level — `net.http_post` records what it was asked
- * to send, `vault.decrypted_secrets` answers two secrets — so the test runs the job's own command
- * and checks the request it makes.
+ * to send; Vault is its table of secrets, its decrypted view and `vault.update_secret` with Vault's
+ * own signature (supabase/vault sql/supabase_vault--0.3.0.sql at 16f1570e), without the encryption —
+ * so the test runs the jobs' own commands and the snippet's own rotation statement, and checks what
+ * they do.
  */
 import { readFileSync } from "node:fs";
 import postgres from "postgres";
@@ -30,9 +32,19 @@ beforeAll(async () => {
       headers jsonb default '{}', timeout_milliseconds integer default 5000) returns bigint
     language sql as $$ insert into net.requests values (url, headers, body, timeout_milliseconds); select 1::bigint $$;
     create schema if not exists vault;
-    create or replace view vault.decrypted_secrets as
-      select * from (values ('einv_reconcile_url', 'https://ref.supabase.co/functions/v1/reconcile'),
-                            ('einv_reconcile_secret', 'the-reconcile-secret')) s (name, decrypted_secret);
+    create table if not exists vault.secrets (id uuid primary key default gen_random_uuid(), name text unique,
+      description text not null default '', secret text not null);
+    create or replace view vault.decrypted_secrets as select id, name, secret as decrypted_secret from vault.secrets;
+    create or replace function vault.update_secret(secret_id uuid, new_secret text = null, new_name text = null,
+      new_description text = null, new_key_id uuid = null) returns void
+    language sql as $$
+      update vault.secrets s set secret = coalesce(new_secret, s.secret), name = coalesce(new_name, s.name),
+             description = coalesce(new_description, s.description)
+       where s.id = secret_id $$;
+    truncate vault.secrets;
+    insert into vault.secrets (name, secret)
+    values ('einv_reconcile_url', 'https://ref.supabase.co/functions/v1/reconcile'),
+           ('einv_reconcile_secret', 'the-reconcile-secret');
     truncate net.requests;`);
 });
 afterAll(async () => {
@@ -63,6 +75,49 @@ describe.skipIf(!runs)("the reconcile schedule (pg_cron + pg_net, secrets from V
     });
 
     await db.unsafe(read("reconcile-off.sql"));
-    expect(await db`select 1 from cron.job where jobname = 'einv-reconcile'`).toHaveLength(0);
+    expect(await db`select 1 from cron.job where jobname like 'einv-%'`).toHaveLength(0);
+  });
+
+  it("rotates the secret with the snippet's own statement: by the secret's id, read at the next run", async () => {
+    const db = sql as postgres.Sql;
+    await db.unsafe(read("reconcile.sql"));
+    // the rotation lines of the snippet's header, as an operator pastes them
+    const rotation = /--\s+(select vault\.update_secret\([\s\S]*?\);)/
+      .exec(read("reconcile.sql"))?.[1]
+      ?.replace(/\n--\s*/g, "\n");
+    expect(rotation).toBeDefined();
+    await db.unsafe(
+      String(rotation).replace("<the new value of EINV_RECONCILE_SECRET>", "the-rotated-secret"),
+    );
+    const [job] = await db`select command from cron.job where jobname = 'einv-reconcile'`;
+    await db`truncate net.requests`;
+    await db.unsafe(String(job?.command));
+    const [request] = await db`select headers from net.requests`;
+    expect(request?.headers).toMatchObject({ Authorization: "Bearer the-rotated-secret" });
+    await db.unsafe(read("reconcile-off.sql"));
+  });
+
+  it("also schedules, once a day, the deletion of pg_cron's run history older than a week", async () => {
+    const db = sql as postgres.Sql;
+    await db.unsafe(read("reconcile.sql"));
+    const jobs =
+      await db`select jobname, schedule, command from cron.job where jobname like 'einv-%' order by jobname`;
+    expect(jobs.map((j) => j.jobname)).toEqual(["einv-cron-history-cleanup", "einv-reconcile"]);
+    const [cleanup] = jobs;
+    // once a day: a fixed minute and hour, every day
+    expect(cleanup?.schedule).toMatch(/^\d{1,2} \d{1,2} \* \* \*$/);
+    const [reconcileJob] = await db`select jobid from cron.job where jobname = 'einv-reconcile'`;
+    await db`delete from cron.job_run_details where jobid = ${reconcileJob?.jobid}`;
+    for (const days of [30, 8, 6, 0]) {
+      await db`insert into cron.job_run_details (jobid, runid, database, username, command, status, start_time, end_time)
+               values (${reconcileJob?.jobid}, nextval('cron.runid_seq'), 'postgres', 'postgres', 'select 1', 'succeeded',
+                       now() - make_interval(days => ${days}), now() - make_interval(days => ${days}))`;
+    }
+    await db.unsafe(String(cleanup?.command));
+    const left = await db`select extract(day from now() - end_time)::int as days from cron.job_run_details
+                           where jobid = ${reconcileJob?.jobid} order by end_time`;
+    expect(left.map((r) => r.days)).toEqual([6, 0]);
+    await db.unsafe(read("reconcile-off.sql"));
+    expect(await db`select 1 from cron.job where jobname like 'einv-%'`).toHaveLength(0);
   });
 });

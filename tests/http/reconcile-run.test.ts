@@ -435,6 +435,27 @@ describe("deliveries", () => {
     expect(await statusOfDelivery(id)).toBe("error");
   });
 
+  it("asks about each open one of a batch only if its answer can still come before the deadline", async () => {
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push(await delivery(await sent(), "open"));
+    // one batch of three, asked one at a time, each answer taking 4 s of a 10 s budget with a 3 s
+    // timeout: asked at 0 and 4 s; at 8 s an answer could come only after the deadline
+    providerTakes = 4_000;
+    const result = await run({ budgetMs: 10_000, providerTimeoutMs: 3_000 });
+    expect(asked).toHaveLength(2);
+    expect(result.took_ms).toBe(8_000);
+    expect(await Promise.all(ids.map(statusOfDelivery))).toEqual(["error", "error", "pendiente"]);
+  });
+
+  it("starts each due retry of a batch only if its three calls can still end before the deadline", async () => {
+    const invoices = [await sent(), await sent()];
+    for (const invoice of invoices) await delivery(invoice, "due");
+    // the first retry's calls take the clock past the point where a second one could end in time
+    providerTakes = 1_500;
+    const result = await run({ budgetMs: 3_500, providerTimeoutMs: 1_000 });
+    expect(result.deliveries_retried).toBe(1);
+  });
+
   it("schedules a due retry again when it fails before it begins (no deliver credential), instead of losing it", async () => {
     const other = await createTenant(db);
     await saveCredential(t.deps, other); // adapter-tax only: the deliver channel cannot be had

@@ -9,8 +9,9 @@
  * received them; supabase/migrations/…_delivery_retries.sql), each under its first try's provider
  * reference. Then it sends the webhook messages still due, of every organization (its own
  * settlements' among them: ../../events/drain.ts), and prunes the outbox of events older than a week.
- * It stops inside its time budget: work is only started when it can end before the deadline, and
- * what is left is reported.
+ * It stops inside its time budget: work is only started when it can end before the deadline (each
+ * document, open delivery and retry, not only each batch), and what is left is reported. A run the
+ * platform kills anyway loses nothing: what it took is held by leases that run out.
  */
 
 import pLimit from "p-limit";
@@ -189,6 +190,8 @@ export async function reconcile({
   // Then the deliveries left open: what the provider says becomes their outcome; one it never
   // received is failed and retried below, under the same reference and key.
   const settleDelivery = async (open: OpenDelivery): Promise<void> => {
+    // waiting its turn may have eaten the time: it stays leased, and a run after the lease asks
+    if (now() + options.providerTimeoutMs > deadline) return;
     const record = (status: "enviada" | "error", message: string, reference: string | null) =>
       db.call("einv_delivery_record", {
         p_org_id: open.org_id,
@@ -250,6 +253,9 @@ export async function reconcile({
     await Promise.all(
       due.map((delivery) =>
         limit(async () => {
+          // its three calls no longer fit: taken, it is due again once the hold ends
+          // (einv_reconcile_pick_deliveries)
+          if (now() + 3 * options.providerTimeoutMs > deadline) return;
           deliveriesRetried++;
           try {
             await deliverDocument({
