@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../functions/einvoicing/app.ts";
+import type { Clock } from "../shared/clock.ts";
 import { buildDeps } from "../shared/compose.ts";
 import type { DianNumbering } from "../shared/core/integrations/dian-numbering.ts";
 import { createPostgresDb } from "../shared/db/postgres-transport.ts";
@@ -87,6 +88,8 @@ export async function createTestApp(
     dianNumbering?: DianNumbering;
     /** The DIAN TaxAdapter hook (AppDeps.dianTaxAdapter). */
     dianTaxAdapter?: DianTaxAdapterHook;
+    /** When documents are issued and signed (AppDeps.clock: ./clock.ts sets one); default the system's. */
+    clock?: Clock;
   } = {},
 ): Promise<TestApp> {
   const signer = await createLocalSigner(`${TEST_URL}/auth/v1`);
@@ -114,6 +117,7 @@ export async function createTestApp(
       documents,
       ...(options.dianNumbering ? { dianNumbering: options.dianNumbering } : {}),
       ...(options.dianTaxAdapter ? { dianTaxAdapter: options.dianTaxAdapter } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
     },
   );
   // every response and log line goes to the secret canary's capture as well

@@ -4,6 +4,7 @@
  */
 import { createTokenVerifier } from "./auth/jwt.ts";
 import { createBackground } from "./background.ts";
+import { type Clock, systemClock } from "./clock.ts";
 import { type Config, ConfigError, type Env, loadConfig } from "./config.ts";
 import { RememberedFingerprints } from "./core/documents/remembered-fingerprints.ts";
 import type { DianNumbering } from "./core/integrations/dian-numbering.ts";
@@ -38,6 +39,8 @@ export interface Overrides {
   dianNumbering?: DianNumbering;
   /** The DIAN TaxAdapter of a DIAN-mode credential (AppDeps.dianTaxAdapter). */
   dianTaxAdapter?: DianTaxAdapterHook;
+  /** When documents are issued and signed (AppDeps.clock); default the system's. */
+  clock?: Clock;
 }
 
 export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<AppDeps> {
@@ -58,6 +61,7 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
     dianTaxAdapter: overrides.dianTaxAdapter ?? dianTaxAdapter,
     pdfFingerprints: new RememberedFingerprints(),
     background: createBackground(logger),
+    clock: overrides.clock ?? systemClock,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { VerifiedClaims } from "../auth/jwt.ts";
 import type { Background } from "../background.ts";
+import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { RememberedFingerprints } from "../core/documents/remembered-fingerprints.ts";
 import type { DianNumbering } from "../core/integrations/dian-numbering.ts";
@@ -34,6 +35,8 @@ export interface AppDeps {
   pdfFingerprints: RememberedFingerprints;
   /** Work started by a request that its answer does not wait for (webhook messages). */
   background: Background;
+  /** When a document is issued and signed (../clock.ts); the system's, unless a test sets one. */
+  clock: Clock;
 }
 
 /** Hono's environment for our app: the dependencies and what the pipeline learns per request. */

@@ -8,6 +8,7 @@
  */
 import type { Handler } from "hono";
 import { z } from "zod";
+import type { Clock } from "../clock.ts";
 import type { Caller, DbScope } from "../db/port.ts";
 import type { ErrorCode } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -199,16 +200,18 @@ export function providersFor(deps: AppDeps, serviceDb: DbScope): ProviderDirecto
     allowPrivateUrls: deps.config.providers.allowPrivateUrls,
     egress: deps.egress,
     dianTaxAdapter: deps.dianTaxAdapter,
+    clock: deps.clock,
   });
 }
 
 /** The context of an operation that transmits documents: the request's, with the configured pace. */
 export function transmitting(
   ctx: OperationContext,
-): OperationContext & { concurrency: number; providerTimeoutMs: number } {
+): OperationContext & { concurrency: number; providerTimeoutMs: number; clock: Clock } {
   return {
     ...ctx,
     concurrency: ctx.deps.config.providers.transmitConcurrency,
     providerTimeoutMs: ctx.deps.config.providers.timeoutMs,
+    clock: ctx.deps.clock,
   };
 }

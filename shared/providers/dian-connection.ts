@@ -5,6 +5,7 @@
  * opened (`openDianCredential`: the key and certificate, no password derivation) — each failure makes
  * the credential unusable until it is saved again, like a protocol credential's.
  */
+import type { Clock } from "../clock.ts";
 import { type SecretBox, SecretBoxError } from "../crypto/secret-box.ts";
 import type { CredentialRow } from "../db/rows.ts";
 import type { Signer } from "../fiscal/co/dian/certificate.ts";
@@ -31,8 +32,14 @@ export interface DianModeCredential {
   softwarePin: string;
 }
 
-/** Builds the DIAN TaxAdapter of one opened credential (wired by the integrator). */
-export type DianTaxAdapterHook = (credential: DianModeCredential) => TaxAdapter | Promise<TaxAdapter>;
+/**
+ * Builds the DIAN TaxAdapter of one opened credential (wired by the integrator); `clock` says when a
+ * document is signed (its SigningTime: DESIGN §12).
+ */
+export type DianTaxAdapterHook = (
+  credential: DianModeCredential,
+  clock: Clock,
+) => TaxAdapter | Promise<TaxAdapter>;
 
 /**
  * `credential` (DIAN mode, with a url and a sealed form) opened. `reach` gives the fetch for a

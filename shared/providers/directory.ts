@@ -6,6 +6,7 @@
  * DIAN-mode adapter-tax credential is opened for the `dianTaxAdapter` hook instead
  * (./dian-connection.ts).
  */
+import { type Clock, systemClock } from "../clock.ts";
 import { type SecretBox, SecretBoxError } from "../crypto/secret-box.ts";
 import type { DbScope } from "../db/port.ts";
 import type { CredentialRow } from "../db/rows.ts";
@@ -76,6 +77,8 @@ export interface ProviderDirectoryOptions {
    * instead of building a protocol client; default DIAN's own client (./dian-wiring.ts).
    */
   dianTaxAdapter?: DianTaxAdapterHook;
+  /** The clock a DIAN-mode adapter signs by (../clock.ts); default the system's. */
+  clock?: Clock;
 }
 
 /** A stored credential ready for its client: a protocol provider's, or DIAN mode's, opened. */
@@ -239,7 +242,7 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
     taxAdapter: async (...args) => {
       const found = await required("adapter-tax", ...args);
       if (!("dian" in found)) return createTaxClient(found);
-      return (options.dianTaxAdapter ?? dianTaxAdapter)(found.dian);
+      return (options.dianTaxAdapter ?? dianTaxAdapter)(found.dian, options.clock ?? systemClock);
     },
     deliveryChannel: async (...args) =>
       createDeliveryClient(protocolOnly(await required("deliver", ...args))),

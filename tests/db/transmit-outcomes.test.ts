@@ -11,6 +11,7 @@ import { saveCredential } from "../../devkit/credentials.ts";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Invoice, type Tenant } from "../../devkit/factories.ts";
 import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provider.ts";
+import { type Clock, systemClock } from "../../shared/clock.ts";
 import { transmitDocuments } from "../../shared/core/documents/transmit.ts";
 import { invoiceKind } from "../../shared/core/invoices/kind.ts";
 import { createLogger } from "../../shared/log.ts";
@@ -54,6 +55,8 @@ interface RunOptions {
   providerTimeoutMs?: number;
   sleep?: (ms: number) => Promise<void>;
   org?: Tenant;
+  /** When what it sends afresh is issued; default the system's. */
+  clock?: Clock;
 }
 
 /** One entry of a transmit answer, as the /transmit route words it. */
@@ -85,6 +88,7 @@ async function run(ids: string[], options: RunOptions = {}): Promise<{ results: 
       actorId: org.operador.id,
       concurrency: options.concurrency ?? 4,
       providerTimeoutMs: timeoutMs,
+      clock: options.clock ?? systemClock,
       log: createLogger("debug", (line) => logs.push(line)),
       sleep:
         options.sleep ??
