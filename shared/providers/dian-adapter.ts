@@ -18,8 +18,6 @@ import { ProviderRequestError } from "./transport.ts";
 
 export interface DianAdapterOptions extends DianTransmissionOptions {
   signer: Signer;
-  /** The instant recorded as the validation's, when DIAN accepts. */
-  now?: () => Date;
 }
 
 const duplicate = (result: DianResult) => result.status === "accepted" && result.duplicate;
