@@ -248,14 +248,17 @@ describe("a resend after the authority definitely refused every attempt", () => 
     const row = await stored("invoices", invoice.id);
     expect(row).toMatchObject({ issue_date: "2026-11-21", issue_time: "09:05:00-05" });
     expect(row.authority_code).toBe(await cufeOf(row, "2026-11-21", "09:05:00-05:00"));
-    const [claimed] = await db.superuser<{ data: Record<string, unknown> }>(
-      "select data from events where document_id = $1 and kind = 'transmit_claimed' order by id desc limit 1",
-      [invoice.id],
-    );
-    expect(claimed?.data).toMatchObject({
-      issue_date: "2026-11-21",
-      restamped_from: { issue_date: "2026-11-20", issue_time: "23:30:12-05" },
-    });
+    // the claim's event and the attempt's both say so
+    const [claimed, attempt] = await db
+      .superuser<{ data: Record<string, unknown> }>(
+        `select data from events where document_id = $1 and kind in ('transmit_claimed', 'transmit_attempt')
+        order by id desc limit 2`,
+        [invoice.id],
+      )
+      .then((rows) => rows.reverse());
+    const before = { issue_date: "2026-11-20", issue_time: "23:30:12-05" };
+    expect(claimed?.data).toMatchObject({ issue_date: "2026-11-21", restamped_from: before });
+    expect(attempt?.data).toMatchObject({ status: "transmitida", restamped_from: before });
   });
 });
 
