@@ -12,7 +12,7 @@
  */
 import { cpuUsage } from "node:process";
 import { createTestCertificates } from "../devkit/dian/certificates.ts";
-import { dianInvoice } from "../devkit/dian/documents.ts";
+import { dianInvoice, signedAtIssue } from "../devkit/dian/documents.ts";
 import { sandboxApplicationResponse } from "../sandbox/application-response.ts";
 import { createSandboxSigners } from "../sandbox/signers.ts";
 import {
@@ -22,6 +22,7 @@ import {
 import { openPkcs12 } from "../shared/providers/dian/certificate.ts";
 import { buildSignedDocument } from "../shared/providers/dian/document.ts";
 import { packDocument, submissionFiles } from "../shared/providers/dian/package.ts";
+import { colombianTime } from "../shared/providers/dian/signature.ts";
 import { buildEnvelope } from "../shared/providers/dian/soap.ts";
 
 export interface DianSigningTiming {
@@ -77,7 +78,8 @@ export async function measureDianSigning(lines = 20, runs = 50, warmup = 5): Pro
   return timeRuns(lines, runs, warmup, async (i) => {
     const input = inputs[i];
     if (!input) throw new Error("no input");
-    return (await buildSignedDocument(input, signer)).xml.length;
+    // signed now, as a transmission signs (DESIGN §12)
+    return (await buildSignedDocument(input, signer, { signingTime: colombianTime(new Date()) })).xml.length;
   });
 }
 
@@ -85,7 +87,8 @@ export async function measureDianSigning(lines = 20, runs = 50, warmup = 5): Pro
 export async function measureDianEnvelope(lines = 20, runs = 50, warmup = 5): Promise<DianSigningTiming> {
   const certs = createTestCertificates();
   const signer = await openPkcs12(certs.p12, certs.password);
-  const { xml } = await buildSignedDocument(dianInvoice(lines), signer);
+  const invoice = dianInvoice(lines);
+  const { xml } = await buildSignedDocument(invoice, signer, signedAtIssue(invoice));
   const files = submissionFiles({
     kind: "invoice",
     issuerNit: "900123456",
@@ -113,7 +116,11 @@ export async function measureAttachedDocument(lines = 20, runs = 50, warmup = 5)
   const inputs: AttachedDocumentInput[] = [];
   for (let i = 0; i < runs + warmup; i++) {
     const { document, dian } = dianInvoice(lines);
-    const signed = await buildSignedDocument({ document, dian }, signers.issuer);
+    const signed = await buildSignedDocument(
+      { document, dian },
+      signers.issuer,
+      signedAtIssue({ document, dian }),
+    );
     const applicationResponse = await sandboxApplicationResponse(
       document,
       {

@@ -850,6 +850,7 @@ export type Database = {
           p_actor_id: string
           p_concept_code: string
           p_invoice_id: string
+          p_issued_at: string
           p_lease_seconds: number
           p_lines: Json
           p_org_id: string
@@ -893,6 +894,7 @@ export type Database = {
         Args: {
           p_actor_id: string
           p_document_ids: Json
+          p_issued_at: string
           p_kind: string
           p_lease_seconds: number
           p_org_id: string
@@ -904,6 +906,7 @@ export type Database = {
         Args: {
           p_actor_id: string
           p_document_ids: Json
+          p_issued_at: string
           p_kind: string
           p_lease_seconds: number
           p_org_id: string
@@ -916,6 +919,7 @@ export type Database = {
         Args: {
           p_actor_id: string
           p_document_ids: Json
+          p_issued_at: string
           p_kind: string
           p_lease_seconds: number
           p_org_id: string

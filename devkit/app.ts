@@ -17,6 +17,7 @@ import { buildDeps } from "../shared/compose.ts";
 import { createPostgresDb } from "../shared/db/postgres-transport.ts";
 import type { AppDeps } from "../shared/http/context.ts";
 import { createLogger } from "../shared/kernel/log.ts";
+import type { Clock } from "../shared/ports/clock.ts";
 import type { Resolver } from "../shared/ports/egress/url-policy.ts";
 import type { DianTaxAdapterHook } from "../shared/providers/dian/connection.ts";
 import type { DianNumbering } from "../shared/providers/dian/numbering-query.ts";
@@ -87,6 +88,8 @@ export async function createTestApp(
     dianNumbering?: DianNumbering;
     /** The DIAN TaxAdapter hook (AppDeps.dianTaxAdapter). */
     dianTaxAdapter?: DianTaxAdapterHook;
+    /** When documents are issued and signed (AppDeps.clock: ./clock.ts sets one); default the system's. */
+    clock?: Clock;
   } = {},
 ): Promise<TestApp> {
   const signer = await createLocalSigner(`${TEST_URL}/auth/v1`);
@@ -114,6 +117,7 @@ export async function createTestApp(
       documents,
       ...(options.dianNumbering ? { dianNumbering: options.dianNumbering } : {}),
       ...(options.dianTaxAdapter ? { dianTaxAdapter: options.dianTaxAdapter } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
     },
   );
   // every response and log line goes to the secret canary's capture as well

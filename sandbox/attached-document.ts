@@ -13,6 +13,7 @@ import type { DocumentOutcome, SubmitDocumentRequest } from "../shared/ports/pro
 import { buildAttachedDocument } from "../shared/providers/dian/attached-document.ts";
 import { buildSignedDocument } from "../shared/providers/dian/document.ts";
 import type { DianDocumentInput, NumberingResolution } from "../shared/providers/dian/input.ts";
+import { colombianTime } from "../shared/providers/dian/signature.ts";
 import { sandboxApplicationResponse } from "./application-response.ts";
 import type { SandboxSigners } from "./signers.ts";
 
@@ -63,15 +64,22 @@ export function sandboxDianInput(doc: SubmitDocumentRequest): DianDocumentInput 
 
 /**
  * The signed AttachedDocument of `doc`, accepted with `outcome`. Deterministic: the same document,
- * acceptance and signers give the same bytes. Throws when the DIAN builder's CUFE/CUDE is not the
- * one the sandbox answered (a defect: both compute it from the same fields).
+ * acceptance and signers give the same bytes. The sandbox, like a provider that signs for its
+ * issuers, signs the document as it validates it: its SigningTime is the acceptance's instant in
+ * Colombia's offset, never a copy of the issue date (DESIGN §12). Throws when the DIAN builder's
+ * CUFE/CUDE is not the one the sandbox answered (a defect: both compute it from the same fields).
  */
 export async function sandboxAttachedDocument(
   doc: SubmitDocumentRequest,
   outcome: DocumentOutcome,
   signers: SandboxSigners,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const signed = await buildSignedDocument(sandboxDianInput(doc), signers.issuer);
+  if (outcome.status !== "accepted" || !outcome.validated_at) {
+    throw new TypeError("an AttachedDocument wraps only an accepted document");
+  }
+  const signed = await buildSignedDocument(sandboxDianInput(doc), signers.issuer, {
+    signingTime: colombianTime(new Date(outcome.validated_at)),
+  });
   if (signed.authorityCode !== outcome.authority_code) {
     throw new Error(`the DIAN builder's CUFE/CUDE of ${doc.number} is not the one the sandbox answered`);
   }

@@ -12,6 +12,7 @@ import { connectPostgres } from "./db/sql-client.ts";
 import { createSupabaseDb } from "./db/supabase-transport.ts";
 import type { AppDeps } from "./http/context.ts";
 import { createLogger, type Logger } from "./kernel/log.ts";
+import { type Clock, systemClock } from "./ports/clock.ts";
 import type { Db } from "./ports/db/port.ts";
 import { type Egress, noResolver } from "./ports/egress/egress.ts";
 import type { Resolver } from "./ports/egress/url-policy.ts";
@@ -38,6 +39,8 @@ export interface Overrides {
   dianNumbering?: DianNumbering;
   /** The DIAN TaxAdapter of a DIAN-mode credential (the provider directory's). */
   dianTaxAdapter?: DianTaxAdapterHook;
+  /** When documents are issued and signed (AppDeps.clock); default the system's. */
+  clock?: Clock;
 }
 
 export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<AppDeps> {
@@ -51,6 +54,7 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
   const egress = createEgress(overrides, logger);
   const dianAdapter = overrides.dianTaxAdapter ?? dianTaxAdapter;
   const numbering = overrides.dianNumbering ?? dianNumbering;
+  const clock = overrides.clock ?? systemClock;
   return {
     config,
     db,
@@ -68,6 +72,7 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
         allowPrivateUrls: config.providers.allowPrivateUrls,
         egress,
         dianTaxAdapter: dianAdapter,
+        clock,
       }),
     credentialChecks: {
       protocolKey: async (target, call) =>
@@ -77,6 +82,7 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
     },
     pdfFingerprints: new RememberedFingerprints(),
     background: createBackground(logger),
+    clock,
   };
 }
 

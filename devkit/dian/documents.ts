@@ -5,11 +5,28 @@
 import { randomInt, randomUUID } from "node:crypto";
 import type { Line, SubmitDocumentRequest } from "../../shared/ports/providers/protocol.ts";
 import type { DianDocumentInput, DianMode } from "../../shared/providers/dian/input.ts";
+import { colombianTime } from "../../shared/providers/dian/signature.ts";
 
 export const TEST_SOFTWARE = {
   id: "56f2ae4e-9812-4fad-9255-08fcfcd5ccb0",
   pin: "12345",
 } as const;
+
+/**
+ * A fixture document signed a minute after it was issued, on its issue date as DIAN wants
+ * (FAD09e/CAD09e): the options `buildSignedDocument` takes for it. The service signs with its clock
+ * (shared/ports/clock.ts); a fixture, dated once and for all, is signed at a fixed instant of its own.
+ */
+export function signedAtIssue(input: DianDocumentInput): { signingTime: string } {
+  const { issue_date, issue_time } = input.document;
+  const [hours = 0, minutes = 0, seconds = 0] = issue_time.slice(0, 8).split(":").map(Number);
+  const offset = issue_time.slice(8) || "Z";
+  const issued = Date.parse(`${issue_date}T${issue_time.slice(0, 8)}${offset}`);
+  if (Number.isNaN(issued) || hours * 3600 + minutes * 60 + seconds > 86_340) {
+    throw new RangeError(`cannot sign ${issue_date} ${issue_time} a minute later on the same day`);
+  }
+  return { signingTime: colombianTime(new Date(issued + 60_000)) };
+}
 
 export const TEST_RESOLUTION = {
   number: "18760000001",

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { createTestCertificates } from "../../devkit/dian/certificates.ts";
-import { dianCreditNote, dianInvoice } from "../../devkit/dian/documents.ts";
+import { dianCreditNote, dianInvoice, signedAtIssue } from "../../devkit/dian/documents.ts";
 import { sandboxApplicationResponse } from "../../sandbox/application-response.ts";
 import { createSandboxSigners } from "../../sandbox/signers.ts";
 import { buildAttachedDocument } from "../../shared/providers/dian/attached-document.ts";
@@ -22,7 +22,7 @@ mkdirSync(folder, { recursive: true });
 const certs = createTestCertificates();
 const signer = await openPkcs12(certs.p12, certs.password);
 const invoice = dianInvoice(20);
-const signed = await buildSignedDocument(invoice, signer);
+const signed = await buildSignedDocument(invoice, signer, signedAtIssue(invoice));
 const dian = await createSandboxSigners();
 const applicationResponse = await sandboxApplicationResponse(
   invoice.document,
@@ -37,17 +37,18 @@ const applicationResponse = await sandboxApplicationResponse(
   },
   dian.dian,
 );
+/** The fixtures are signed a minute after their issue instant, on their issue date (FAD09e/CAD09e). */
+function signedNote(partial: boolean) {
+  const note = dianCreditNote(invoice, signed.authorityCode, partial);
+  return buildSignedDocument(note, signer, signedAtIssue(note));
+}
 const files: Record<string, Uint8Array | string> = {
   "ca.pem": certs.caPem,
   "certificate.pem": certs.certificatePem,
   "dian-ca.pem": dian.pem.ca,
   "invoice.xml": signed.xml,
-  "credit-note-partial.xml": (
-    await buildSignedDocument(dianCreditNote(invoice, signed.authorityCode, true), signer)
-  ).xml,
-  "credit-note-whole.xml": (
-    await buildSignedDocument(dianCreditNote(invoice, signed.authorityCode, false), signer)
-  ).xml,
+  "credit-note-partial.xml": (await signedNote(true)).xml,
+  "credit-note-whole.xml": (await signedNote(false)).xml,
   "attached-document.xml": await buildAttachedDocument(
     {
       document: signed.xml,

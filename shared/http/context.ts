@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import type { RememberedFingerprints } from "../core/documents/remembered-fingerprints.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Logger } from "../kernel/log.ts";
+import type { Clock } from "../ports/clock.ts";
 import type { Db, DbScope } from "../ports/db/port.ts";
 import type { Egress } from "../ports/egress/egress.ts";
 import type { CredentialChecks } from "../ports/providers/credentials.ts";
@@ -31,6 +32,8 @@ export interface AppDeps {
   pdfFingerprints: RememberedFingerprints;
   /** Work started by a request that its answer does not wait for (webhook messages). */
   background: Background;
+  /** When a document is issued and signed (../ports/clock.ts); the system's, unless a test sets one. */
+  clock: Clock;
 }
 
 /** Hono's environment for our app: the dependencies and what the pipeline learns per request. */

@@ -10,6 +10,7 @@ import type { Handler } from "hono";
 import { z } from "zod";
 import type { ErrorCode } from "../kernel/errors.ts";
 import type { Logger } from "../kernel/log.ts";
+import type { Clock } from "../ports/clock.ts";
 import type { Caller, DbScope } from "../ports/db/port.ts";
 import type { ProviderDirectory } from "../ports/providers/directory.ts";
 import type { DocumentStore } from "../ports/storage.ts";
@@ -193,10 +194,11 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
 /** The context of an operation that transmits documents: the request's, with the configured pace. */
 export function transmitting(
   ctx: OperationContext,
-): OperationContext & { concurrency: number; providerTimeoutMs: number } {
+): OperationContext & { concurrency: number; providerTimeoutMs: number; clock: Clock } {
   return {
     ...ctx,
     concurrency: ctx.deps.config.providers.transmitConcurrency,
     providerTimeoutMs: ctx.deps.config.providers.timeoutMs,
+    clock: ctx.deps.clock,
   };
 }

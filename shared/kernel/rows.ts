@@ -233,6 +233,12 @@ export type ClaimEntry<K extends DocumentKind = DocumentKind> =
       submitted_attempt: number | null;
       environment: Environment;
       company_id: string;
+      /**
+       * Set when this claim issued the document anew: sent afresh on a later day than its stamp,
+       * nothing of it at the provider could still be accepted; the stamp it had, as the database
+       * writes it (`2026-11-20`, `23:30:12-05`). The new one is the document's `issue_date`, `issue_time`.
+       */
+      restamped_from: { issue_date: string; issue_time: string } | null;
       document: DocumentPayloads[K];
     };
 

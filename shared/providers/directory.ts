@@ -6,9 +6,11 @@
  * DIAN-mode adapter-tax credential is opened for the `dianTaxAdapter` hook instead
  * (./dian/connection.ts).
  */
+
 import { type SecretBox, SecretBoxError } from "../crypto/secret-box.ts";
 import { BusinessRuleError } from "../kernel/errors.ts";
 import type { CredentialRow } from "../kernel/rows.ts";
+import { type Clock, systemClock } from "../ports/clock.ts";
 import type { DbScope } from "../ports/db/port.ts";
 import { type Egress, HostResolutionError, reach } from "../ports/egress/egress.ts";
 import type { FetchLike } from "../ports/egress/exchange.ts";
@@ -51,6 +53,8 @@ export interface ProviderDirectoryOptions {
    * instead of building a protocol client; default DIAN's own client (./dian/wiring.ts).
    */
   dianTaxAdapter?: DianTaxAdapterHook;
+  /** The clock a DIAN-mode adapter signs by (../ports/clock.ts); default the system's. */
+  clock?: Clock;
 }
 
 /** A stored credential ready for its client: a protocol provider's, or DIAN mode's, opened. */
@@ -214,7 +218,7 @@ export function createProviderDirectory(options: ProviderDirectoryOptions): Prov
     taxAdapter: async (...args) => {
       const found = await required("adapter-tax", ...args);
       if (!("dian" in found)) return createTaxClient(found);
-      return (options.dianTaxAdapter ?? dianTaxAdapter)(found.dian);
+      return (options.dianTaxAdapter ?? dianTaxAdapter)(found.dian, options.clock ?? systemClock);
     },
     deliveryChannel: async (...args) =>
       createDeliveryClient(protocolOnly(await required("deliver", ...args))),

@@ -106,8 +106,11 @@ create table public.invoices (
   company_id uuid not null,
   -- draft: written by the web app while the invoice is `pendiente`
   number text not null check (number ~ '^[A-Z0-9]{0,4}[0-9]{1,15}$'),
-  issue_date date not null default current_date,
-  issue_time time(0) with time zone not null default current_time(0),
+  -- when it is issued, in Colombia's time: a draft's values are a preview, which the claim that first
+  -- sends it replaces with the service's instant (…_lifecycle.sql, docs/adr/0010); the default is
+  -- that preview now in Bogotá (`current_date` and `current_time` are the session's zone: UTC on Supabase)
+  issue_date date not null default (now() at time zone 'America/Bogota')::date,
+  issue_time time(0) with time zone not null default (current_time(0) at time zone 'America/Bogota'),
   due_date date,
   currency text not null default 'COP' check (currency ~ '^[A-Z]{3}$'),
   payment_form text not null default '1' check (payment_form in ('1', '2')), -- 1 contado, 2 crédito
@@ -214,7 +217,9 @@ create trigger companies_touch before update on public.companies
 create trigger invoices_touch before update on public.invoices
   for each row execute function einv_private.touch_updated_at();
 
--- Once an invoice has left `pendiente`, what was sent to the authority can never change.
+-- Once an invoice has left `pendiente`, what was sent to the authority can never change. Its issue
+-- date and time move only while nothing of it at the authority can still be accepted (in error or
+-- left in progress, every attempt refused): a resend on a later day is issued anew (docs/adr/0010).
 create function einv_private.freeze_sent_invoice() returns trigger
 language plpgsql set search_path = '' as $$
 begin
@@ -226,15 +231,18 @@ begin
     return old;
   end if;
   if old.status <> 'pendiente' and (
-    (old.org_id, old.company_id, old.number, old.issue_date, old.issue_time, old.due_date, old.currency,
+    (old.org_id, old.company_id, old.number, old.due_date, old.currency,
      old.payment_form, old.payment_method, old.notes, old.buyer_id_type, old.buyer_id_number,
      old.buyer_check_digit, old.buyer_name, old.buyer_email, old.buyer_address, old.buyer_city_code,
      old.buyer_phone, old.subtotal, old.tax_total, old.total)
     is distinct from
-    (new.org_id, new.company_id, new.number, new.issue_date, new.issue_time, new.due_date, new.currency,
+    (new.org_id, new.company_id, new.number, new.due_date, new.currency,
      new.payment_form, new.payment_method, new.notes, new.buyer_id_type, new.buyer_id_number,
      new.buyer_check_digit, new.buyer_name, new.buyer_email, new.buyer_address, new.buyer_city_code,
      new.buyer_phone, new.subtotal, new.tax_total, new.total)
+    or ((old.issue_date, old.issue_time) is distinct from (new.issue_date, new.issue_time)
+        and not (old.status in ('error', 'en_proceso')
+                 and (old.submitted_attempt is null or old.submitted_attempt is not distinct from old.refused_attempt)))
   ) then
     raise exception 'invoice % is % and its content can no longer change', old.id, old.status
       using errcode = 'P0001', hint = 'invalid_state';

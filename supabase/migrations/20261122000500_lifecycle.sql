@@ -15,6 +15,9 @@
 -- may have reached the provider before is queried, never re-sent blindly (`action = 'query'`), and
 -- a resend reuses the idempotency key of the submit that may have arrived (`submitted_attempt`).
 -- The issuer is frozen at the first claim, so every resend and every PDF shows what was sent.
+-- So is the issue date and time (DESIGN §12, docs/adr/0010): the claim that first sends a document
+-- stamps them from the instant the service passes (its Clock), in Colombia's time, and a resend of
+-- what may be at the provider keeps them, so its CUFE/CUDE never changes.
 --
 -- Errors are `P0001` with the API error code in `hint`, a reason code as the message and the kind in
 -- `detail`; the sentences the caller reads are made in TypeScript (shared/db/reasons.ts).
@@ -41,6 +44,10 @@ create type einv_private.lifecycle as (
   refused_attempt integer,
   lease_until timestamptz,
   issuer_snapshot jsonb,
+  -- when the document is issued, in Colombia's civil time (`-05`): a draft's own values until the
+  -- claim stamps them (they are a draft column too, a preview a member may write while `pendiente`)
+  issue_date date,
+  issue_time time(0) with time zone,
   claimed_at timestamptz,
   transmitted_at timestamptz,
   status_checked_at timestamptz
@@ -312,14 +319,28 @@ values ('invoice', 'public.invoices', 'transmitida', 'einv_private.invoice_paylo
 -- `||` would be copied whole, issuer snapshots included, once per document), and matched to the
 -- requested ids by a join. A company's issuer and active environment are looked up once per run of
 -- its documents, not once per document.
+--
+-- When a document is issued (DESIGN §12, docs/adr/0010): `p_issued_at` is the service's instant (its
+-- Clock), never the database's; to the second, written as Colombia's civil date and time
+-- (America/Bogota, UTC−5 all year, so `-05`). A draft (`pendiente`) is stamped with it: its own
+-- date and time were a preview. A document that may be at the provider (`query`) keeps its stamp,
+-- so a resend carries the same CUFE/CUDE. One sent afresh after its every attempt was refused
+-- (`send` from error or en_proceso: nothing of it at the provider can still be accepted) keeps its
+-- stamp the same day and is re-stamped on a later one, since DIAN wants a document signed on its
+-- issue date (FAD09e/CAD09e); its entry then names the stamp it had (`restamped_from`).
 create function public.einv_document_claim(
   p_org_id uuid, p_kind text, p_document_ids jsonb, p_reissue boolean, p_actor_id uuid,
-  p_lease_seconds integer
+  p_lease_seconds integer, p_issued_at timestamptz
 ) returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
   _ids uuid[] := array(select jsonb_array_elements_text(p_document_ids)::uuid);
   _accepted text := einv_private.accepted_status(p_kind);
+  -- the stamp of what this claim issues: truncated first, so the time never rounds into the next day
+  _issued timestamptz := date_trunc('second', p_issued_at);
+  _issue_date date := (_issued at time zone 'America/Bogota')::date;
+  _issue_time time(0) with time zone := (_issued::time(0) with time zone) at time zone 'America/Bogota';
+  _restamped_from jsonb;
   _doc record;
   _life einv_private.lifecycle;
   _action text;
@@ -333,6 +354,10 @@ declare
   _company_issuer jsonb;
   _company_environment text;
 begin
+  if p_issued_at is null then
+    raise exception 'p_issued_at is required: the instant a claimed document is issued at'
+      using errcode = '22004';
+  end if;
   for _doc in select * from einv_private.read_documents(p_kind, p_org_id, _ids, true) loop
     _life := _doc.life;
     _action := case
@@ -365,6 +390,16 @@ begin
       _company_environment := (select c.active_environment from public.companies c where c.id = _company);
     end if;
     _prior_submitted := _life.submitted_attempt;
+    -- its issue moment: a draft's is stamped; one sent afresh on a later day than its stamp is
+    -- stamped again; what may be at the provider keeps its own
+    _restamped_from := null;
+    if _life.status <> 'pendiente' and _action = 'send' and _life.issue_date is distinct from _issue_date then
+      _restamped_from := jsonb_build_object('issue_date', _life.issue_date, 'issue_time', _life.issue_time);
+    end if;
+    if _life.status = 'pendiente' or _restamped_from is not null then
+      _life.issue_date := _issue_date;
+      _life.issue_time := _issue_time;
+    end if;
     _life.status := 'en_proceso';
     _life.attempt_count := _life.attempt_count + 1;
     -- a send records its intent before anything leaves: if this call dies before recording an
@@ -385,12 +420,15 @@ begin
     _life.authority_rules := null;
     perform einv_private.write_lifecycle(p_kind, _doc.id, _life);
     perform einv_private.log_event(p_org_id, p_kind, _doc.id, 'transmit_claimed', p_actor_id,
-      jsonb_build_object('attempt', _life.attempt_count, 'action', _action, 'environment', _life.environment));
+      jsonb_build_object('attempt', _life.attempt_count, 'action', _action, 'environment', _life.environment,
+                         'issue_date', _life.issue_date, 'issue_time', _life.issue_time)
+      || case when _restamped_from is null then '{}'::jsonb
+              else jsonb_build_object('restamped_from', _restamped_from) end);
 
     -- the payload is attached below, once per requested id
     _entries := array_append(_entries, jsonb_build_object('document_id', _doc.id, 'action', _action,
       'status', _life.status, 'attempt', _life.attempt_count, 'submitted_attempt', _prior_submitted,
-      'environment', _life.environment, 'company_id', _doc.company_id));
+      'environment', _life.environment, 'company_id', _doc.company_id, 'restamped_from', _restamped_from));
     _issuers := array_append(_issuers, _life.issuer_snapshot);
   end loop;
 
@@ -544,12 +582,12 @@ $$;
 -- a credential has no row.
 create function public.einv_document_claim_sending(
   p_org_id uuid, p_kind text, p_document_ids jsonb, p_reissue boolean, p_actor_id uuid,
-  p_lease_seconds integer, p_service text
+  p_lease_seconds integer, p_issued_at timestamptz, p_service text
 ) returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
   _entries jsonb := public.einv_document_claim(p_org_id, p_kind, p_document_ids, p_reissue, p_actor_id,
-                                               p_lease_seconds);
+                                               p_lease_seconds, p_issued_at);
 begin
   return jsonb_build_object('entries', _entries, 'credentials', coalesce((
     select jsonb_agg(c.credential order by w.company_id, w.environment)
@@ -562,9 +600,9 @@ begin
 end
 $$;
 
-revoke all on function public.einv_document_claim_sending(uuid, text, jsonb, boolean, uuid, integer, text)
+revoke all on function public.einv_document_claim_sending(uuid, text, jsonb, boolean, uuid, integer, timestamptz, text)
   from public, anon, authenticated, service_role;
-grant execute on function public.einv_document_claim_sending(uuid, text, jsonb, boolean, uuid, integer, text)
+grant execute on function public.einv_document_claim_sending(uuid, text, jsonb, boolean, uuid, integer, timestamptz, text)
   to service_role;
 
 -- A document and the stored credential of one service for its company in the document's
@@ -609,7 +647,7 @@ $$;
 
 create function public.einv_document_claim_sending_authorized(
   p_user_id uuid, p_roles jsonb, p_org_id uuid, p_kind text, p_document_ids jsonb, p_reissue boolean,
-  p_actor_id uuid, p_lease_seconds integer, p_service text
+  p_actor_id uuid, p_lease_seconds integer, p_issued_at timestamptz, p_service text
 ) returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
@@ -620,25 +658,25 @@ begin
   end if;
   return jsonb_build_object('membership', _membership, 'result',
     public.einv_document_claim_sending(p_org_id, p_kind, p_document_ids, p_reissue, p_actor_id,
-                                       p_lease_seconds, p_service));
+                                       p_lease_seconds, p_issued_at, p_service));
 end
 $$;
 
 revoke all on function public.einv_document_get_with_credentials(uuid, text, uuid, text),
   public.einv_document_get_with_credentials_authorized(uuid, jsonb, uuid, text, uuid, text),
-  public.einv_document_claim_sending_authorized(uuid, jsonb, uuid, text, jsonb, boolean, uuid, integer, text)
+  public.einv_document_claim_sending_authorized(uuid, jsonb, uuid, text, jsonb, boolean, uuid, integer, timestamptz, text)
   from public, anon, authenticated, service_role;
 grant execute on function public.einv_document_get_with_credentials(uuid, text, uuid, text),
   public.einv_document_get_with_credentials_authorized(uuid, jsonb, uuid, text, uuid, text),
-  public.einv_document_claim_sending_authorized(uuid, jsonb, uuid, text, jsonb, boolean, uuid, integer, text)
+  public.einv_document_claim_sending_authorized(uuid, jsonb, uuid, text, jsonb, boolean, uuid, integer, timestamptz, text)
   to service_role;
 
-revoke all on function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer),
+revoke all on function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer, timestamptz),
   public.einv_document_record(uuid, text, uuid, integer, jsonb),
   public.einv_document_get(uuid, text, uuid),
   public.einv_document_refresh_record(uuid, text, uuid, text, integer, jsonb)
   from public, anon, authenticated, service_role;
-grant execute on function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer),
+grant execute on function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer, timestamptz),
   public.einv_document_record(uuid, text, uuid, integer, jsonb),
   public.einv_document_get(uuid, text, uuid),
   public.einv_document_refresh_record(uuid, text, uuid, text, integer, jsonb)

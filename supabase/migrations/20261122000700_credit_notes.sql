@@ -144,15 +144,21 @@ create trigger credit_note_lines_within_invoice_lines after insert on public.cre
 create trigger credit_notes_touch before update on public.credit_notes
   for each row execute function einv_private.touch_updated_at();
 
--- What a note says never changes once written, for every role: only its lifecycle block moves.
+-- What a note says never changes once written, for every role: only its lifecycle block moves. Its
+-- issue date and time move only while nothing of it at the authority can still be accepted (in
+-- error or left in progress, every attempt refused): a resend on a later day is issued anew
+-- (…_lifecycle.sql, docs/adr/0010).
 create function einv_private.freeze_credit_note() returns trigger
 language plpgsql set search_path = '' as $$
 begin
-  if (old.org_id, old.company_id, old.invoice_id, old.number, old.issue_date, old.issue_time,
+  if (old.org_id, old.company_id, old.invoice_id, old.number,
       old.concept_code, old.reason, old.currency, old.subtotal, old.tax_total, old.total)
      is distinct from
-     (new.org_id, new.company_id, new.invoice_id, new.number, new.issue_date, new.issue_time,
-      new.concept_code, new.reason, new.currency, new.subtotal, new.tax_total, new.total) then
+     (new.org_id, new.company_id, new.invoice_id, new.number,
+      new.concept_code, new.reason, new.currency, new.subtotal, new.tax_total, new.total)
+     or ((old.issue_date, old.issue_time) is distinct from (new.issue_date, new.issue_time)
+         and not (old.status in ('error', 'en_proceso')
+                  and (old.submitted_attempt is null or old.submitted_attempt is not distinct from old.refused_attempt))) then
     raise exception 'credit note % cannot change', old.id using errcode = 'P0001', hint = 'invalid_state';
   end if;
   return new;
@@ -264,11 +270,13 @@ revoke all on function einv_private.credit_note_replaceable(public.credit_notes)
 --
 -- A line held by a note in `error` (rejected, or never received: nothing on the authority's books)
 -- counts as uncredited; when the new note takes it, that note is `descartada` and its lines
--- released, so a rejection never locks an invoice. The note is sent in its invoice's environment.
+-- released, so a rejection never locks an invoice. The note is sent in its invoice's environment,
+-- and issued at `p_issued_at` (the service's instant: its date and time in Colombia, as the claim
+-- stamps a document it first sends; docs/adr/0010).
 -- Answers the claim's entry (action `send`, with the payload).
 create function public.einv_credit_note_create(
   p_org_id uuid, p_invoice_id uuid, p_concept_code text, p_reason text, p_lines jsonb,
-  p_actor_id uuid, p_lease_seconds integer
+  p_actor_id uuid, p_lease_seconds integer, p_issued_at timestamptz
 ) returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
@@ -289,7 +297,6 @@ declare
   _life einv_private.lifecycle;
   _number bigint;
   _id uuid := gen_random_uuid();
-  _now timestamp := now() at time zone interval '-05:00'; -- Colombia: UTC-5, no daylight saving
 begin
   -- the notes of one invoice are made one at a time, so what is left is read once and kept
   select * into _inv from public.invoices where id = p_invoice_id and org_id = p_org_id for no key update;
@@ -451,11 +458,13 @@ begin
       jsonb_build_object('replaced_by', _id));
   end loop;
 
+  -- the claim below stamps a draft with the same instant; the note is written with it already
   insert into public.credit_notes (id, org_id, company_id, invoice_id, number, issue_date, issue_time,
     concept_code, reason, currency, subtotal, tax_total, total, environment, created_by)
   select _id, _inv.org_id, _inv.company_id, _inv.id,
          (select c.credit_note_prefix from public.companies c where c.id = _inv.company_id) || _number,
-         _now::date, (to_char(_now, 'HH24:MI:SS') || '-05')::time(0) with time zone,
+         (date_trunc('second', p_issued_at) at time zone 'America/Bogota')::date,
+         (date_trunc('second', p_issued_at)::time(0) with time zone) at time zone 'America/Bogota',
          p_concept_code, p_reason, _inv.currency,
          sum(p.line_extension), sum(p.tax_amount), sum(p.line_extension + p.tax_amount), _inv.environment, p_actor_id
     from jsonb_to_recordset(to_jsonb(_parts)) as p(line_extension numeric, tax_amount numeric);
@@ -473,11 +482,11 @@ begin
                        'lines', cardinality(_parts)));
   -- claimed at once: nobody ever sees the note unclaimed
   return public.einv_document_claim(p_org_id, 'credit_note', jsonb_build_array(_id), false, p_actor_id,
-                                    p_lease_seconds) -> 0;
+                                    p_lease_seconds, p_issued_at) -> 0;
 end
 $$;
 
-revoke all on function public.einv_credit_note_create(uuid, uuid, text, text, jsonb, uuid, integer)
+revoke all on function public.einv_credit_note_create(uuid, uuid, text, text, jsonb, uuid, integer, timestamptz)
   from public, anon, authenticated, service_role;
-grant execute on function public.einv_credit_note_create(uuid, uuid, text, text, jsonb, uuid, integer)
+grant execute on function public.einv_credit_note_create(uuid, uuid, text, text, jsonb, uuid, integer, timestamptz)
   to service_role;

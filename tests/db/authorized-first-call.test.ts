@@ -54,6 +54,7 @@ const claimAuthorized = (user: User, ids: string[]) =>
     p_reissue: false,
     p_actor_id: user.id,
     p_lease_seconds: 60,
+    p_issued_at: new Date().toISOString(),
     p_service: "adapter-tax",
   });
 

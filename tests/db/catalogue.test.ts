@@ -84,7 +84,7 @@ describe("the lifecycle's entry points, compiled from the registry", () => {
     const orgId = "00000000-0000-4000-8000-0000000000a1";
     const receiptId = "00000000-0000-4000-8000-0000000000a2";
     const life =
-      "status, authority_code, qr_text, provider_reference, environment, last_message, last_code, authority_message, authority_rules, attempt_count, submitted_attempt, refused_attempt, lease_until, issuer_snapshot, claimed_at, transmitted_at, status_checked_at";
+      "status, authority_code, qr_text, provider_reference, environment, last_message, last_code, authority_message, authority_rules, attempt_count, submitted_attempt, refused_attempt, lease_until, issuer_snapshot, issue_date, issue_time, claimed_at, transmitted_at, status_checked_at";
     await db.client.exec(`
       create table public.test_receipts as
         select id, org_id, company_id, ${life} from public.invoices where false;

@@ -36,6 +36,7 @@ const claimSending = (org: Tenant, ids: string[]) =>
     p_reissue: false,
     p_actor_id: org.operador.id,
     p_lease_seconds: 60,
+    p_issued_at: new Date().toISOString(),
     p_service: "adapter-tax",
   });
 

@@ -126,6 +126,7 @@ describe.each(TRANSPORTS)("the %s transport", (name) => {
       p_reissue: false,
       p_actor_id: tenant.operador.id,
       p_lease_seconds: 60,
+      p_issued_at: new Date().toISOString(),
     });
     expect(claims.map((c) => [c.document_id, c.action])).toEqual([
       [b.id, "send"],
@@ -153,6 +154,7 @@ describe.each(TRANSPORTS)("the %s transport", (name) => {
         p_reissue: true,
         p_actor_id: tenant.operador.id,
         p_lease_seconds: 60,
+        p_issued_at: new Date().toISOString(),
       });
     expect(entry).toMatchObject({ document_id: failed.id, action: "query", attempt: 2 });
   });

@@ -33,12 +33,12 @@ const service = () => openTransaction(db, "service_role", SERVICE);
 const createSql = (invoice: Invoice, lineIds: string[]) =>
   `select public.einv_credit_note_create(p_org_id => '${tenant.org.id}', p_invoice_id => '${invoice.id}',
      p_concept_code => '1', p_reason => 'Devolución', p_lines => '${JSON.stringify(lineIds.map((line_id) => ({ line_id })))}'::jsonb,
-     p_actor_id => null, p_lease_seconds => 60) as entry`;
+     p_actor_id => null, p_lease_seconds => 60, p_issued_at => now()) as entry`;
 
 const claimSql = (noteId: string) =>
   `select public.einv_document_claim(p_org_id => '${tenant.org.id}', p_kind => 'credit_note',
      p_document_ids => '["${noteId}"]'::jsonb, p_reissue => true, p_actor_id => null,
-     p_lease_seconds => 60) -> 0 as entry`;
+     p_lease_seconds => 60, p_issued_at => now()) -> 0 as entry`;
 
 interface Entry {
   document_id: string;

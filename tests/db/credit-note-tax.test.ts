@@ -22,7 +22,7 @@ type Part = { quantity: string } | { amount: string } | Record<string, never>;
 /** A note for one part of `line` (no part: what is left of it); answers the note's id. */
 async function credit(invoiceId: string, line: string, part: Part, concept = "1"): Promise<string> {
   const [row] = await db.superuser<{ id: string }>(
-    `select public.einv_credit_note_create($1, $2, $3, 'Prueba', $4::text::jsonb, $5, 60) ->> 'document_id' as id`,
+    `select public.einv_credit_note_create($1, $2, $3, 'Prueba', $4::text::jsonb, $5, 60, now()) ->> 'document_id' as id`,
     [tenant.org.id, invoiceId, concept, JSON.stringify([{ line_id: line, ...part }]), tenant.operador.id],
   );
   return row?.id as string;
@@ -103,7 +103,7 @@ describe("a line credited in parts", () => {
     // each unit's 6.333,3327 of tax is credited as 6.333,33 or 6.333,34
     expect(Math.max(...offByCents(await parts(line), 19))).toBeLessThan(1);
     await expect(
-      db.superuser("select public.einv_credit_note_create($1, $2, '2', 'Anulación', null, $3, 60)", [
+      db.superuser("select public.einv_credit_note_create($1, $2, '2', 'Anulación', null, $3, 60, now())", [
         tenant.org.id,
         invoice.id,
         tenant.operador.id,

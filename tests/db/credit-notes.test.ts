@@ -51,6 +51,7 @@ const create = (
       lines === null ? null : lines.map((line) => (typeof line === "string" ? { line_id: line } : line)),
     p_actor_id: tenant.operador.id,
     p_lease_seconds: 60,
+    p_issued_at: new Date().toISOString(),
   });
 
 describe.each(TRANSPORTS)("concurrent credit notes through the %s transport", (name) => {

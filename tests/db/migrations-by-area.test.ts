@@ -169,7 +169,7 @@ describe("the migrations, by area", () => {
     );
     expect(created).toEqual(
       expect.arrayContaining([
-        "function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer)",
+        "function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer, timestamptz)",
         "function einv_private.compile_document_kinds()",
         "table einv_private.document_kinds",
         "type einv_private.lifecycle",

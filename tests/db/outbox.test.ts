@@ -29,7 +29,7 @@ const service = <R = Record<string, unknown>>(
 
 /** Claims an invoice through the lifecycle's own claim, as /transmit does. */
 async function claim(invoiceId: string): Promise<void> {
-  await service("select public.einv_document_claim($1, 'invoice', $2::text::jsonb, false, null, 60)", [
+  await service("select public.einv_document_claim($1, 'invoice', $2::text::jsonb, false, null, 60, now())", [
     tenant.org.id,
     JSON.stringify([invoiceId]),
   ]);

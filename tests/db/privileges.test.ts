@@ -84,9 +84,10 @@ const DECLARED: Record<string, Grants> = {
   "function public.einv_credential_get(uuid, uuid, text, text)": { service_role: "EXECUTE" },
   "function public.einv_credential_list(uuid, integer)": { service_role: "EXECUTE" },
   "function public.einv_credential_reseal(uuid, text, text, text)": { service_role: "EXECUTE" },
-  "function public.einv_credit_note_create(uuid, uuid, text, text, jsonb, uuid, integer)": {
-    service_role: "EXECUTE",
-  },
+  "function public.einv_credit_note_create(uuid, uuid, text, text, jsonb, uuid, integer, timestamp with time zone)":
+    {
+      service_role: "EXECUTE",
+    },
   "function public.einv_delivery_attachments(uuid, uuid, jsonb)": { service_role: "EXECUTE" },
   "function public.einv_delivery_begin(uuid, text, uuid, text, uuid, uuid, uuid, jsonb, integer)": {
     service_role: "EXECUTE",
@@ -101,19 +102,21 @@ const DECLARED: Record<string, Grants> = {
   "function public.einv_webhook_secret_reseal(uuid, boolean, text, text, text)": { service_role: "EXECUTE" },
   "function public.einv_webhook_save(uuid, uuid, boolean, text, jsonb, boolean, boolean, text, text, uuid, integer)":
     { service_role: "EXECUTE" },
-  "function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer)": {
-    service_role: "EXECUTE",
-  },
+  "function public.einv_document_claim(uuid, text, jsonb, boolean, uuid, integer, timestamp with time zone)":
+    {
+      service_role: "EXECUTE",
+    },
   // the claim with the company's credential in the same round trip (…_lifecycle.sql)
-  "function public.einv_document_claim_sending(uuid, text, jsonb, boolean, uuid, integer, text)": {
-    service_role: "EXECUTE",
-  },
+  "function public.einv_document_claim_sending(uuid, text, jsonb, boolean, uuid, integer, timestamp with time zone, text)":
+    {
+      service_role: "EXECUTE",
+    },
   "function public.einv_document_get(uuid, text, uuid)": { service_role: "EXECUTE" },
   "function public.einv_document_get_with_credentials(uuid, text, uuid, text)": { service_role: "EXECUTE" },
   "function public.einv_document_get_with_credentials_authorized(uuid, jsonb, uuid, text, uuid, text)": {
     service_role: "EXECUTE",
   },
-  "function public.einv_document_claim_sending_authorized(uuid, jsonb, uuid, text, jsonb, boolean, uuid, integer, text)":
+  "function public.einv_document_claim_sending_authorized(uuid, jsonb, uuid, text, jsonb, boolean, uuid, integer, timestamp with time zone, text)":
     { service_role: "EXECUTE" },
   // the stored PDF alone while the document's inputs are unchanged (…_representation.sql)
   "function public.einv_document_representation_read(uuid, text, uuid, text, text)": {

@@ -14,6 +14,7 @@ import { createSandboxProvider, type SandboxProvider } from "../../sandbox/provi
 import { transmitDocuments } from "../../shared/core/documents/transmit.ts";
 import { invoiceKind } from "../../shared/core/invoices/kind.ts";
 import { createLogger } from "../../shared/kernel/log.ts";
+import { type Clock, systemClock } from "../../shared/ports/clock.ts";
 import { createProviderDirectory } from "../../shared/providers/directory.ts";
 
 let db: TestDatabase;
@@ -54,6 +55,8 @@ interface RunOptions {
   providerTimeoutMs?: number;
   sleep?: (ms: number) => Promise<void>;
   org?: Tenant;
+  /** When what it sends afresh is issued; default the system's. */
+  clock?: Clock;
 }
 
 /** One entry of a transmit answer, as the /transmit route words it. */
@@ -85,6 +88,7 @@ async function run(ids: string[], options: RunOptions = {}): Promise<{ results: 
       actorId: org.operador.id,
       concurrency: options.concurrency ?? 4,
       providerTimeoutMs: timeoutMs,
+      clock: options.clock ?? systemClock,
       log: createLogger("debug", (line) => logs.push(line)),
       sleep:
         options.sleep ??

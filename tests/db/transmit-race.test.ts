@@ -42,7 +42,7 @@ interface ClaimEntry {
 const claimSql = (tenant: Tenant, invoice: Invoice) =>
   `select public.einv_document_claim(p_org_id => '${tenant.org.id}', p_kind => 'invoice',
      p_document_ids => '["${invoice.id}"]'::jsonb, p_reissue => false, p_actor_id => null,
-     p_lease_seconds => 60) as entries`;
+     p_lease_seconds => 60, p_issued_at => now()) as entries`;
 
 const claim = async (service: HeldTransaction, tenant: Tenant, invoice: Invoice): Promise<ClaimEntry> => {
   const [row] = await service.query<{ entries: ClaimEntry[] }>(claimSql(tenant, invoice));

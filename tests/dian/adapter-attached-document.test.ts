@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { dianCreditNote, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
+import { dianCreditNote, signedAtIssue, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
 import { embeddedDocuments, xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
 import type { DianStandIn } from "../../sandbox/dian/index.ts";
 import { fromBase64 } from "../../shared/ports/providers/deliver.ts";
@@ -94,7 +94,10 @@ describe("the AttachedDocument of the DIAN adapter", () => {
     const original = invoice();
     const { authority_code: cufe } = await tax.submit(original);
     const note = dianCreditNote({ document: original, dian: { software: TEST_SOFTWARE } }, cufe as string);
-    const sent = await tax.submit(note.document);
+    // signed on the note's own issue date, a day after the invoice's
+    const before = bench.clock.now();
+    bench.clock.set(signedAtIssue(note).signingTime);
+    const sent = await tax.submit(note.document).finally(() => bench.clock.set(before));
     expect(sent.status).toBe("accepted");
     const cude = sent.authority_code as string;
     // the CUDE is made with the PIN: rebuilt with another, the note would carry another CUDE

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { dianCreditNote, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
+import { dianCreditNote, signedAtIssue, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
 import { type DianStandIn, generatedDianCertificate } from "../../sandbox/dian/index.ts";
 import { ProviderTimeoutError } from "../../shared/ports/providers/errors.ts";
 import type { SubmitDocumentRequest } from "../../shared/ports/providers/protocol.ts";
@@ -99,6 +99,27 @@ describe("the DIAN adapter against the stand-in", () => {
     expect(resent.message).not.toMatch(/errores/);
   });
 
+  it("signs at its clock's instant, never at the issue time: a document dated days earlier fails FAD09e", async () => {
+    const before = bench.clock.now();
+    try {
+      // the fixture is dated 2026-11-20 10:30:00-05:00; signed on the 28th, DIAN refuses it
+      bench.clock.set("2026-11-28T15:00:00Z");
+      const late = await adapter().submit(invoice());
+      expect(late.status).toBe("rejected");
+      expect(late.errors?.map((e) => e.code)).toEqual(["FAD09e"]);
+      // signed at 23:30:12 in Bogotá on its issue date (04:30:12 UTC the next day): accepted, signed then
+      bench.clock.set("2026-11-21T04:30:12Z");
+      const onTime = await adapter().submit(invoice());
+      expect(onTime.status).toBe("accepted");
+      const kept = standIn.documents.find((d) => d.key === onTime.authority_code)?.copy?.xmlBase64 ?? "";
+      const xml = Buffer.from(kept, "base64").toString("utf8");
+      expect(/<xades:SigningTime>([^<]*)</.exec(xml)?.[1]).toBe("2026-11-20T23:30:12.000-05:00");
+      expect(/<cbc:IssueTime>([^<]*)</.exec(xml)?.[1]).toBe("10:30:00-05:00");
+    } finally {
+      bench.clock.set(before);
+    }
+  });
+
   it("sends a credit note with its CUDE", async () => {
     const tax = adapter();
     const original = invoice();
@@ -107,9 +128,16 @@ describe("the DIAN adapter against the stand-in", () => {
       { document: original, dian: { software: TEST_SOFTWARE } },
       authority_code as string,
     );
-    const outcome = await tax.submit(note.document);
-    expect(outcome.status).toBe("accepted");
-    expect(outcome.authority_code).not.toBe(authority_code);
+    // signed on the note's own issue date, a day after the invoice's
+    const before = bench.clock.now();
+    bench.clock.set(signedAtIssue(note).signingTime);
+    try {
+      const outcome = await tax.submit(note.document);
+      expect(outcome.status).toBe("accepted");
+      expect(outcome.authority_code).not.toBe(authority_code);
+    } finally {
+      bench.clock.set(before);
+    }
   });
 
   it("habilitación: a test set batch left pending under its ZipKey, then settled by a query", async () => {
@@ -196,6 +224,7 @@ describe("the DIAN adapter against the stand-in", () => {
         signer: own,
         software: { id: TEST_SOFTWARE.id, pin: TEST_SOFTWARE.pin },
         testSetId: null,
+        now: () => bench.clock.now(),
       });
     try {
       const request = invoice();

@@ -8,7 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestSigners, type TestSigners } from "../../devkit/dian/certificates.ts";
-import { dianCreditNote, dianInvoice } from "../../devkit/dian/documents.ts";
+import { dianCreditNote, dianInvoice, signedAtIssue } from "../../devkit/dian/documents.ts";
 import { embeddedDocuments, xmllintValidate, xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
 import { sandboxApplicationResponse } from "../../sandbox/application-response.ts";
 import {
@@ -37,7 +37,7 @@ const VALIDATED_AT = "2026-11-20T15:31:07.000Z"; // 10:31:07 in Colombia
 
 /** The signed document of `input`, DIAN's (stand-in) validation of it, and the builder's input. */
 async function accepted(input: DianDocumentInput): Promise<AttachedDocumentInput> {
-  const signed = await buildSignedDocument(input, issuer);
+  const signed = await buildSignedDocument(input, issuer, signedAtIssue(input));
   const applicationResponse = await sandboxApplicationResponse(
     input.document,
     {
@@ -73,7 +73,7 @@ const cases = [
   ["a whole credit note", "credit_note", async () => noteOf(false)] as const,
 ];
 async function noteOf(partial: boolean): Promise<DianDocumentInput> {
-  const { authorityCode } = await buildSignedDocument(invoice, issuer);
+  const { authorityCode } = await buildSignedDocument(invoice, issuer, signedAtIssue(invoice));
   return dianCreditNote(invoice, authorityCode, partial);
 }
 

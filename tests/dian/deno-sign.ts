@@ -4,6 +4,7 @@
  * the job gives DIAN's ApplicationResponse for, answering every signed XML in base64, in that order.
  */
 import { readFileSync } from "node:fs";
+import { signedAtIssue } from "../../devkit/dian/documents.ts";
 import { buildAttachedDocument } from "../../shared/providers/dian/attached-document.ts";
 import { openPkcs12 } from "../../shared/providers/dian/certificate.ts";
 import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
@@ -24,7 +25,7 @@ export async function signJob(path: string): Promise<string[]> {
   const job = JSON.parse(readFileSync(path, "utf8")) as SignJob;
   const signer = await openPkcs12(fromBase64(job.p12Base64), job.password);
   const signed = [];
-  for (const input of job.inputs) signed.push(await buildSignedDocument(input, signer));
+  for (const input of job.inputs) signed.push(await buildSignedDocument(input, signer, signedAtIssue(input)));
   const out = signed.map((s) => toBase64(s.xml));
   for (const { index, applicationResponse } of job.attached ?? []) {
     const input = job.inputs[index];

@@ -6,7 +6,13 @@
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
-import { dianCreditNote, dianInvoice, TEST_RESOLUTION, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
+import {
+  dianCreditNote,
+  dianInvoice,
+  signedAtIssue,
+  TEST_RESOLUTION,
+  TEST_SOFTWARE,
+} from "../../devkit/dian/documents.ts";
 import { xmllintValidate, xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
 import { computeCude } from "../../shared/co/cufe.ts";
 import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
@@ -22,8 +28,8 @@ beforeAll(async () => {
   signer = await openPkcs12(certs.p12, certs.password);
 }, 60_000);
 
-async function build(input: DianDocumentInput) {
-  const signed = await buildSignedDocument(input, signer);
+async function build(input: DianDocumentInput, options = signedAtIssue(input)) {
+  const signed = await buildSignedDocument(input, signer, options);
   return { ...signed, text: new TextDecoder().decode(signed.xml) };
 }
 
@@ -233,11 +239,19 @@ describe("an invoice, as Anexo 1.9 asks", () => {
     expect(content(text, "cbc:Description")).toBe('Tornillo 1/2" &lt;acero&gt; &amp; arandela');
   });
 
-  it("is the same bytes when built again (a resend after an unknown outcome sends what was sent)", async () => {
-    const input = dianInvoice(3);
-    const [first, second] = [await build(input), await build(input)];
+  it("is signed at the instant it is given, never at its issue time; the same instant gives the same bytes", async () => {
+    const input = dianInvoice(3); // issued 2026-11-20 at 10:30:00-05:00
+    const at = { signingTime: "2026-11-20T10:31:07.250-05:00" };
+    const [first, second] = [await build(input, at), await build(input, at)];
     expect(second.text).toBe(first.text);
-    expect(content(first.text, "xades:SigningTime")).toBe("2026-11-20T10:30:00.000-05:00");
+    expect(content(first.text, "xades:SigningTime")).toBe("2026-11-20T10:31:07.250-05:00");
+    expect(content(first.text, "cbc:IssueTime")).toBe("10:30:00-05:00");
+    // a resend after an unknown outcome, signed later that day: the same document and CUFE, a new signature
+    const later = await build(input, { signingTime: "2026-11-20T18:02:00.000-05:00" });
+    expect(content(later.text, "xades:SigningTime")).toBe("2026-11-20T18:02:00.000-05:00");
+    expect(later.authorityCode).toBe(first.authorityCode);
+    const unsigned = (text: string) => text.replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, "");
+    expect(unsigned(later.text)).toBe(unsigned(first.text));
   });
 });
 
@@ -310,7 +324,7 @@ describe("a credit note, as Anexo 1.9 asks", () => {
 
 describe("what cannot be built", () => {
   const refused = async (input: DianDocumentInput, message: RegExp) =>
-    expect(buildSignedDocument(input, signer)).rejects.toThrow(message);
+    expect(buildSignedDocument(input, signer, signedAtIssue(input))).rejects.toThrow(message);
 
   it("an invoice without its resolution, outside its range, prefix or period", async () => {
     const input = dianInvoice(1);

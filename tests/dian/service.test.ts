@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { unzipSync } from "fflate";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
-import { dianInvoice } from "../../devkit/dian/documents.ts";
+import { dianInvoice, signedAtIssue } from "../../devkit/dian/documents.ts";
 import { xmlsecVerifyEnvelope } from "../../devkit/dian/xml-tools.ts";
 import {
   ProviderError,
@@ -75,7 +75,7 @@ beforeAll(async () => {
     doc.issuer.technical_key = TECHNICAL_KEY;
   });
   input.dian.software.pin = PIN;
-  const signed = await buildSignedDocument(input, signer);
+  const signed = await buildSignedDocument(input, signer, signedAtIssue(input));
   document = {
     files: submissionFiles({
       kind: "invoice",

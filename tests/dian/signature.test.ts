@@ -8,12 +8,7 @@ import { createTestCertificates, type TestCertificates } from "../../devkit/dian
 import { dianInvoice } from "../../devkit/dian/documents.ts";
 import { xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
 import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
-import {
-  colombianTime,
-  issueInstant,
-  SIGNATURE_POLICY,
-  signDocument,
-} from "../../shared/providers/dian/signature.ts";
+import { colombianTime, SIGNATURE_POLICY, signDocument } from "../../shared/providers/dian/signature.ts";
 import { buildUnsignedDocument } from "../../shared/providers/dian/ubl.ts";
 
 let certs: TestCertificates;
@@ -161,10 +156,5 @@ describe("signing times", () => {
   it("writes an instant as Colombian civil time, UTC−5, with milliseconds", () => {
     expect(colombianTime(new Date("2026-11-20T15:30:00.123Z"))).toBe("2026-11-20T10:30:00.123-05:00");
     expect(colombianTime(new Date("2026-11-21T03:04:05.000Z"))).toBe("2026-11-20T22:04:05.000-05:00");
-  });
-
-  it("reads the document's issue date and time as its issue instant", () => {
-    expect(issueInstant("2026-11-20", "10:30:00-05:00")).toBe("2026-11-20T10:30:00.000-05:00");
-    expect(issueInstant("2024-01-29", "23:59:59+00:00")).toBe("2024-01-29T23:59:59.000+00:00");
   });
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dianInvoice, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
+import { dianInvoice, signedAtIssue, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
 import type { DianStandIn } from "../../sandbox/dian/index.ts";
 import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
 import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
@@ -47,7 +47,8 @@ async function call(operation: string, params: Record<string, string>) {
 }
 
 const invoiceZip = async (lines = 1) => {
-  const built = await buildSignedDocument(dianInvoice(lines), signer);
+  const input = dianInvoice(lines);
+  const built = await buildSignedDocument(input, signer, signedAtIssue(input));
   return { ...built, zip: zipBase64({ "invoice.xml": built.xml }) };
 };
 
@@ -127,7 +128,7 @@ describe("a test set", () => {
       return (await call("GetStatusZip", { trackId: zipKey })).text;
     };
     const input = dianInvoice(1);
-    const first = await buildSignedDocument(input, signer);
+    const first = await buildSignedDocument(input, signer, signedAtIssue(input));
     const firstZip = zipBase64({ "invoice.xml": first.xml });
     expect(
       field((await call("SendBillSync", { fileName: "a.zip", contentFile: firstZip })).text, "StatusCode"),
@@ -137,13 +138,11 @@ describe("a test set", () => {
     expect(field(again, "StatusCode")).toBe("00");
     expect(field(again, "XmlDocumentKey")).toBe(first.authorityCode);
 
-    const reused = await buildSignedDocument(
-      {
-        ...input,
-        document: { ...input.document, reference: crypto.randomUUID(), issue_time: "11:45:00-05:00" },
-      },
-      signer,
-    );
+    const later = {
+      ...input,
+      document: { ...input.document, reference: crypto.randomUUID(), issue_time: "11:45:00-05:00" },
+    };
+    const reused = await buildSignedDocument(later, signer, signedAtIssue(later));
     const other = await settle(zipBase64({ "invoice.xml": reused.xml }));
     expect(field(other, "StatusCode")).toBe("99");
     expect(errorMessages(other)).toEqual(["Regla: 90, Rechazo: Documento procesado anteriormente."]);

@@ -5,7 +5,7 @@
  * error (ZB01), XML that does not parse (89), a notification that does not reject (FAJ43b).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { dianInvoice } from "../../devkit/dian/documents.ts";
+import { dianInvoice, signedAtIssue } from "../../devkit/dian/documents.ts";
 import type { DianStandIn } from "../../sandbox/dian/index.ts";
 import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
 import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
@@ -45,7 +45,8 @@ async function send(files: Record<string, Uint8Array>) {
   return { text, code: field(text, "StatusCode"), errors: errorMessages(text) };
 }
 
-const signed = async (input: DianDocumentInput) => (await buildSignedDocument(input, signer)).xml;
+const signed = async (input: DianDocumentInput) =>
+  (await buildSignedDocument(input, signer, signedAtIssue(input))).xml;
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 const bytes = (value: string) => new TextEncoder().encode(value);
 const codes = (errors: string[]) => errors.map((e) => /^Regla: (\w+),/.exec(e)?.[1]);

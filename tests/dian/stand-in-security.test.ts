@@ -6,7 +6,7 @@
  */
 import { deflateSync, zipSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
-import { dianInvoice } from "../../devkit/dian/documents.ts";
+import { dianInvoice, signedAtIssue } from "../../devkit/dian/documents.ts";
 import { type DianStandIn, MAX_MESSAGE_BYTES } from "../../sandbox/dian/index.ts";
 import { toBase64 } from "../../shared/ports/providers/deliver.ts";
 import { openPkcs12 } from "../../shared/providers/dian/certificate.ts";
@@ -43,7 +43,10 @@ beforeAll(async () => {
   standIn = seededStandIn(certs);
   standIn.trustCa(old.caPem);
   const signer = await openPkcs12(certs.p12, certs.password);
-  invoiceZip = zipBase64({ "invoice.xml": (await buildSignedDocument(dianInvoice(1), signer)).xml });
+  const oneLine = dianInvoice(1);
+  invoiceZip = zipBase64({
+    "invoice.xml": (await buildSignedDocument(oneLine, signer, signedAtIssue(oneLine))).xml,
+  });
 }, 120_000);
 
 const sendBill = (from: Sender, options = {}) =>

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dianInvoice } from "../../devkit/dian/documents.ts";
+import { dianInvoice, signedAtIssue } from "../../devkit/dian/documents.ts";
 import type { DianResponse } from "../../sandbox/dian/answers.ts";
 import type { ReceivedDocument } from "../../sandbox/dian/document.ts";
 import type { DianStandIn } from "../../sandbox/dian/index.ts";
@@ -60,7 +60,8 @@ async function call(operation: string, params: Record<string, string>, as = send
 const copyOf = (trackId: string, as = sender) => call("GetXmlByDocumentKey", { trackId }, as);
 
 async function sent(change?: Parameters<typeof dianInvoice>[1]) {
-  const built = await buildSignedDocument(dianInvoice(1, change), signer);
+  const input = dianInvoice(1, change);
+  const built = await buildSignedDocument(input, signer, signedAtIssue(input));
   const answer = await call("SendBillSync", {
     fileName: "a.zip",
     contentFile: zipBase64({ "invoice.xml": built.xml }),
@@ -113,7 +114,8 @@ describe("GetXmlByDocumentKey", () => {
   });
 
   it("answers 404 while the document's test set batch is in process, then 100", async () => {
-    const built = await buildSignedDocument(dianInvoice(1), signer);
+    const input = dianInvoice(1);
+    const built = await buildSignedDocument(input, signer, signedAtIssue(input));
     const contentFile = zipBase64({ "invoice.xml": built.xml });
     await call("SendTestSetAsync", { fileName: "set.zip", contentFile, testSetId: TEST_SET_ID });
     expect(field((await copyOf(built.authorityCode)).text, "Code")).toBe("404");

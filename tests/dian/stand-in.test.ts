@@ -4,7 +4,7 @@
  * against the stand-in's "DIAN" CA; the envelopes are built and signed without our client.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { dianCreditNote, dianInvoice } from "../../devkit/dian/documents.ts";
+import { dianCreditNote, dianInvoice, signedAtIssue } from "../../devkit/dian/documents.ts";
 import { xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
 import type { DianStandIn } from "../../sandbox/dian/index.ts";
 import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
@@ -47,7 +47,8 @@ const applicationResponseOf = (text: string) => Buffer.from(field(text, "XmlBase
 
 describe("SendBillSync of a good document", () => {
   it("accepts an invoice: 00, IsValid, its CUFE as the key, and a signed ApplicationResponse 02", async () => {
-    const { xml, authorityCode } = await buildSignedDocument(dianInvoice(4), signer);
+    const fourLines = dianInvoice(4);
+    const { xml, authorityCode } = await buildSignedDocument(fourLines, signer, signedAtIssue(fourLines));
     const { status, text } = await sendBill(xml);
     expect(status).toBe(200);
     expect(errorMessages(text)).toEqual([]);
@@ -69,9 +70,10 @@ describe("SendBillSync of a good document", () => {
 
   it("accepts a credit note of it: 00, its CUDE as the key", async () => {
     const invoice = dianInvoice(3);
-    const built = await buildSignedDocument(invoice, signer);
+    const built = await buildSignedDocument(invoice, signer, signedAtIssue(invoice));
     expect(field((await sendBill(built.xml)).text, "StatusCode")).toBe("00");
-    const note = await buildSignedDocument(dianCreditNote(invoice, built.authorityCode, true), signer);
+    const partial = dianCreditNote(invoice, built.authorityCode, true);
+    const note = await buildSignedDocument(partial, signer, signedAtIssue(partial));
     const { text } = await sendBill(note.xml, "nc.xml");
     expect(errorMessages(text)).toEqual([]);
     expect(field(text, "StatusCode")).toBe("00");

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
-import { dianInvoice } from "../../devkit/dian/documents.ts";
+import { dianInvoice, signedAtIssue } from "../../devkit/dian/documents.ts";
 import { openPkcs12 } from "../../shared/providers/dian/certificate.ts";
 import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
 import { createTestCertificates, senderOf, soapRequest, zipBase64 } from "../support/dian-stand-in.ts";
@@ -20,7 +20,8 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 it("validates a signed invoice under Deno and answers 00", async () => {
   const certs = createTestCertificates();
   const signer = await openPkcs12(certs.p12, certs.password);
-  const { xml } = await buildSignedDocument(dianInvoice(3), signer);
+  const input = dianInvoice(3);
+  const { xml } = await buildSignedDocument(input, signer, signedAtIssue(input));
   const envelope = await soapRequest(senderOf(certs), "SendBillSync", {
     fileName: "invoice.zip",
     contentFile: zipBase64({ "invoice.xml": xml }),

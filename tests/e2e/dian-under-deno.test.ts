@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
 import { createTestCertificates } from "../../devkit/dian/certificates.ts";
-import { dianCreditNote, dianInvoice } from "../../devkit/dian/documents.ts";
+import { dianCreditNote, dianInvoice, signedAtIssue } from "../../devkit/dian/documents.ts";
 import { embeddedDocuments, xmllintValidate, xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
 import { sandboxApplicationResponse } from "../../sandbox/application-response.ts";
 import { createSandboxSigners } from "../../sandbox/signers.ts";
@@ -29,7 +29,7 @@ it("builds and signs under Deno the same bytes as under Node, and they verify an
   // DIAN's (stand-in's) validation of each, signed by a "DIAN" certificate of another CA
   const dian = await createSandboxSigners();
   const response = async (input: DianDocumentInput) => {
-    const { authorityCode } = await buildSignedDocument(input, dian.issuer);
+    const { authorityCode } = await buildSignedDocument(input, dian.issuer, signedAtIssue(input));
     const bytes = await sandboxApplicationResponse(
       input.document,
       {

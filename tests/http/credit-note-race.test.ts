@@ -41,7 +41,7 @@ const post = (path: string, body: Record<string, unknown>) =>
  */
 async function rejectedNote(invoiceId: string, line: string): Promise<string> {
   const [made] = await db.superuser<{ entry: { document_id: string; attempt: number } }>(
-    `select public.einv_credit_note_create($1, $2, '1', 'Devolución', jsonb_build_array(jsonb_build_object('line_id', $3::uuid)), null, 60) as entry`,
+    `select public.einv_credit_note_create($1, $2, '1', 'Devolución', jsonb_build_array(jsonb_build_object('line_id', $3::uuid)), null, 60, now()) as entry`,
     [tenant.org.id, invoiceId, line],
   );
   const id = made?.entry.document_id as string;

@@ -25,8 +25,7 @@ import {
 import { type ReconcileOptions, reconcile } from "../../shared/core/reconcile/run.ts";
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
 import { connectPostgres, type SqlClient } from "../../shared/db/sql-client.ts";
-import { providersFor } from "../../shared/http/route.ts";
-import { createLogger } from "../../shared/log.ts";
+import { createLogger } from "../../shared/kernel/log.ts";
 import { openTransaction } from "../support/held-transaction.ts";
 
 const onPostgres = inject("database").kind === "postgres";
@@ -88,7 +87,7 @@ async function doomedRun(): Promise<{ appName: string; kill: () => Promise<void>
   const running = reconcile({
     ctx: {
       serviceDb,
-      providers: providersFor(t.deps, serviceDb),
+      providers: await t.deps.providers(serviceDb),
       documents: t.deps.documents,
       log: createLogger("silent", () => {}),
     },
@@ -131,12 +130,12 @@ const lockHolder = async () => {
 };
 
 /** A working run, as the next minute's would be. */
-const nextRun = () => {
+const nextRun = async () => {
   const serviceDb = t.deps.db.asService();
   return reconcile({
     ctx: {
       serviceDb,
-      providers: providersFor(t.deps, serviceDb),
+      providers: await t.deps.providers(serviceDb),
       documents: t.deps.documents,
       log: createLogger("silent", () => {}),
     },

@@ -166,6 +166,7 @@ describe("a run", () => {
       p_lines: null,
       p_actor_id: tenant.operador.id,
       p_lease_seconds: 60,
+      p_issued_at: new Date().toISOString(),
     });
     // the call that claimed it died: its intent is recorded, its lease is over
     await db.superuser("update credit_notes set lease_until = now() - interval '1 second' where id = $1", [

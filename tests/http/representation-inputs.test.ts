@@ -190,6 +190,7 @@ describe("a credit note's PDF", () => {
       p_lines: null,
       p_actor_id: tenant.operador.id,
       p_lease_seconds: 60,
+      p_issued_at: new Date().toISOString(),
     });
     const id = note.document_id;
     const first = await represent({ credit_note_id: id }, "/credit-notes/representation");

@@ -353,7 +353,7 @@ describe("a transmission that dies midway", () => {
     // a call claimed the invoice and died before recording anything (maybe after sending)
     await db.superuser(
       `select public.einv_document_claim(p_org_id => $1, p_kind => 'invoice', p_document_ids => $2::text::jsonb,
-         p_reissue => false, p_actor_id => null, p_lease_seconds => 60)`,
+         p_reissue => false, p_actor_id => null, p_lease_seconds => 60, p_issued_at => now())`,
       [tenant.org.id, JSON.stringify([id])],
     );
     expect((await transmit([id], { reissue: true }))[0]?.status).toBe("en_proceso"); // still leased

@@ -71,6 +71,7 @@ describe.skipIf(!onPostgres)("the largest batches, under Supabase's 8 s statemen
           p_reissue: false,
           p_actor_id: tenant.operador.id,
           p_lease_seconds: 300,
+          p_issued_at: new Date().toISOString(),
           p_service: "adapter-tax",
         }),
       );

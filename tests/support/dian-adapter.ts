@@ -1,9 +1,12 @@
 /**
  * The DIAN TaxAdapter as the tests drive it: a stand-in DIAN seeded with a company's test
  * certificate (../support/dian-stand-in.ts), our client at the network edge to it, the adapter over
- * them, and invoices as the lifecycle prepares them.
+ * them, and invoices as the lifecycle prepares them. The adapters sign by the bench's clock, set to
+ * a minute after the fixture invoices' issue instant (DIAN wants a document signed on its issue
+ * date: FAD09e/CAD09e); a test that sends a document of another day sets it (`clock.set`).
  */
-import { dianInvoice, TEST_RESOLUTION, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
+import { createTestClock, type TestClock } from "../../devkit/clock.ts";
+import { dianInvoice, signedAtIssue, TEST_RESOLUTION, TEST_SOFTWARE } from "../../devkit/dian/documents.ts";
 import type { DianStandIn } from "../../sandbox/dian/index.ts";
 import type {
   DocumentLookup,
@@ -22,6 +25,8 @@ export interface AdapterBench {
   caPem: string;
   /** The stand-in DIAN's CA, PEM. */
   dianCaPem: string;
+  /** What the adapters sign by: a minute after the fixture invoices' issue instant, until set. */
+  clock: TestClock;
   adapter(options?: { testSetId?: string; timeoutMs?: number; signer?: Signer; pin?: string }): TaxAdapter;
 }
 
@@ -30,11 +35,13 @@ export async function adapterBench(): Promise<AdapterBench> {
   const certs = createTestCertificates();
   const signer = await openPkcs12(certs.p12, certs.password);
   const standIn = seededStandIn(certs);
+  const clock = createTestClock(signedAtIssue(dianInvoice(1)).signingTime);
   return {
     standIn,
     signer,
     caPem: certs.caPem,
     dianCaPem: await standIn.dianCaPem(),
+    clock,
     adapter(options = {}) {
       const own = options.signer ?? signer;
       return createDianAdapter({
@@ -48,6 +55,7 @@ export async function adapterBench(): Promise<AdapterBench> {
         software: { id: TEST_SOFTWARE.id, pin: options.pin ?? TEST_SOFTWARE.pin },
         testSetId: options.testSetId ?? null,
         batchPollMs: 0,
+        now: () => clock.now(),
       });
     },
   };

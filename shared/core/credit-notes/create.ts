@@ -54,6 +54,8 @@ export async function createCreditNote({
     p_lines: creditedLines(input),
     p_actor_id: ctx.actorId,
     p_lease_seconds: leaseSeconds(1, ctx),
+    // issued now, by the service's clock, in Colombia's time (DESIGN §12)
+    p_issued_at: ctx.clock.now().toISOString(),
   });
   const [result] = await sendClaimed({ ctx, kind: creditNoteKind, orgId: input.org_id, claims: [entry] });
   if (!result) throw new Error("the credit note's transmission returned no result");

@@ -12,6 +12,8 @@ import { DomainError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { AuthorityRule, TransmissionCode } from "../../kernel/result-codes.ts";
 import type { ClaimEntry, DocumentKind, FiscalStatus, RecordedOutcome } from "../../kernel/rows.ts";
+import { isoTimeWithOffset } from "../../pdf/format.ts";
+import type { Clock } from "../../ports/clock.ts";
 import { callAuthorized, type DbScope } from "../../ports/db/port.ts";
 import type { ProviderDirectory } from "../../ports/providers/directory.ts";
 import {
@@ -48,6 +50,8 @@ export interface TransmitContext {
   concurrency: number;
   /** The per-call provider timeout, which sizes the claim's lease. */
   providerTimeoutMs: number;
+  /** When a document this call sends afresh is issued (the claim stamps it in Colombia's time). */
+  clock: Clock;
   log: Logger;
   /** Waits before retrying a rate-limited submit; tests pass a fake. */
   sleep?: (ms: number) => Promise<void>;
@@ -79,6 +83,7 @@ export async function transmitDocuments<K extends DocumentKind>({
       p_reissue: input.reissue,
       p_actor_id: ctx.actorId,
       p_lease_seconds: leaseSeconds(input.document_ids.length, ctx),
+      p_issued_at: ctx.clock.now().toISOString(),
       p_service: "adapter-tax",
     },
   );
@@ -176,6 +181,7 @@ async function processClaim<K extends DocumentKind>(
           )
         : unknownOutcome("an internal error interrupted the transmission", progress.submittedWith);
   }
+  outcome = restamped(entry, outcome);
   try {
     const recorded = await ctx.serviceDb.call("einv_document_record", {
       p_org_id: orgId,
@@ -207,6 +213,24 @@ async function processClaim<K extends DocumentKind>(
       message: "the outcome could not be saved; use /refresh to read it from the authority",
     };
   }
+}
+
+/**
+ * A document the claim issued anew (sent afresh on a later day than its stamp, with nothing of it at
+ * the provider that could still be accepted: DESIGN §12) says so in its message, whatever came of it.
+ */
+function restamped(entry: Claimed, outcome: RecordedOutcome): RecordedOutcome {
+  const before = entry.restamped_from;
+  if (!before) return outcome;
+  const { issue_date, issue_time } = entry.document;
+  const now = `${issue_date} ${isoTimeWithOffset(issue_time)}`;
+  return {
+    ...outcome,
+    message:
+      `${outcome.message}; issued anew on ${now}: it was dated ${before.issue_date}, a day it can no ` +
+      "longer be signed on, and nothing of it at the authority could still be accepted",
+    detail: { ...outcome.detail, restamped_from: before },
+  };
 }
 
 /** Whether (and under which attempt's key) a submit may have reached the provider. */

@@ -156,6 +156,8 @@ const lifecycle = {
     p_reissue: bool,
     p_actor_id: str,
     p_lease_seconds: num,
+    /** The service's instant (its Clock, ISO-8601): what a document it sends afresh is issued at. */
+    p_issued_at: str,
   }).returns<ClaimEntry[]>(),
   /** The claim, and the `p_service` credentials of the companies and environments it sends in. */
   einv_document_claim_sending: service({
@@ -165,6 +167,7 @@ const lifecycle = {
     p_reissue: bool,
     p_actor_id: str,
     p_lease_seconds: num,
+    p_issued_at: str,
     p_service: str,
   }).returns<{ entries: ClaimEntry[]; credentials: CredentialRow[] }>(),
   einv_document_record: service({
@@ -237,6 +240,8 @@ const creditNotes = {
     p_lines: arg<CreditedLine[] | null>(),
     p_actor_id: str,
     p_lease_seconds: num,
+    /** The service's instant (its Clock, ISO-8601): the note is issued at it. */
+    p_issued_at: str,
   }).returns<ClaimEntry<"credit_note">>(),
 };
 

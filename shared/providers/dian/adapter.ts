@@ -23,8 +23,6 @@ import {
 
 export interface DianAdapterOptions extends DianTransmissionOptions {
   signer: Signer;
-  /** The instant recorded as the validation's, when DIAN accepts. */
-  now?: () => Date;
 }
 
 const duplicate = (result: DianResult) => result.status === "accepted" && result.duplicate;

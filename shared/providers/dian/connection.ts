@@ -7,6 +7,7 @@
  */
 import { type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
 import type { CredentialRow } from "../../kernel/rows.ts";
+import type { Clock } from "../../ports/clock.ts";
 import type { FetchLike } from "../../ports/egress/exchange.ts";
 import { assertProviderUrl, UnsafeProviderUrlError } from "../../ports/egress/url-policy.ts";
 import type { Environment, TaxAdapter } from "../../ports/providers/protocol.ts";
@@ -31,8 +32,14 @@ export interface DianModeCredential {
   softwarePin: string;
 }
 
-/** Builds the DIAN TaxAdapter of one opened credential (wired by the integrator). */
-export type DianTaxAdapterHook = (credential: DianModeCredential) => TaxAdapter | Promise<TaxAdapter>;
+/**
+ * Builds the DIAN TaxAdapter of one opened credential (wired by the integrator); `clock` says when a
+ * document is signed (its SigningTime: DESIGN §12).
+ */
+export type DianTaxAdapterHook = (
+  credential: DianModeCredential,
+  clock: Clock,
+) => TaxAdapter | Promise<TaxAdapter>;
 
 /**
  * `credential` (DIAN mode, with a url and a sealed form) opened. `reach` gives the fetch for a

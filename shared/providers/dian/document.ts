@@ -4,7 +4,7 @@
  */
 import type { Signer } from "./certificate.ts";
 import type { DianDocumentInput } from "./input.ts";
-import { issueInstant, signDocument } from "./signature.ts";
+import { signDocument } from "./signature.ts";
 import { buildUnsignedDocument } from "./ubl.ts";
 
 export interface SignedDocument {
@@ -18,23 +18,25 @@ export interface SignedDocument {
 
 export interface BuildOptions {
   /**
-   * The signature's SigningTime. Default: the document's issue instant, which is on its issue date
-   * as DIAN requires (FAD09e) whenever the document is signed, and makes a rebuild byte-identical.
+   * The signature's SigningTime: the instant the signature is made, in Colombia's offset
+   * (`colombianTime(clock.now())`), never a copy of the issue date (DESIGN §12). DIAN wants its date
+   * to be the issue date (FAD09e/CAD09e): the lifecycle stamps that date when it first sends the
+   * document, and signs it right after.
    */
-  signingTime?: string;
+  signingTime: string;
 }
 
 /** Builds and signs `input`'s document. Throws a RangeError when the input cannot make one. */
 export async function buildSignedDocument(
   input: DianDocumentInput,
   signer: Signer,
-  options: BuildOptions = {},
+  options: BuildOptions,
 ): Promise<SignedDocument> {
   const unsigned = await buildUnsignedDocument(input);
   const { document } = input;
   const xml = await signDocument(unsigned, signer, {
     id: document.reference.toLowerCase(),
-    signingTime: options.signingTime ?? issueInstant(document.issue_date, document.issue_time),
+    signingTime: options.signingTime,
   });
   return { xml, authorityCode: unsigned.authorityCode, qrText: unsigned.qrText };
 }

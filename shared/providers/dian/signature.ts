@@ -9,7 +9,8 @@
  * Signing is the last step and writes the bytes that are sent: the document is written in
  * canonical form (./xml.ts), so the digests are over exactly those bytes, and nothing may format or
  * re-serialise them afterwards. The output depends only on the document, the certificate and the
- * signing time (RSA PKCS#1 v1.5 is deterministic), so building a document again gives the same bytes.
+ * signing time (RSA PKCS#1 v1.5 is deterministic), so signing a document again at the same instant
+ * gives the same bytes.
  */
 import { createHash } from "node:crypto";
 import type { Signer } from "./certificate.ts";
@@ -41,18 +42,16 @@ export const SIGNATURE_POLICY = {
 export interface SignOptions {
   /** Makes the signature's Ids unique in the document: `xmldsig-<id>`, `…-keyinfo`, `…-signedprops`. */
   id: string;
-  /** xs:dateTime of the signature, on the document's issue date (rule FAD09e). */
+  /**
+   * xs:dateTime of the signature: the instant it is made, in Colombia's offset (`colombianTime`),
+   * never a copy of the issue date; DIAN wants it on the document's issue date (FAD09e/CAD09e).
+   */
   signingTime: string;
 }
 
 /** A Date as Colombian civil time (UTC−5 all year), with milliseconds: `2026-11-20T10:30:00.000-05:00`. */
 export function colombianTime(date: Date): string {
   return `${new Date(date.getTime() - 5 * 3_600_000).toISOString().slice(0, 23)}-05:00`;
-}
-
-/** The document's issue instant as a SigningTime: `2026-11-20` + `10:30:00-05:00` → `2026-11-20T10:30:00.000-05:00`. */
-export function issueInstant(issueDate: string, issueTime: string): string {
-  return `${issueDate}T${issueTime.slice(0, 8)}.000${issueTime.slice(8)}`;
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("base64");

@@ -4,8 +4,13 @@
  * (./document.ts), the client (./service.ts) and the meaning of DIAN's answers (./outcome.ts); the
  * TaxAdapter that plugs this into the lifecycle (./adapter.ts) only translates.
  *
- * - A submit builds and signs the document (the same input gives the same bytes, so a resend after
- *   an unknown outcome sends exactly what was sent), zips it alone, and sends it: in habilitación
+ * - A submit builds the document and signs it now: its SigningTime is the instant of signing in
+ *   Colombia's offset, never a copy of its issue date (DESIGN §12; Odoo's `_dian_sign_xml` takes the
+ *   current Bogotá time too). A resend after an unknown outcome carries the same document (the
+ *   lifecycle keeps its issue date and time, so its CUFE/CUDE, which DIAN knows it by) with a later
+ *   signature. DIAN wants the signing date to be the issue date (FAD09e/CAD09e): the lifecycle
+ *   stamps the issue date when it first sends a document, and the signature follows at once. It is
+ *   zipped alone and sent: in habilitación
  *   with the company's test set id through SendTestSetAsync, whose batch is polled briefly with
  *   GetStatusZip and otherwise left pending under its ZipKey; else through SendBillSync.
  * - A query asks GetStatusZip about a test set batch still pending (its ZipKey is the provider
@@ -29,6 +34,7 @@ import { type NumberingVerdict, numberingVerdict } from "./numbering.ts";
 import { batchOutcome, type DianOutcome, sendOutcome, statusOutcome } from "./outcome.ts";
 import { type SubmissionFiles, submissionFiles } from "./package.ts";
 import type { DianService } from "./service.ts";
+import { colombianTime } from "./signature.ts";
 import { uploadOutcome } from "./test-set.ts";
 import { buildUnsignedDocument } from "./ubl.ts";
 
@@ -44,6 +50,11 @@ export interface DianTransmissionOptions {
   batchPolls?: number;
   batchPollMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * The service's clock (../../ports/clock.ts): a document is signed at its instant, and an acceptance
+   * is recorded at it. Default the system's.
+   */
+  now?: () => Date;
 }
 
 /** What DIAN answered about a document, with what the lifecycle records besides. */
@@ -117,9 +128,10 @@ export function createDianTransmission(options: DianTransmissionOptions): DianTr
   const polls = options.batchPolls ?? 2;
   const pollMs = options.batchPollMs ?? 500;
   const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
+  const now = options.now ?? (() => new Date());
 
   const sign = (request: SubmitDocumentRequest): Promise<SignedDocument> =>
-    buildSignedDocument(dianInput(request, software), signer);
+    buildSignedDocument(dianInput(request, software), signer, { signingTime: colombianTime(now()) });
 
   const result = (
     outcome: DianOutcome,

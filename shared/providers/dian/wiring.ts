@@ -21,7 +21,7 @@ async function serviceFor(target: Pick<DianModeCredential, "url" | "signer" | "f
 }
 
 /** The DIAN TaxAdapter of an opened DIAN-mode credential: test set batches in habilitación only. */
-export const dianTaxAdapter: DianTaxAdapterHook = async (credential) => {
+export const dianTaxAdapter: DianTaxAdapterHook = async (credential, clock) => {
   const { createDianAdapter } = await import("./adapter.ts");
   const { settings } = credential;
   return createDianAdapter({
@@ -33,6 +33,7 @@ export const dianTaxAdapter: DianTaxAdapterHook = async (credential) => {
       ...(settings.software_provider_nit ? { provider_nit: settings.software_provider_nit } : {}),
     },
     testSetId: credential.environment === "uat" ? (settings.test_set_id ?? null) : null,
+    now: () => clock.now(),
   });
 };
 
