@@ -160,13 +160,14 @@ it("what stands never carries more tax than the invoice line, whoever writes", a
   const invoice = await transmitted({ description: "Caja", quantity: 2, unitPrice: 0.5, taxRate: 19 });
   const [line] = invoice.lineIds as [string];
   const note = await credit(invoice.id, line, { quantity: "1" }); // 0,50 with 0,10 of tax
-  // a line like the note's, crediting no units and no base but `tax`
+  // a line like the note's, crediting no units and no base but `tax` of IVA
   const add = (position: number, tax: string) =>
     db.superuser(
       `insert into credit_note_lines (credit_note_id, org_id, invoice_line_id, position, description,
-         unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount, credited_quantity)
-       select credit_note_id, org_id, invoice_line_id, $2, description, unit_code, 1, 0, 0, tax_code,
-              tax_rate, $3, 0
+         unit_code, quantity, unit_price, line_extension, tax_subtotals, tax_amount, credited_quantity)
+       select credit_note_id, org_id, invoice_line_id, $2, description, unit_code, 1, 0, 0,
+              jsonb_build_array(jsonb_build_object('code', '01', 'percent', 19, 'taxable_amount', 0,
+                                                   'tax_amount', $3::numeric)), $3::numeric, 0
          from credit_note_lines where credit_note_id = $1 and position = 1`,
       [note, position, tax],
     );

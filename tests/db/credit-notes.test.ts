@@ -160,9 +160,8 @@ describe.each(TRANSPORTS)("concurrent credit notes through the %s transport", (n
     const add = (units: string, base: string) =>
       db.superuser(
         `insert into credit_note_lines (credit_note_id, org_id, invoice_line_id, position, description,
-           unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount, credited_quantity)
-         select credit_note_id, org_id, invoice_line_id, $2, description, unit_code, 1, $4, $4, tax_code,
-                tax_rate, 0, $3
+           unit_code, quantity, unit_price, line_extension, tax_amount, credited_quantity)
+         select credit_note_id, org_id, invoice_line_id, $2, description, unit_code, 1, $4, $4, 0, $3
            from credit_note_lines where credit_note_id = $1 and position = 1`,
         [document_id, ++position, units, base],
       );
