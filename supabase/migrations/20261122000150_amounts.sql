@@ -307,7 +307,7 @@ begin
         perform einv_private.refuse(p_where, _field, 'a percentage has no per_quantity, unit_measure or measure_unit_code');
       end if;
       _percent := einv_private.input_decimal(_tax -> 'percent', 3, 0, true, 100, true, p_where, _field || '.percent');
-      if _scheme -> 'rates' is not null and not (_scheme -> 'rates') @> to_jsonb(trim_scale(_percent)) then
+      if jsonb_typeof(_scheme -> 'rates') = 'array' and not (_scheme -> 'rates') @> to_jsonb(_percent) then
         perform einv_private.refuse(p_where, _field || '.percent', format('%s is not a rate of %s (%s): %s',
           _percent, _scheme ->> 'name', _code, _scheme ->> 'rates'));
       end if;
@@ -458,7 +458,7 @@ begin
     end if;
     _codes := array_append(_codes, _code);
     _percent := einv_private.input_decimal(_item -> 'percent', 3, 0, false, 100, true, p_where, _field || '.percent');
-    if _scheme -> 'rates' is not null and not (_scheme -> 'rates') @> to_jsonb(trim_scale(_percent)) then
+    if jsonb_typeof(_scheme -> 'rates') = 'array' and not (_scheme -> 'rates') @> to_jsonb(_percent) then
       perform einv_private.refuse(p_where, _field || '.percent', format('%s is not a rate of %s (%s): %s',
         _percent, _scheme ->> 'name', _code, _scheme ->> 'rates'));
     end if;
@@ -542,6 +542,9 @@ declare
 begin
   select i.currency, coalesce(i.exchange_rate, 1) as rate into _invoice
     from public.invoices i where i.id = new.invoice_id;
+  -- a list left out of a bulk insert (PostgREST writes null for a key other rows have) is empty
+  new.taxes := coalesce(new.taxes, '[]');
+  new.allowance_charges := coalesce(new.allowance_charges, '[]');
   if scale(trim_scale(new.unit_price)) > 6 then
     perform einv_private.refuse(_where, 'unit_price', format('has at most 6 decimals (not %s)', new.unit_price));
   end if;
@@ -578,6 +581,9 @@ begin
   if tg_op = 'UPDATE' and new.status <> 'pendiente' then
     return new;
   end if;
+  new.allowance_charges := coalesce(new.allowance_charges, '[]');
+  new.withholdings := coalesce(new.withholdings, '[]');
+  new.prepayments := coalesce(new.prepayments, '[]');
   new.buyer_person_type := coalesce(new.buyer_person_type,
                                     case when new.buyer_id_type in ('31', '50') then '1' else '2' end);
   select coalesce(jsonb_agg(jsonb_build_object('line_extension', l.line_extension, 'taxes', l.tax_subtotals)),
