@@ -135,7 +135,7 @@ $$;
 -- read positionally by DIAN's parser for equivalent documents: brief-business §4), then by code.
 create function einv_private.scheme_order(p_code text) returns text
 language sql immutable parallel safe as $$
-  select coalesce(pg_catalog.array_position(array['01', '04', '03'], p_code)::text, p_code)
+  select coalesce('0' || pg_catalog.array_position(array['01', '04', '03'], p_code)::text, '1' || p_code)
 $$;
 
 -- ─── discounts and charges ───────────────────────────────────────────────────────────────────────
@@ -508,9 +508,14 @@ begin
     _prepaid := _prepaid + _amount;
   end loop;
 
-  if greatest(_extension, _exclusive, _extension + _taxes, abs(_payable), _prepaid) >= 1000000000000 then
+  select a.name, a.amount into _key, _amount
+    from (values ('line_extension_amount', _extension), ('tax_exclusive_amount', _exclusive),
+                 ('tax_inclusive_amount', _extension + _taxes), ('payable_amount', abs(_payable)),
+                 ('prepaid_amount', _prepaid)) as a (name, amount)
+   where a.amount >= 1000000000000 limit 1;
+  if found then
     perform einv_private.refuse(p_where, 'total', format(
-      'would be %s pesos: amounts of 1,000,000,000,000 or more cannot be processed', _extension + _taxes));
+      'would make %s %s pesos: amounts of 1,000,000,000,000 or more cannot be processed', _key, _amount));
   end if;
 
   return jsonb_build_object(
