@@ -142,8 +142,9 @@ create table public.invoices (
     check (buyer_id_type = any (array['11', '12', '13', '21', '22', '31', '41', '42', '47', '48', '50', '91'])),
   buyer_id_number text check (length(buyer_id_number) <= 20),
   buyer_check_digit text check (length(buyer_check_digit) <= 1),
-  -- AdditionalAccountID: 1 persona jurídica, 2 natural; when not given, a NIT (31, 50) is taken for
-  -- a company and anything else for a person (…_amounts.sql): a natural person with a NIT says 2
+  -- AdditionalAccountID: 1 persona jurídica, 2 natural; when not given (null), a NIT (31, 50) is read
+  -- as a company and anything else as a person (einv_private.person_type): a natural person with a
+  -- NIT says 2
   buyer_person_type text check (buyer_person_type in ('1', '2')),
   -- TaxLevelCode (only the five codes FAJ26/FAK26 accept) and TaxScheme (01, 04, ZA, ZZ), as the
   -- buyer's RUT says; by default not responsible (R-99-PN, ZZ), DIAN's final consumer's profile

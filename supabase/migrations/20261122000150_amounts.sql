@@ -574,8 +574,6 @@ create trigger invoice_lines_set_amounts before insert or update on public.invoi
 -- writer, as above). Lines change their invoice's totals through `invoice_lines_changed` below,
 -- which writes the invoice and so brings it here. Once it has left `pendiente` its amounts are what
 -- was sent: nothing is computed again (and …_core_schema.sql's freeze refuses any change).
--- A buyer whose person type was not given is taken for a company when identified by a NIT
--- (Colombian or foreign: 31, 50), else for a natural person.
 create function einv_private.invoice_set_amounts() returns trigger
 language plpgsql security definer set search_path = '' as $$
 declare
@@ -589,8 +587,6 @@ begin
   new.allowance_charges := coalesce(new.allowance_charges, '[]');
   new.withholdings := coalesce(new.withholdings, '[]');
   new.prepayments := coalesce(new.prepayments, '[]');
-  new.buyer_person_type := coalesce(new.buyer_person_type,
-                                    case when new.buyer_id_type in ('31', '50') then '1' else '2' end);
   select coalesce(jsonb_agg(jsonb_build_object('line_extension', l.line_extension, 'taxes', l.tax_subtotals)),
                   '[]'::jsonb),
          coalesce(jsonb_agg(l.currency_amounts) filter (where l.currency_amounts is not null), '[]'::jsonb)
@@ -671,6 +667,15 @@ create trigger invoices_rate_changed after update of currency, exchange_rate on 
   when (old.currency is distinct from new.currency or old.exchange_rate is distinct from new.exchange_rate)
   execute function einv_private.invoice_rate_changed();
 
+-- ─── the buyer's person type ────────────────────────────────────────────────────────────────────
+-- AdditionalAccountID: the one given (1 jurídica, 2 natural), else, read the way most are, a
+-- company when identified by a NIT (Colombian or foreign: 31, 50) and a natural person otherwise.
+-- Read, not stored: a draft whose identification changes is read again, and one given stays given.
+create function einv_private.person_type(p_given text, p_id_type text) returns text
+language sql immutable parallel safe as $$
+  select coalesce(p_given, case when p_id_type in ('31', '50') then '1' else '2' end)
+$$;
+
 -- ─── what /transmit refuses that no single write could ───────────────────────────────────────────
 -- The problems of an invoice's amounts and parties that depend on more than one row or input, so
 -- they are not refused while the draft is written in steps: the payload carries them
@@ -692,7 +697,7 @@ language sql stable set search_path = '' as $$
       'due_date %s is before the issue date %s', p_invoice.due_date, p_invoice.issue_date) end,
     case when p_invoice.buyer_id_number = '222222222222'
               and (p_invoice.buyer_fiscal_responsibilities <> array['R-99-PN'] or p_invoice.buyer_tax_scheme <> 'ZZ'
-                   or p_invoice.buyer_person_type <> '2')
+                   or einv_private.person_type(p_invoice.buyer_person_type, p_invoice.buyer_id_type) <> '2')
          then 'the final consumer 222222222222 is a natural person (buyer_person_type 2) not responsible for taxes '
               || '(buyer_fiscal_responsibilities R-99-PN, buyer_tax_scheme ZZ)' end
   ], null)

@@ -879,13 +879,28 @@ describe("what only /transmit can refuse, once the draft is whole", () => {
     ]);
   });
 
-  it("a buyer's person type, when not given, is a company for a NIT and a person otherwise", async () => {
+  it("a buyer's person type, when not given, is read as a company for a NIT and a person otherwise", async () => {
     const nit = await draft({ buyer_id_type: "31" }, []);
     const person = await draft({ buyer_id_type: "13" }, []);
     const professional = await draft({ buyer_id_type: "31", buyer_person_type: "2" }, []);
-    expect(
-      await Promise.all([nit, person, professional].map((id) => invoiceJson(id, "buyer_person_type"))),
-    ).toEqual(["1", "2", "2"]);
+    const read = (id: string) =>
+      db.superuser<{ given: string | null; read: string }>(
+        `select buyer_person_type as given, einv_private.invoice_payload(id, '{}') ->> 'buyer_person_type' as read
+           from public.invoices where id = $1`,
+        [id],
+      );
+    expect((await Promise.all([nit, person, professional].map(read))).flat()).toEqual([
+      { given: null, read: "1" },
+      { given: null, read: "2" },
+      { given: "2", read: "2" },
+    ]);
+    // read again when the identification changes: a NIT's buyer later identified as a person
+    await asOperador(
+      "update public.invoices set buyer_id_type = '13', buyer_id_number = '222222222222' where id = $1",
+      [nit],
+    );
+    expect(await read(nit)).toEqual([{ given: null, read: "2" }]);
+    expect(await problems(nit)).toEqual([]);
   });
 });
 

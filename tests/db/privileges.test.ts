@@ -192,6 +192,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.line_amounts(numeric, numeric, jsonb, jsonb, numeric, text)": {},
   "function einv_private.line_tax(jsonb)": {},
   "function einv_private.money(numeric)": {},
+  "function einv_private.person_type(text, text)": {},
   "function einv_private.price(numeric)": {},
   "function einv_private.refuse(text, text, text)": {},
   "function einv_private.scheme_order(text)": {},
