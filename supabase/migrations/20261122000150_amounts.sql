@@ -319,7 +319,8 @@ begin
         perform einv_private.refuse(p_where, _field || '.per_unit_amount',
           format('%s (%s) is a percentage: give percent', _code, _scheme ->> 'name'));
       end if;
-      _per_unit := einv_private.money(einv_private.input_decimal(_tax -> 'per_unit_amount', 6, 0, false,
+      -- an amount (PerUnitAmount: 2 decimals, brief §5), converted like any other
+      _per_unit := einv_private.money(einv_private.input_decimal(_tax -> 'per_unit_amount', 2, 0, false,
         1000000000, false, p_where, _field || '.per_unit_amount') * p_rate);
       _per_quantity := case when _tax ? 'per_quantity' then einv_private.input_decimal(_tax -> 'per_quantity', 6,
         0, false, 1000000000, false, p_where, _field || '.per_quantity') else 1 end;

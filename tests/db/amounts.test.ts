@@ -668,6 +668,7 @@ describe("inputs out of their bounds are refused, naming the field", () => {
       "is charged per unit: give per_unit_amount",
     ],
     ["taxes[0].per_unit_amount", { taxes: [{ code: "22", per_unit_amount: 0 }] }, "must be a number above 0"],
+    ["taxes[0].per_unit_amount", { taxes: [{ code: "22", per_unit_amount: 66.005 }] }, "at most 2 decimals"],
     [
       "taxes[0].measure_unit_code",
       { taxes: [{ code: "34", per_unit_amount: 35, measure_unit_code: "ml" }] },
