@@ -615,6 +615,7 @@ export type Database = {
           prepaid_amount: number
           prepayment_amounts: NonNullable<Json>
           prepayments: NonNullable<Json>
+          problems: string[]
           provider_reference: string | null
           qr_text: string | null
           refused_attempt: number | null
@@ -683,6 +684,7 @@ export type Database = {
           prepaid_amount?: number
           prepayment_amounts?: NonNullable<Json>
           prepayments?: NonNullable<Json>
+          problems?: string[]
           provider_reference?: string | null
           qr_text?: string | null
           refused_attempt?: number | null
@@ -751,6 +753,7 @@ export type Database = {
           prepaid_amount?: number
           prepayment_amounts?: NonNullable<Json>
           prepayments?: NonNullable<Json>
+          problems?: string[]
           provider_reference?: string | null
           qr_text?: string | null
           refused_attempt?: number | null

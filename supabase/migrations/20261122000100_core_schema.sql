@@ -196,6 +196,9 @@ create table public.invoices (
   prepayment_amounts jsonb not null default '[]',
   -- the same totals in the deal's currency (for the PDF), when it is not COP
   currency_totals jsonb,
+  -- what /transmit will refuse about them while they stand: problems only a whole draft shows (a
+  -- discount above the total, …), which its writes in steps are not refused for
+  problems text[] not null default '{}',
   -- ── the fiscal-document lifecycle block (einv_private.lifecycle; every kind's table has it) ──
   -- written only by the service, through the lifecycle functions (…_lifecycle.sql)
   status text not null default 'pendiente'

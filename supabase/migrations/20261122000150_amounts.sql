@@ -611,6 +611,7 @@ begin
   new.prepayment_amounts := _amounts -> 'prepayments';
   new.currency_totals := case when new.currency <> 'COP' then
     einv_private.document_amounts(_deal, new.allowance_charges, new.withholdings, new.prepayments, 1, 'invoice') end;
+  new.problems := einv_private.invoice_problems(new);
   return new;
 end
 $$;
@@ -677,13 +678,14 @@ language sql immutable parallel safe as $$
   select coalesce(p_given, case when p_id_type in ('31', '50') then '1' else '2' end)
 $$;
 
--- ─── what /transmit refuses that no single write could ───────────────────────────────────────────
+-- ─── what /transmit refuses that no single write could ─────────────────────────────────────────
 -- The problems of an invoice's amounts and parties that depend on more than one row or input, so
--- they are not refused while the draft is written in steps: the payload carries them
--- (…_lifecycle.sql) and the service sends nothing while there is one. Fields named as the web app
--- writes them.
+-- they are not refused while the draft is written in steps: kept with its amounts (`problems`, which
+-- the web app may show), carried by the payload (…_lifecycle.sql, with the one that depends on the
+-- issue date the service stamps) and refused by /transmit while there is one. Fields named as the
+-- web app writes them.
 create function einv_private.invoice_problems(p_invoice public.invoices) returns text[]
-language sql stable set search_path = '' as $$
+language sql immutable parallel safe as $$
   select array_remove(array[
     case when p_invoice.total < 0 then format(
       'allowance_charges: the invoice''s discounts (%s) exceed its amount with taxes and charges (%s)',
@@ -691,28 +693,13 @@ language sql stable set search_path = '' as $$
     case when p_invoice.total >= 0 and p_invoice.net_payable_amount < 0 then format(
       'prepayments, withholdings: the advances (%s) and withholdings (%s) exceed the payable amount (%s)',
       p_invoice.prepaid_amount, p_invoice.withholding_total_amount, p_invoice.total) end,
-    case when exists (select 1 from jsonb_array_elements(p_invoice.withholding_totals) w
+    case when exists (select 1 from pg_catalog.jsonb_array_elements(p_invoice.withholding_totals) w
                        where w ->> 'code' = '05' and (w ->> 'tax_amount')::numeric = 0)
          then 'withholdings: ReteIVA (05) withholds part of the IVA, and this invoice has no IVA to withhold from' end,
-    case when p_invoice.due_date < p_invoice.issue_date then format(
-      'due_date %s is before the issue date %s', p_invoice.due_date, p_invoice.issue_date) end,
     case when p_invoice.buyer_id_number = '222222222222'
               and (p_invoice.buyer_fiscal_responsibilities <> array['R-99-PN'] or p_invoice.buyer_tax_scheme <> 'ZZ'
                    or einv_private.person_type(p_invoice.buyer_person_type, p_invoice.buyer_id_type) <> '2')
          then 'the final consumer 222222222222 is a natural person (buyer_person_type 2) not responsible for taxes '
               || '(buyer_fiscal_responsibilities R-99-PN, buyer_tax_scheme ZZ)' end
   ], null)
-$$;
-
--- ─── what today's builders read: a line's one tax ────────────────────────────────────────────────
--- The `tax_code`, `tax_rate` and `tax_amount` a line showed when it had one tax: its IVA or INC by
--- percentage, or `ZZ` at 0 when it has none ("excluido"). A line the one-tax builders cannot say
--- (several taxes, another scheme, per unit) shows its first tax: the service refuses to send it
--- until its builders carry every tax (shared/core/invoices/document.ts).
-create function einv_private.line_tax(p_subtotals jsonb) returns jsonb
-language sql immutable parallel safe as $$
-  select case when pg_catalog.jsonb_array_length(p_subtotals) = 0
-              then jsonb_build_object('tax_code', 'ZZ', 'tax_rate', 0)
-              else jsonb_build_object('tax_code', p_subtotals -> 0 ->> 'code',
-                                      'tax_rate', coalesce((p_subtotals -> 0 ->> 'percent')::numeric, 0)) end
 $$;

@@ -280,7 +280,8 @@ $$;
 -- `withholding_totals`, `allowance_charges`, `prepayments`), and in the deal's currency when it is
 -- not COP (`currency_amounts`, `currency_totals`); `problems` lists what /transmit must refuse.
 -- `subtotal`, `tax_total`, `total` and each line's `tax_code`, `tax_rate` are what the one-tax
--- builders read (LineExtensionAmount, the taxes' sum, PayableAmount; the line's one tax).
+-- builders read (LineExtensionAmount, the taxes' sum, PayableAmount; the line's one tax: the service
+-- refuses to send a line that has more, shared/core/documents/request.ts).
 create function einv_private.invoice_payload(p_id uuid, p_issuer jsonb) returns jsonb
 language plpgsql stable set search_path = '' as $$
 begin
@@ -307,15 +308,19 @@ begin
              'net_payable_amount', i.net_payable_amount, 'tax_totals', i.tax_totals,
              'withholding_totals', i.withholding_totals, 'allowance_charges', i.allowance_charge_amounts,
              'prepayments', i.prepayment_amounts, 'currency_totals', i.currency_totals,
-             'problems', to_jsonb(einv_private.invoice_problems(i)),
+             'problems', to_jsonb(i.problems || case when i.due_date < i.issue_date then array[format(
+               'due_date %s is before the issue date %s', i.due_date, i.issue_date)] else '{}' end),
              'lines', coalesce((
                select jsonb_agg(jsonb_build_object(
                         'id', l.id, 'position', l.position, 'code', l.code, 'description', l.description,
                         'unit_code', l.unit_code, 'quantity', l.quantity, 'unit_price', l.unit_price,
                         'price_amount', l.price_amount, 'line_extension', l.line_extension,
                         'tax_amount', l.tax_amount, 'taxes', l.tax_subtotals,
-                        'allowance_charges', l.allowance_charge_amounts, 'currency_amounts', l.currency_amounts)
-                        || einv_private.line_tax(l.tax_subtotals) order by l.position)
+                        'allowance_charges', l.allowance_charge_amounts, 'currency_amounts', l.currency_amounts,
+                        -- the line's one tax, for the one-tax builders: its first, or ZZ at 0 for none
+                        'tax_code', coalesce(l.tax_subtotals -> 0 ->> 'code', 'ZZ'),
+                        'tax_rate', coalesce((l.tax_subtotals -> 0 ->> 'percent')::numeric, 0))
+                        order by l.position)
                  from public.invoice_lines l where l.invoice_id = i.id), '[]'::jsonb),
              'company', p_issuer || jsonb_build_object('technical_key',
                (select c.technical_key from public.companies c where c.id = i.company_id)))

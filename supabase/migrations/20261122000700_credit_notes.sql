@@ -260,8 +260,11 @@ begin
                         'quantity', l.quantity, 'unit_price', l.unit_price,
                         'line_extension', l.line_extension, 'tax_amount', l.tax_amount,
                         'taxes', l.tax_subtotals, 'allowance_charges', l.allowance_charge_amounts,
-                        'currency_amounts', l.currency_amounts)
-                        || einv_private.line_tax(l.tax_subtotals) order by l.position)
+                        'currency_amounts', l.currency_amounts,
+                        -- the line's one tax, for the one-tax builders: its first, or ZZ at 0 for none
+                        'tax_code', coalesce(l.tax_subtotals -> 0 ->> 'code', 'ZZ'),
+                        'tax_rate', coalesce((l.tax_subtotals -> 0 ->> 'percent')::numeric, 0))
+                        order by l.position)
                  from public.credit_note_lines l where l.credit_note_id = n.id), '[]'::jsonb),
              'company', p_issuer || jsonb_build_object('software_pin',
                (select c.software_pin from public.companies c where c.id = n.company_id)))

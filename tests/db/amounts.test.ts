@@ -833,10 +833,7 @@ describe("inputs out of their bounds are refused, naming the field", () => {
 describe("what only /transmit can refuse, once the draft is whole", () => {
   const problems = async (id: string) =>
     (
-      await db.superuser<{ problems: string[] }>(
-        "select einv_private.invoice_problems(i) as problems from public.invoices i where i.id = $1",
-        [id],
-      )
+      await db.superuser<{ problems: string[] }>("select problems from public.invoices where id = $1", [id])
     )[0]?.problems;
 
   it("is written in steps without a refusal, and its payload lists the problems", async () => {

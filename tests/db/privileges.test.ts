@@ -190,7 +190,6 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.invoice_rate_changed()": {},
   "function einv_private.invoice_set_amounts()": {},
   "function einv_private.line_amounts(numeric, numeric, jsonb, jsonb, numeric, text)": {},
-  "function einv_private.line_tax(jsonb)": {},
   "function einv_private.money(numeric)": {},
   "function einv_private.person_type(text, text)": {},
   "function einv_private.price(numeric)": {},

@@ -61,7 +61,9 @@ const storedLines = async (invoice: Invoice): Promise<unknown[]> => {
               (to_jsonb(l) - array['org_id', 'invoice_id', 'created_at', 'taxes', 'allowance_charges',
                                    'tax_subtotals', 'allowance_charge_amounts'])
               || jsonb_build_object('taxes', l.tax_subtotals, 'allowance_charges', l.allowance_charge_amounts)
-              || einv_private.line_tax(l.tax_subtotals) order by l.position), '[]') as lines
+              || jsonb_build_object('tax_code', coalesce(l.tax_subtotals -> 0 ->> 'code', 'ZZ'),
+                                    'tax_rate', coalesce((l.tax_subtotals -> 0 ->> 'percent')::numeric, 0))
+              order by l.position), '[]') as lines
        from public.invoice_lines l where l.invoice_id = $1`,
     [invoice.id],
   );
