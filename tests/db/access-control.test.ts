@@ -336,6 +336,27 @@ describe("events", () => {
 });
 
 describe("sent invoices", () => {
+  it.each([
+    ["public.invoices", "freeze_sent_invoice"],
+    ["public.credit_notes", "freeze_credit_note"],
+  ])("%s: the freeze compares every column but the lifecycle block and updated_at", async (table, freeze) => {
+    // a column added later (content, an input or an amount) is frozen only once it is listed there
+    const [row] = await superuser(
+      `select array(select a.attname::text from pg_attribute a
+                     where a.attrelid = $1::regclass and a.attnum > 0 and not a.attisdropped
+                       and a.attname <> 'updated_at'
+                       and a.attname not in (select l.attname from pg_attribute l
+                                              where l.attrelid = 'einv_private.lifecycle'::regclass and l.attnum > 0)
+                     order by a.attnum) as columns,
+              pg_get_functiondef(('einv_private.' || $2 || '()')::regprocedure) as definition`,
+      [table, freeze],
+    );
+    const { columns, definition } = row as { columns: string[]; definition: string };
+    expect(columns.length).toBeGreaterThan(15);
+    expect(columns.filter((c) => !new RegExp(`\\bold\\.${c}\\b`).test(definition))).toEqual([]);
+    expect(columns.filter((c) => !new RegExp(`\\bnew\\.${c}\\b`).test(definition))).toEqual([]);
+  });
+
   const SENT = ["en_proceso", "transmitida", "error"] as const;
 
   it.each(SENT)("a %s invoice's content and lines cannot change, even as the superuser", async (status) => {
