@@ -300,7 +300,9 @@ begin
              'buyer_city_code', i.buyer_city_code, 'buyer_city_name', i.buyer_city_name,
              'buyer_department_code', i.buyer_department_code, 'buyer_department_name', i.buyer_department_name,
              'buyer_postal_zone', i.buyer_postal_zone, 'buyer_country_code', i.buyer_country_code,
-             'buyer_phone', i.buyer_phone,
+             'buyer_phone', i.buyer_phone)
+           -- (in parts: a function takes at most 100 arguments)
+           || jsonb_build_object(
              'subtotal', i.subtotal, 'tax_total', i.tax_total, 'total', i.total,
              'tax_exclusive_amount', i.tax_exclusive_amount, 'tax_inclusive_amount', i.tax_inclusive_amount,
              'allowance_total_amount', i.allowance_total_amount, 'charge_total_amount', i.charge_total_amount,
@@ -309,7 +311,8 @@ begin
              'withholding_totals', i.withholding_totals, 'allowance_charges', i.allowance_charge_amounts,
              'prepayments', i.prepayment_amounts, 'currency_totals', i.currency_totals,
              'problems', to_jsonb(i.problems || case when i.due_date < i.issue_date then array[format(
-               'due_date %s is before the issue date %s', i.due_date, i.issue_date)] else '{}' end),
+               'due_date %s is before the issue date %s', i.due_date, i.issue_date)] else '{}' end))
+           || jsonb_build_object(
              'lines', coalesce((
                select jsonb_agg(jsonb_build_object(
                         'id', l.id, 'position', l.position, 'code', l.code, 'description', l.description,

@@ -244,7 +244,9 @@ begin
              'tax_exclusive_amount', n.tax_exclusive_amount, 'tax_inclusive_amount', n.tax_inclusive_amount,
              'allowance_total_amount', n.allowance_total_amount, 'charge_total_amount', n.charge_total_amount,
              'tax_totals', n.tax_totals, 'allowance_charges', n.allowance_charge_amounts,
-             'currency_totals', n.currency_totals,
+             'currency_totals', n.currency_totals)
+           -- (in parts: a function takes at most 100 arguments)
+           || jsonb_build_object(
              'payment_form', i.payment_form, 'payment_method', i.payment_method,
              'buyer_id_type', i.buyer_id_type, 'buyer_id_number', i.buyer_id_number,
              'buyer_check_digit', i.buyer_check_digit,
