@@ -333,22 +333,21 @@ async function seedPendingInvoices(db: postgres.Sql, count: number): Promise<str
     `with made as (
        insert into public.invoices (org_id, company_id, number, issue_date, issue_time, currency,
          buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email, buyer_address,
-         buyer_city_code, subtotal, tax_total, total)
+         buyer_city_code)
        select $1::uuid, $2::uuid, 'SETP' || (990100000 + n)::text, current_date, time with time zone '10:15:00-05',
               'COP', '31', (860000000 + n % 1000)::text,
               einv_private.nit_check_digit((860000000 + n % 1000)::text), 'Cliente Carga ' || n, 'carga' || n || '@cliente.test',
-              'Avenida 68 # 1-' || n, '11001', 110000, 19000, 129000
+              'Avenida 68 # 1-' || n, '11001'
          from generate_series(1, $3::int) n
        returning id, org_id)
      , lines as (
        insert into public.invoice_lines (invoice_id, org_id, position, code, description, quantity, unit_price,
-         line_extension, tax_code, tax_rate, tax_amount)
-       select m.id, m.org_id, l.position, l.code, l.description, l.quantity, l.unit_price, l.extension,
-              l.tax_code, l.tax_rate, l.tax
+         taxes)
+       select m.id, m.org_id, l.position, l.code, l.description, l.quantity, l.unit_price, l.taxes::jsonb
          from made m cross join (values
-           (1, 'SRV-01', 'Servicio de consultoría', 2, 50000, 100000, '01', 19, 19000),
-           (2, 'LIB-07', 'Libro técnico (exento)', 1, 10000, 10000, '01', 0, 0)
-         ) as l (position, code, description, quantity, unit_price, extension, tax_code, tax_rate, tax))
+           (1, 'SRV-01', 'Servicio de consultoría', 2, 50000, '[{"code": "01", "percent": 19}]'),
+           (2, 'LIB-07', 'Libro técnico (exento)', 1, 10000, '[{"code": "01", "percent": 0}]')
+         ) as l (position, code, description, quantity, unit_price, taxes))
      select id from made`,
     [DEMO_ORG, DEMO_COMPANY, count],
   );

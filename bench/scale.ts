@@ -40,6 +40,18 @@ const SIZES = [10_000, 100_000, 1_000_000];
 const FLAT = 1.5;
 const SEQ_SCAN_ROWS = 10_000;
 const SEED_CHUNK = 100_000;
+/** The seeded invoices' taxes per scheme and rate, as …_amounts.sql computes them for their two lines. */
+const TAX_TOTALS = JSON.stringify([
+  {
+    code: "01",
+    name: "IVA",
+    tax_amount: 19000,
+    subtotals: [
+      { percent: 0, taxable_amount: 10000, tax_amount: 0 },
+      { percent: 19, taxable_amount: 100000, tax_amount: 19000 },
+    ],
+  },
+]);
 const RECONCILE_SECRET = "bench-reconcile-secret-0123456789abcdef";
 const ISSUER = "http://supabase.test/auth/v1";
 const ENV = {
@@ -347,14 +359,15 @@ async function seed(db: TestDatabase, tenant: Tenant, from: number, to: number):
         await tx.unsafe(
           `insert into public.invoices (id, org_id, company_id, number, issue_date, issue_time, currency,
              buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email, buyer_address,
-             buyer_city_code, subtotal, tax_total, total, status, authority_code, qr_text, provider_reference,
+             buyer_city_code, subtotal, tax_total, total, tax_exclusive_amount, tax_inclusive_amount,
+             net_payable_amount, tax_totals, status, authority_code, qr_text, provider_reference,
              environment, last_message, attempt_count, submitted_attempt, issuer_snapshot, claimed_at,
              transmitted_at, status_checked_at, lease_until)
            select md5($1 || n)::uuid, $2::uuid, $3::uuid, 'SETP' || (100000000 + n), date '2026-01-01' + (n % 300),
                   time with time zone '10:15:00-05', 'COP', '31', (860000000 + n % 100000)::text,
                   einv_private.nit_check_digit((860000000 + n % 100000)::text),
                   'Cliente ' || n, 'cliente' || n || '@cliente.test', 'Avenida 68 # 1-' || n % 100, '11001',
-                  110000, 19000, 129000, s.status,
+                  110000, 19000, 129000, 110000, 129000, 129000, $5::jsonb, s.status,
                   case when s.status = 'transmitida' then encode(sha384(convert_to('scale-' || n, 'UTF8')), 'hex') end,
                   case when s.status = 'transmitida' then 'https://qr.test/' || n end,
                   case when s.status <> 'pendiente' then 'sandbox-' || n end,
@@ -369,20 +382,32 @@ async function seed(db: TestDatabase, tenant: Tenant, from: number, to: number):
                   case when s.status = 'transmitida' then now() - interval '1 hour' end,
                   case when s.status in ('transmitida', 'error') then now() - interval '1 hour' end,
                   case when s.status = 'en_proceso' then now() + interval '1 day' end
-             from generate_series($5::int, $6::int) n
+             from generate_series($6::int, $7::int) n
             cross join lateral (select case when n % 100 < 90 then 'transmitida' when n % 100 < 96 then 'error'
                                             else 'pendiente' end as status) s`,
-          [`scale-invoice-${tenant.org.id}-`, tenant.org.id, tenant.company.id, issuer, start, end],
+          [
+            `scale-invoice-${tenant.org.id}-`,
+            tenant.org.id,
+            tenant.company.id,
+            issuer,
+            TAX_TOTALS,
+            start,
+            end,
+          ],
         );
+        // with the triggers off, the amounts …_amounts.sql would compute are written as they come out
         await tx.unsafe(
           `insert into public.invoice_lines (id, invoice_id, org_id, position, code, description, quantity,
-             unit_price, line_extension, tax_code, tax_rate, tax_amount)
+             unit_price, taxes, price_amount, line_extension, tax_amount, tax_subtotals)
            select md5($1 || n || '-' || p)::uuid, md5($2 || n)::uuid, $3::uuid, p,
                   case p when 1 then 'SRV-01' else 'LIB-07' end,
                   case p when 1 then 'Servicio de consultoría' else 'Libro técnico (exento)' end,
                   case p when 1 then 2 else 1 end, case p when 1 then 50000 else 10000 end,
-                  case p when 1 then 100000 else 10000 end, '01',
-                  case p when 1 then 19 else 0 end, case p when 1 then 19000 else 0 end
+                  jsonb_build_array(jsonb_build_object('code', '01', 'percent', case p when 1 then 19 else 0 end)),
+                  case p when 1 then 50000 else 10000 end, case p when 1 then 100000 else 10000 end,
+                  case p when 1 then 19000 else 0 end,
+                  jsonb_build_array(jsonb_build_object('code', '01', 'name', 'IVA', 'percent', case p when 1 then 19 else 0 end,
+                    'taxable_amount', case p when 1 then 100000 else 10000 end, 'tax_amount', case p when 1 then 19000 else 0 end))
              from generate_series($4::int, $5::int) n, generate_series(1, 2) p`,
           [`scale-line-${tenant.org.id}-`, `scale-invoice-${tenant.org.id}-`, tenant.org.id, start, end],
         );
@@ -408,9 +433,9 @@ async function seed(db: TestDatabase, tenant: Tenant, from: number, to: number):
               where n % 100 < 90 and n % 20 = 0
              returning id, invoice_id)
            insert into public.credit_note_lines (credit_note_id, org_id, invoice_line_id, position, code,
-             description, unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount)
-           select n.id, $2::uuid, l.id, 1, l.code, l.description, l.unit_code, l.quantity, l.unit_price,
-                  l.line_extension, l.tax_code, l.tax_rate, l.tax_amount
+             description, unit_code, quantity, unit_price, line_extension, tax_subtotals, tax_amount)
+           select n.id, $2::uuid, l.id, 1, l.code, l.description, l.unit_code, l.quantity, l.price_amount,
+                  l.line_extension, l.tax_subtotals, l.tax_amount
              from notes n join public.invoice_lines l on l.invoice_id = n.invoice_id and l.position = 1`,
           [
             `scale-note-${tenant.org.id}-`,

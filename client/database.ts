@@ -39,6 +39,7 @@ export type Database = {
           org_id: string
           person_type: string
           phone: string | null
+          postal_zone: string | null
           resolution_date: string | null
           resolution_from: number | null
           resolution_number: string | null
@@ -46,6 +47,7 @@ export type Database = {
           resolution_valid_until: string | null
           software_pin: string | null
           tax_regime: string
+          tax_scheme: string
           technical_key: string | null
           trade_name: string | null
           updated_at: string
@@ -70,6 +72,7 @@ export type Database = {
           org_id: string
           person_type?: string
           phone?: string | null
+          postal_zone?: string | null
           resolution_date?: string | null
           resolution_from?: number | null
           resolution_number?: string | null
@@ -77,6 +80,7 @@ export type Database = {
           resolution_valid_until?: string | null
           software_pin?: string | null
           tax_regime?: string
+          tax_scheme?: string
           technical_key?: string | null
           trade_name?: string | null
           updated_at?: string
@@ -101,6 +105,7 @@ export type Database = {
           org_id?: string
           person_type?: string
           phone?: string | null
+          postal_zone?: string | null
           resolution_date?: string | null
           resolution_from?: number | null
           resolution_number?: string | null
@@ -108,6 +113,7 @@ export type Database = {
           resolution_valid_until?: string | null
           software_pin?: string | null
           tax_regime?: string
+          tax_scheme?: string
           technical_key?: string | null
           trade_name?: string | null
           updated_at?: string
@@ -123,9 +129,11 @@ export type Database = {
       }
       credit_note_lines: {
         Row: {
+          allowance_charge_amounts: NonNullable<Json>
           code: string | null
           credit_note_id: string
           credited_quantity: number
+          currency_amounts: Json | null
           description: string
           id: string
           invoice_line_id: string
@@ -135,15 +143,16 @@ export type Database = {
           quantity: number
           released_at: string | null
           tax_amount: number
-          tax_code: string
-          tax_rate: number
+          tax_subtotals: NonNullable<Json>
           unit_code: string
           unit_price: number
         }
         Insert: {
+          allowance_charge_amounts?: NonNullable<Json>
           code?: string | null
           credit_note_id: string
           credited_quantity: number
+          currency_amounts?: Json | null
           description: string
           id?: string
           invoice_line_id: string
@@ -153,15 +162,16 @@ export type Database = {
           quantity: number
           released_at?: string | null
           tax_amount: number
-          tax_code: string
-          tax_rate: number
+          tax_subtotals?: NonNullable<Json>
           unit_code: string
           unit_price: number
         }
         Update: {
+          allowance_charge_amounts?: NonNullable<Json>
           code?: string | null
           credit_note_id?: string
           credited_quantity?: number
+          currency_amounts?: Json | null
           description?: string
           id?: string
           invoice_line_id?: string
@@ -171,8 +181,7 @@ export type Database = {
           quantity?: number
           released_at?: string | null
           tax_amount?: number
-          tax_code?: string
-          tax_rate?: number
+          tax_subtotals?: NonNullable<Json>
           unit_code?: string
           unit_price?: number
         }
@@ -193,17 +202,23 @@ export type Database = {
       }
       credit_notes: {
         Row: {
+          allowance_charge_amounts: NonNullable<Json>
+          allowance_total_amount: number
           attempt_count: number
           authority_code: string | null
           authority_message: string | null
           authority_rules: Json | null
+          charge_total_amount: number
           claimed_at: string | null
           company_id: string
           concept_code: string
           created_at: string
           created_by: string | null
           currency: string
+          currency_totals: Json | null
           environment: string | null
+          exchange_rate: number | null
+          exchange_rate_date: string | null
           id: string
           invoice_id: string
           issue_date: string
@@ -222,23 +237,32 @@ export type Database = {
           status_checked_at: string | null
           submitted_attempt: number | null
           subtotal: number
+          tax_exclusive_amount: number
+          tax_inclusive_amount: number
           tax_total: number
+          tax_totals: NonNullable<Json>
           total: number
           transmitted_at: string | null
           updated_at: string
         }
         Insert: {
+          allowance_charge_amounts?: NonNullable<Json>
+          allowance_total_amount?: number
           attempt_count?: number
           authority_code?: string | null
           authority_message?: string | null
           authority_rules?: Json | null
+          charge_total_amount?: number
           claimed_at?: string | null
           company_id: string
           concept_code: string
           created_at?: string
           created_by?: string | null
           currency: string
+          currency_totals?: Json | null
           environment?: string | null
+          exchange_rate?: number | null
+          exchange_rate_date?: string | null
           id?: string
           invoice_id: string
           issue_date: string
@@ -257,23 +281,32 @@ export type Database = {
           status_checked_at?: string | null
           submitted_attempt?: number | null
           subtotal: number
+          tax_exclusive_amount?: number
+          tax_inclusive_amount?: number
           tax_total: number
+          tax_totals?: NonNullable<Json>
           total: number
           transmitted_at?: string | null
           updated_at?: string
         }
         Update: {
+          allowance_charge_amounts?: NonNullable<Json>
+          allowance_total_amount?: number
           attempt_count?: number
           authority_code?: string | null
           authority_message?: string | null
           authority_rules?: Json | null
+          charge_total_amount?: number
           claimed_at?: string | null
           company_id?: string
           concept_code?: string
           created_at?: string
           created_by?: string | null
           currency?: string
+          currency_totals?: Json | null
           environment?: string | null
+          exchange_rate?: number | null
+          exchange_rate_date?: string | null
           id?: string
           invoice_id?: string
           issue_date?: string
@@ -292,7 +325,10 @@ export type Database = {
           status_checked_at?: string | null
           submitted_attempt?: number | null
           subtotal?: number
+          tax_exclusive_amount?: number
+          tax_inclusive_amount?: number
           tax_total?: number
+          tax_totals?: NonNullable<Json>
           total?: number
           transmitted_at?: string | null
           updated_at?: string
@@ -460,50 +496,62 @@ export type Database = {
       }
       invoice_lines: {
         Row: {
+          allowance_charge_amounts: NonNullable<Json>
+          allowance_charges: NonNullable<Json>
           code: string | null
           created_at: string
+          currency_amounts: Json | null
           description: string
           id: string
           invoice_id: string
           line_extension: number
           org_id: string
           position: number
+          price_amount: number
           quantity: number
           tax_amount: number
-          tax_code: string
-          tax_rate: number
+          tax_subtotals: NonNullable<Json>
+          taxes: NonNullable<Json>
           unit_code: string
           unit_price: number
         }
         Insert: {
+          allowance_charge_amounts?: NonNullable<Json>
+          allowance_charges?: NonNullable<Json>
           code?: string | null
           created_at?: string
+          currency_amounts?: Json | null
           description: string
           id?: string
           invoice_id: string
-          line_extension: number
+          line_extension?: number
           org_id: string
           position: number
+          price_amount?: number
           quantity: number
           tax_amount?: number
-          tax_code?: string
-          tax_rate?: number
+          tax_subtotals?: NonNullable<Json>
+          taxes?: NonNullable<Json>
           unit_code?: string
           unit_price: number
         }
         Update: {
+          allowance_charge_amounts?: NonNullable<Json>
+          allowance_charges?: NonNullable<Json>
           code?: string | null
           created_at?: string
+          currency_amounts?: Json | null
           description?: string
           id?: string
           invoice_id?: string
           line_extension?: number
           org_id?: string
           position?: number
+          price_amount?: number
           quantity?: number
           tax_amount?: number
-          tax_code?: string
-          tax_rate?: number
+          tax_subtotals?: NonNullable<Json>
+          taxes?: NonNullable<Json>
           unit_code?: string
           unit_price?: number
         }
@@ -518,6 +566,9 @@ export type Database = {
       }
       invoices: {
         Row: {
+          allowance_charge_amounts: NonNullable<Json>
+          allowance_charges: NonNullable<Json>
+          allowance_total_amount: number
           attempt_count: number
           authority_code: string | null
           authority_message: string | null
@@ -525,17 +576,29 @@ export type Database = {
           buyer_address: string | null
           buyer_check_digit: string | null
           buyer_city_code: string | null
+          buyer_city_name: string | null
+          buyer_country_code: string
+          buyer_department_code: string | null
+          buyer_department_name: string | null
           buyer_email: string | null
+          buyer_fiscal_responsibilities: string[]
           buyer_id_number: string | null
           buyer_id_type: string
           buyer_name: string | null
+          buyer_person_type: string | null
           buyer_phone: string | null
+          buyer_postal_zone: string | null
+          buyer_tax_scheme: string
+          charge_total_amount: number
           claimed_at: string | null
           company_id: string
           created_at: string
           currency: string
+          currency_totals: Json | null
           due_date: string | null
           environment: string | null
+          exchange_rate: number | null
+          exchange_rate_date: string | null
           id: string
           issue_date: string
           issue_time: string
@@ -543,11 +606,16 @@ export type Database = {
           last_code: string | null
           last_message: string | null
           lease_until: string | null
+          net_payable_amount: number
           notes: string | null
           number: string
           org_id: string
           payment_form: string
           payment_method: string
+          prepaid_amount: number
+          prepayment_amounts: NonNullable<Json>
+          prepayments: NonNullable<Json>
+          problems: string[]
           provider_reference: string | null
           qr_text: string | null
           refused_attempt: number | null
@@ -555,12 +623,21 @@ export type Database = {
           status_checked_at: string | null
           submitted_attempt: number | null
           subtotal: number
+          tax_exclusive_amount: number
+          tax_inclusive_amount: number
           tax_total: number
+          tax_totals: NonNullable<Json>
           total: number
           transmitted_at: string | null
           updated_at: string
+          withholding_total_amount: number
+          withholding_totals: NonNullable<Json>
+          withholdings: NonNullable<Json>
         }
         Insert: {
+          allowance_charge_amounts?: NonNullable<Json>
+          allowance_charges?: NonNullable<Json>
+          allowance_total_amount?: number
           attempt_count?: number
           authority_code?: string | null
           authority_message?: string | null
@@ -568,17 +645,29 @@ export type Database = {
           buyer_address?: string | null
           buyer_check_digit?: string | null
           buyer_city_code?: string | null
+          buyer_city_name?: string | null
+          buyer_country_code?: string
+          buyer_department_code?: string | null
+          buyer_department_name?: string | null
           buyer_email?: string | null
+          buyer_fiscal_responsibilities?: string[]
           buyer_id_number?: string | null
           buyer_id_type?: string
           buyer_name?: string | null
+          buyer_person_type?: string | null
           buyer_phone?: string | null
+          buyer_postal_zone?: string | null
+          buyer_tax_scheme?: string
+          charge_total_amount?: number
           claimed_at?: string | null
           company_id: string
           created_at?: string
           currency?: string
+          currency_totals?: Json | null
           due_date?: string | null
           environment?: string | null
+          exchange_rate?: number | null
+          exchange_rate_date?: string | null
           id?: string
           issue_date?: string
           issue_time?: string
@@ -586,11 +675,16 @@ export type Database = {
           last_code?: string | null
           last_message?: string | null
           lease_until?: string | null
+          net_payable_amount?: number
           notes?: string | null
           number: string
           org_id: string
           payment_form?: string
           payment_method?: string
+          prepaid_amount?: number
+          prepayment_amounts?: NonNullable<Json>
+          prepayments?: NonNullable<Json>
+          problems?: string[]
           provider_reference?: string | null
           qr_text?: string | null
           refused_attempt?: number | null
@@ -598,12 +692,21 @@ export type Database = {
           status_checked_at?: string | null
           submitted_attempt?: number | null
           subtotal?: number
+          tax_exclusive_amount?: number
+          tax_inclusive_amount?: number
           tax_total?: number
+          tax_totals?: NonNullable<Json>
           total?: number
           transmitted_at?: string | null
           updated_at?: string
+          withholding_total_amount?: number
+          withholding_totals?: NonNullable<Json>
+          withholdings?: NonNullable<Json>
         }
         Update: {
+          allowance_charge_amounts?: NonNullable<Json>
+          allowance_charges?: NonNullable<Json>
+          allowance_total_amount?: number
           attempt_count?: number
           authority_code?: string | null
           authority_message?: string | null
@@ -611,17 +714,29 @@ export type Database = {
           buyer_address?: string | null
           buyer_check_digit?: string | null
           buyer_city_code?: string | null
+          buyer_city_name?: string | null
+          buyer_country_code?: string
+          buyer_department_code?: string | null
+          buyer_department_name?: string | null
           buyer_email?: string | null
+          buyer_fiscal_responsibilities?: string[]
           buyer_id_number?: string | null
           buyer_id_type?: string
           buyer_name?: string | null
+          buyer_person_type?: string | null
           buyer_phone?: string | null
+          buyer_postal_zone?: string | null
+          buyer_tax_scheme?: string
+          charge_total_amount?: number
           claimed_at?: string | null
           company_id?: string
           created_at?: string
           currency?: string
+          currency_totals?: Json | null
           due_date?: string | null
           environment?: string | null
+          exchange_rate?: number | null
+          exchange_rate_date?: string | null
           id?: string
           issue_date?: string
           issue_time?: string
@@ -629,11 +744,16 @@ export type Database = {
           last_code?: string | null
           last_message?: string | null
           lease_until?: string | null
+          net_payable_amount?: number
           notes?: string | null
           number?: string
           org_id?: string
           payment_form?: string
           payment_method?: string
+          prepaid_amount?: number
+          prepayment_amounts?: NonNullable<Json>
+          prepayments?: NonNullable<Json>
+          problems?: string[]
           provider_reference?: string | null
           qr_text?: string | null
           refused_attempt?: number | null
@@ -641,10 +761,16 @@ export type Database = {
           status_checked_at?: string | null
           submitted_attempt?: number | null
           subtotal?: number
+          tax_exclusive_amount?: number
+          tax_inclusive_amount?: number
           tax_total?: number
+          tax_totals?: NonNullable<Json>
           total?: number
           transmitted_at?: string | null
           updated_at?: string
+          withholding_total_amount?: number
+          withholding_totals?: NonNullable<Json>
+          withholdings?: NonNullable<Json>
         }
         Relationships: [
           {

@@ -53,8 +53,18 @@ export interface LineInput {
   unitPrice: number;
   /** IVA percentage; 0 with the default tax code means the line is exempt ("exento"). */
   taxRate: number;
-  /** `01` IVA (the default), `04` INC, or `ZZ` for a line outside the tax ("no gravado", rate 0). */
+  /** `01` IVA (the default), `04` INC, or `ZZ` for a line with no tax ("excluido": rate 0). */
   taxCode?: "01" | "04" | "ZZ";
+  /** The line's `taxes` as the web app writes them, instead of `taxCode` and `taxRate`. */
+  taxes?: readonly Record<string, unknown>[];
+  /** The line's discounts and charges (`allowance_charges`) as the web app writes them. */
+  allowanceCharges?: readonly Record<string, unknown>[];
+}
+
+/** A line's `taxes` column: its own, or the one tax `taxCode` and `taxRate` say (none for ZZ). */
+export function lineTaxes(line: LineInput): readonly Record<string, unknown>[] {
+  if (line.taxes) return line.taxes;
+  return line.taxCode === "ZZ" ? [] : [{ code: line.taxCode ?? "01", percent: line.taxRate }];
 }
 
 /** 2 × 50.000 at 19 % IVA and 1 × 10.000 exempt: subtotal 110.000, tax 19.000, total 129.000. */
@@ -112,8 +122,8 @@ export async function createCompany(db: TestDatabase, org: Org): Promise<Company
 }
 
 /**
- * A `pendiente` invoice with its lines and matching totals; with `status`, it is then moved to that
- * state with the fiscal columns the service would have written.
+ * A `pendiente` invoice with its lines (the database computes its amounts); with `status`, it is
+ * then moved to that state with the fiscal columns the service would have written.
  */
 // Inside the demo numbering range (990000000–995000000) so that pre-send checks pass: from a random
 // start, one after another, so a process never repeats a number (random draws did, about once in ten
@@ -144,9 +154,8 @@ export async function createInvoice(
     lineIds.push(lineId);
     await db.superuser(
       `insert into public.invoice_lines (id, invoice_id, org_id, position, description, quantity, unit_price,
-         line_extension, tax_code, tax_rate, tax_amount)
-       select $1, $2, $3, $4, $5, q, p, q * p, $9, r, round(q * p * r / 100, 2)
-         from (select $6::numeric as q, $7::numeric as p, $8::numeric as r) v`,
+         taxes, allowance_charges)
+       values ($1, $2, $3, $4, $5, $6, $7, $8::text::jsonb, $9::text::jsonb)`,
       [
         lineId,
         id,
@@ -155,19 +164,11 @@ export async function createInvoice(
         line.description,
         line.quantity,
         line.unitPrice,
-        line.taxRate,
-        line.taxCode ?? "01",
+        JSON.stringify(lineTaxes(line)),
+        JSON.stringify(line.allowanceCharges ?? []),
       ],
     );
   }
-  await db.superuser(
-    `update public.invoices i
-        set subtotal = s.subtotal, tax_total = s.tax_total, total = s.subtotal + s.tax_total
-       from (select coalesce(sum(line_extension), 0) as subtotal, coalesce(sum(tax_amount), 0) as tax_total
-               from public.invoice_lines where invoice_id = $1) s
-      where i.id = $1`,
-    [id],
-  );
   const status = options.status ?? "pendiente";
   if (status !== "pendiente") await setInvoiceStatus(db, id, status);
   return { id, orgId: org.id, companyId: company.id, number, status, lineIds };

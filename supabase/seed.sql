@@ -65,12 +65,12 @@ numbered as (
 )
 insert into public.invoices (id, org_id, company_id, number, issue_date, issue_time, currency,
   buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email, buyer_address,
-  buyer_city_code, subtotal, tax_total, total)
+  buyer_city_code)
 select md5('demo-invoice-' || number)::uuid, org_id, company_id, number, date '2026-11-20',
        time with time zone '10:15:00-05', 'COP', '31', (860000000 + n)::text,
        einv_private.nit_check_digit((860000000 + n)::text),
        'Cliente Demo ' || (n + 1) || ' S.A.S.', 'cliente' || (n + 1) || '@cliente.test',
-       'Avenida 68 # 1-' || (n + 1), '11001', 0, 0, 0
+       'Avenida 68 # 1-' || (n + 1), '11001'
   from numbered;
 
 -- A retail sale: the buyer is DIAN's final consumer (type 13, 222222222222, no check digit, no
@@ -81,23 +81,16 @@ update public.invoices
  where number = 'SETP990000401';
 
 -- Two lines per invoice: 2 × 50.000 at 19 % IVA and 1 × (10.000 + 1.000 n) exempt from IVA (IVA
--- `01` at 0 %: "exento"; `ZZ` would say the sale is outside the tax, "no gravado").
-insert into public.invoice_lines (invoice_id, org_id, position, code, description, quantity, unit_price,
-  line_extension, tax_code, tax_rate, tax_amount)
-select i.id, i.org_id, l.position, l.code, l.description, l.quantity, l.unit_price,
-       l.quantity * l.unit_price, l.tax_code, l.tax_rate, round(l.quantity * l.unit_price * l.tax_rate / 100, 2)
+-- `01` at 0 %: "exento"; no tax at all would say the sale is outside it, "excluido"). The database
+-- computes every amount (…_amounts.sql).
+insert into public.invoice_lines (invoice_id, org_id, position, code, description, quantity, unit_price, taxes)
+select i.id, i.org_id, l.position, l.code, l.description, l.quantity, l.unit_price, l.taxes
   from public.invoices i
  cross join lateral (values
-   (1, 'SRV-01', 'Servicio de consultoría', 2::numeric, 50000::numeric, '01', 19::numeric),
+   (1, 'SRV-01', 'Servicio de consultoría', 2::numeric, 50000::numeric, '[{"code": "01", "percent": 19}]'::jsonb),
    (2, 'LIB-07', 'Libro técnico (exento)', 1::numeric,
-      10000 + 1000 * (regexp_replace(i.number, '\D', '', 'g')::bigint % 50), '01', 0::numeric)
- ) as l (position, code, description, quantity, unit_price, tax_code, tax_rate);
-
-update public.invoices i
-   set subtotal = s.subtotal, tax_total = s.tax_total, total = s.subtotal + s.tax_total
-  from (select invoice_id, sum(line_extension) as subtotal, sum(tax_amount) as tax_total
-          from public.invoice_lines group by invoice_id) s
- where s.invoice_id = i.id;
+      10000 + 1000 * (regexp_replace(i.number, '\D', '', 'g')::bigint % 50), '[{"code": "01", "percent": 0}]')
+ ) as l (position, code, description, quantity, unit_price, taxes);
 
 -- Fiscal state of the demo invoices that are past `pendiente`, as the service would have left it.
 -- The provider holds the `en_proceso` ones pending and the `transmitida` ones accepted; SQL cannot
@@ -141,13 +134,16 @@ with plan (invoice_number, note_number, positions, status) as (
 ),
 notes as (
   insert into public.credit_notes (id, org_id, company_id, invoice_id, number, issue_date, issue_time,
-    concept_code, reason, currency, subtotal, tax_total, total, status, provider_reference, environment,
-    last_code, last_message, attempt_count, submitted_attempt, issuer_snapshot, transmitted_at)
+    concept_code, reason, currency, subtotal, tax_total, total, tax_exclusive_amount, tax_inclusive_amount,
+    tax_totals, status, provider_reference, environment, last_code, last_message, attempt_count,
+    submitted_attempt, issuer_snapshot, transmitted_at)
   select md5('demo-credit-note-' || i.number)::uuid, i.org_id, i.company_id, i.id, p.note_number,
          date '2026-11-21', time with time zone '09:30:00-05',
          case when cardinality(p.positions) = 2 then '2' else '1' end,
          case when cardinality(p.positions) = 2 then 'Anulación de la factura' else 'Devolución parcial' end,
-         i.currency, s.subtotal, s.tax_total, s.subtotal + s.tax_total, p.status,
+         i.currency, (s.amounts ->> 'line_extension_amount')::numeric, (s.amounts ->> 'tax_total')::numeric,
+         (s.amounts ->> 'payable_amount')::numeric, (s.amounts ->> 'tax_exclusive_amount')::numeric,
+         (s.amounts ->> 'tax_inclusive_amount')::numeric, s.amounts -> 'tax_totals', p.status,
          case when p.status <> 'error' then 'sandbox-' || i.number || '-' || p.note_number end,
          'uat',
          case p.status when 'emitida' then 'accepted' when 'error' then 'rejected' else 'validation_pending' end,
@@ -159,14 +155,17 @@ notes as (
     from plan p
     join public.invoices i on i.number = p.invoice_number
    cross join lateral (
-     select sum(l.line_extension) as subtotal, sum(l.tax_amount) as tax_total
+     -- whole lines: their amounts, totalled as the database totals every document (…_amounts.sql)
+     select einv_private.document_amounts(
+              jsonb_agg(jsonb_build_object('line_extension', l.line_extension, 'taxes', l.tax_subtotals)),
+              '[]', '[]', '[]', 1, 'credit note') as amounts
        from public.invoice_lines l where l.invoice_id = i.id and l.position = any (p.positions)) s
   returning id, org_id, invoice_id, number
 )
 insert into public.credit_note_lines (credit_note_id, org_id, invoice_line_id, position, code, description,
-  unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount, credited_quantity)
+  unit_code, quantity, unit_price, line_extension, tax_subtotals, tax_amount, credited_quantity)
 select n.id, n.org_id, l.id, row_number() over (partition by n.id order by l.position), l.code, l.description,
-       l.unit_code, l.quantity, l.unit_price, l.line_extension, l.tax_code, l.tax_rate, l.tax_amount, l.quantity
+       l.unit_code, l.quantity, l.price_amount, l.line_extension, l.tax_subtotals, l.tax_amount, l.quantity
   from notes n
   join plan p on p.note_number = n.number
   join public.invoices i on i.id = n.invoice_id and i.number = p.invoice_number

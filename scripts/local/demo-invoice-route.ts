@@ -33,22 +33,26 @@ export interface DemoInvoice {
 
 type DraftLine = Omit<TablesInsert<"invoice_lines">, "invoice_id" | "org_id">;
 
-/** The two lines, as a web app sends them: amounts it computed (checked again before sending). */
+/** The two lines, as a web app sends them: quantities, prices and taxes (the database computes the amounts). */
 function demoLines(): DraftLine[] {
   return [
-    { position: 1, code: "SRV-01", description: "Servicio de consultoría", quantity: 3, unit_price: 40_000 },
-    { position: 2, code: "LIB-07", description: "Libro técnico (exento)", quantity: 1, unit_price: 25_000 },
-  ].map((line) => {
-    const line_extension = line.quantity * line.unit_price;
-    const tax_rate = line.position === 1 ? 19 : 0; // IVA 19 %, and IVA at 0 % ("exento")
-    return {
-      ...line,
-      line_extension,
-      tax_code: "01",
-      tax_rate,
-      tax_amount: (line_extension * tax_rate) / 100,
-    };
-  });
+    {
+      position: 1,
+      code: "SRV-01",
+      description: "Servicio de consultoría",
+      quantity: 3,
+      unit_price: 40_000,
+      taxes: [{ code: "01", percent: 19 }], // IVA 19 %
+    },
+    {
+      position: 2,
+      code: "LIB-07",
+      description: "Libro técnico (exento)",
+      quantity: 1,
+      unit_price: 25_000,
+      taxes: [{ code: "01", percent: 0 }], // IVA at 0 %: "exento"
+    },
+  ];
 }
 
 /**
@@ -82,10 +86,6 @@ async function createDemoInvoice(s: SqlSession, orgId: string): Promise<DemoInvo
   );
   if (!company) return null;
   const lines = demoLines();
-  // in cents, so that the sums are exact; the service checks them again against the lines
-  const cents = (amount = 0) => Math.round(amount * 100);
-  const subtotal = lines.reduce((sum, line) => sum + cents(line.line_extension), 0);
-  const taxTotal = lines.reduce((sum, line) => sum + cents(line.tax_amount), 0);
   const draft: TablesInsert<"invoices"> = {
     org_id: orgId,
     company_id: company.id,
@@ -98,9 +98,6 @@ async function createDemoInvoice(s: SqlSession, orgId: string): Promise<DemoInvo
     buyer_address: "Calle 80 # 20-30",
     buyer_city_code: "11001",
     notes: "Created by npm run demo:invoice",
-    subtotal: subtotal / 100,
-    tax_total: taxTotal / 100,
-    total: (subtotal + taxTotal) / 100,
   };
   const [invoice] = await insertRows(s, "invoices", [draft], "id, number");
   const { id, number } = invoice as { id: string; number: string };
@@ -110,13 +107,17 @@ async function createDemoInvoice(s: SqlSession, orgId: string): Promise<DemoInvo
     lines.map((line) => ({ invoice_id: id, org_id: orgId, ...line })),
     "id",
   );
+  // the total the database computed from the lines (what `.select("total")` reads back)
+  const [computed] = await s.query<{ total: string }>("select total from public.invoices where id = $1", [
+    id,
+  ]);
   return {
     invoice_id: id,
     number,
     org_id: orgId,
     company_id: company.id,
     lines: lines.length,
-    total: draft.total ?? 0,
+    total: Number(computed?.total ?? 0),
   };
 }
 

@@ -332,12 +332,12 @@ async function seedDrafts(
     with made as (
       insert into public.invoices (org_id, company_id, number, issue_date, issue_time, currency,
         buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email, buyer_address,
-        buyer_city_code, subtotal, tax_total, total)
+        buyer_city_code)
       select ${orgId}, ${companyId}, c.invoice_prefix || (m.last + g)::text,
              current_date, time with time zone '10:15:00-05', 'COP', '31', (870000000 + g)::text,
              einv_private.nit_check_digit((870000000 + g)::text),
              'Cliente Soak ' || g || ' S.A.S.', 'soak' || g || '@cliente.test', 'Avenida 68 # 2-' || g,
-             '11001', 110000, 19000, 129000
+             '11001'
         from public.companies c
         cross join generate_series(1, ${count}) g
         -- past every number the company has (a second run on the same database), from 991000001
@@ -346,13 +346,14 @@ async function seedDrafts(
        where c.id = ${companyId}
       returning id, org_id)
     insert into public.invoice_lines (invoice_id, org_id, position, code, description, quantity, unit_price,
-      line_extension, tax_code, tax_rate, tax_amount)
-    select made.id, made.org_id, l.position, l.code, l.description, l.quantity, l.unit_price,
-           l.quantity * l.unit_price, l.tax_code, l.tax_rate, round(l.quantity * l.unit_price * l.tax_rate / 100, 2)
+      taxes)
+    select made.id, made.org_id, l.position, l.code, l.description, l.quantity, l.unit_price, l.taxes
       from made
-     cross join (values (1, 'SRV-01', 'Servicio de consultoría', 2::numeric, 50000::numeric, '01', 19::numeric),
-                        (2, 'LIB-07', 'Libro técnico (exento)', 1::numeric, 10000::numeric, '01', 0::numeric))
-           as l (position, code, description, quantity, unit_price, tax_code, tax_rate)
+     cross join (values (1, 'SRV-01', 'Servicio de consultoría', 2::numeric, 50000::numeric,
+                         '[{"code": "01", "percent": 19}]'::jsonb),
+                        (2, 'LIB-07', 'Libro técnico (exento)', 1::numeric, 10000::numeric,
+                         '[{"code": "01", "percent": 0}]'::jsonb))
+           as l (position, code, description, quantity, unit_price, taxes)
     returning invoice_id as id`;
   return [...new Set(rows.map((r) => r.id))];
 }

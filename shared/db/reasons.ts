@@ -54,6 +54,8 @@ const SENTENCES: Record<string, (noun: string, value: string) => string> = {
     `${entry ? `The line ${entry}` : "The list of lines"} cannot be credited as asked: list 1 to 1,000 ` +
     'distinct lines, each with a quantity (concept "1") or an amount (concepts "3" to "6"), a decimal greater than 0.',
   nothing_left_to_credit: () => "Every line of this invoice has already been credited.",
+  document_allowances_need_annulment: () =>
+    'This invoice has discounts or charges of its own (not of a line): it is credited whole, by an annulment (concept "2").',
   annulment_incomplete: (_, left) =>
     `An annulment (concept "2") must credit everything still uncredited; ${left} line(s) would be left out.`,
 };

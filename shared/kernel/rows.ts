@@ -41,12 +41,15 @@ export interface IssuerRow {
   trade_name: string | null;
   person_type: string;
   tax_regime: string;
+  /** The party's TaxScheme: 01 IVA, 04 INC, ZA IVA e INC, ZZ no aplica. */
+  tax_scheme?: string;
   fiscal_responsibilities: string[];
   address: string;
   city_code: string;
   city_name: string;
   department_code: string;
   department_name: string;
+  postal_zone?: string | null;
   country_code: string;
   email: string | null;
   phone: string | null;
@@ -71,6 +74,51 @@ export interface CreditNoteIssuer extends IssuerRow {
   software_pin: string | null;
 }
 
+/**
+ * A tax of a line (or of a credit note's part of one) as the database computed it
+ * (supabase/migrations/…_amounts.sql): by percentage (`percent`, `taxable_amount`) or per unit
+ * (`per_unit_amount` for every `per_quantity` units of `measure_unit_code`, on `measure`), in pesos.
+ */
+export interface LineTaxRow {
+  code: string;
+  name: string;
+  percent?: number;
+  taxable_amount?: number;
+  per_unit_amount?: number;
+  per_quantity?: number;
+  unit_measure?: number;
+  measure_unit_code?: string;
+  measure?: number;
+  tax_amount: number;
+}
+
+/** A discount (`charge` false, DIAN reason code 00/01) or charge, with its amount in pesos. */
+export interface AllowanceChargeRow {
+  id: number;
+  charge: boolean;
+  reason_code: string | null;
+  reason: string | null;
+  percent: number | null;
+  base_amount: number;
+  amount: number;
+}
+
+/** A document's taxes (or withholdings) of one scheme: its total and one subtotal per rate. */
+export interface TaxTotalRow {
+  code: string;
+  name: string;
+  tax_amount: number;
+  subtotals: Omit<LineTaxRow, "code" | "name">[];
+}
+
+/** An advance (PrepaidPayment), its amount in pesos. */
+export interface PrepaymentRow {
+  id: number;
+  reference: string | null;
+  received_date: string;
+  paid_amount: number;
+}
+
 export interface InvoiceLineRow {
   id: string;
   position: number;
@@ -78,15 +126,54 @@ export interface InvoiceLineRow {
   description: string;
   unit_code: string;
   quantity: number;
+  /** In the document's currency; `price_amount` is it in pesos (PriceAmount). */
   unit_price: number;
+  price_amount?: number;
   line_extension: number;
+  /** The line's one tax, as the one-tax builders read it (`taxes` has every tax). */
   tax_code: "01" | "04" | "ZZ";
   tax_rate: number;
   tax_amount: number;
+  taxes?: LineTaxRow[];
+  allowance_charges?: AllowanceChargeRow[];
+  /** The line in the deal's currency, when the document's is not COP. */
+  currency_amounts?: { line_extension: number; tax_amount: number; taxes: LineTaxRow[] } | null;
+}
+
+/**
+ * The amounts the database adds to a document's payload (…_amounts.sql): LegalMonetaryTotal's other
+ * fields, the taxes per scheme and rate, and (invoices) the withholdings, discounts and charges and
+ * advances; `problems`: what must not be sent (it depends on more than one input).
+ */
+export interface DocumentAmountsRow {
+  exchange_rate?: number | null;
+  exchange_rate_date?: string | null;
+  tax_exclusive_amount?: number;
+  tax_inclusive_amount?: number;
+  allowance_total_amount?: number;
+  charge_total_amount?: number;
+  tax_totals?: TaxTotalRow[];
+  allowance_charges?: AllowanceChargeRow[];
+  currency_totals?: Record<string, unknown> | null;
+  prepaid_amount?: number;
+  withholding_total_amount?: number;
+  net_payable_amount?: number;
+  withholding_totals?: TaxTotalRow[];
+  prepayments?: PrepaymentRow[];
+  problems?: string[];
+  /** The buyer's fiscal profile (AdditionalAccountID, TaxLevelCode, TaxScheme, DIVIPOLA address). */
+  buyer_person_type?: string | null;
+  buyer_fiscal_responsibilities?: string[];
+  buyer_tax_scheme?: string;
+  buyer_city_name?: string | null;
+  buyer_department_code?: string | null;
+  buyer_department_name?: string | null;
+  buyer_postal_zone?: string | null;
+  buyer_country_code?: string;
 }
 
 /** `einv_private.invoice_payload`: the invoice's content, its lines and its issuer. */
-export interface InvoiceDocumentRow {
+export interface InvoiceDocumentRow extends DocumentAmountsRow {
   id: string;
   org_id: string;
   company_id: string;
@@ -134,7 +221,7 @@ export interface CreditedLine {
 }
 
 /** `einv_private.credit_note_payload`: the note, its credited lines, the buyer and the invoice. */
-export interface CreditNoteDocumentRow {
+export interface CreditNoteDocumentRow extends DocumentAmountsRow {
   id: string;
   org_id: string;
   company_id: string;

@@ -40,14 +40,20 @@ create table public.companies (
   trade_name text check (length(trade_name) <= 450),
   person_type text not null default '1' check (person_type in ('1', '2')), -- 1 jurídica, 2 natural
   tax_regime text not null default '48' check (tax_regime in ('48', '49')), -- 48 IVA, 49 no IVA
+  -- the party's TaxScheme (Anexo 1.9 table 13.2.6.2): 01 IVA, 04 INC, ZA IVA e INC, ZZ no aplica;
+  -- responsible for IVA (01, ZA) exactly when tax_regime says 48
+  tax_scheme text not null default '01' check (tax_scheme in ('01', '04', 'ZA', 'ZZ')),
+  -- TaxLevelCode: only the five codes DIAN accepts (FAJ26 refuses the rest of the RUT's list)
   fiscal_responsibilities text[] not null default array['R-99-PN']
-    check (cardinality(fiscal_responsibilities) <= 10
-           and length(array_to_string(fiscal_responsibilities, ';')) <= 200),
+    constraint companies_fiscal_responsibilities_listed
+    check (cardinality(fiscal_responsibilities) between 1 and 5
+           and fiscal_responsibilities <@ array['O-13', 'O-15', 'O-23', 'O-47', 'R-99-PN']),
   address text not null check (length(address) between 1 and 300),
-  city_code text not null check (city_code ~ '^[0-9]{5}$'), -- DIVIPOLA
+  city_code text not null check (city_code ~ '^[0-9]{5}$'), -- DIVIPOLA municipality
   city_name text not null check (length(city_name) between 1 and 100),
   department_code text not null check (department_code ~ '^[0-9]{2}$'),
   department_name text not null check (length(department_name) between 1 and 100),
+  postal_zone text check (postal_zone ~ '^[0-9]{6}$'),
   country_code text not null default 'CO' check (country_code ~ '^[A-Z]{2}$'),
   email text check (length(email) <= 320),
   phone text check (length(phone) <= 50),
@@ -63,7 +69,12 @@ create table public.companies (
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
   unique (org_id, nit),
-  unique (id, org_id)
+  unique (id, org_id),
+  -- DIVIPOLA: a municipality's code starts with its department's (11001 is in 11, Bogotá)
+  constraint companies_city_in_department check (left(city_code, 2) = department_code),
+  constraint companies_tax_scheme_matches_regime check ((tax_regime = '48') = (tax_scheme in ('01', 'ZA'))),
+  -- the issuer is in Colombia (FAJ16)
+  constraint companies_in_colombia check (country_code = 'CO')
 );
 create index companies_org_id_idx on public.companies (org_id);
 
@@ -112,23 +123,85 @@ create table public.invoices (
   issue_date date not null default (now() at time zone 'America/Bogota')::date,
   issue_time time(0) with time zone not null default (current_time(0) at time zone 'America/Bogota'),
   due_date date,
+  -- the deal's currency: prices and amounts the web app writes are in it (…_amounts.sql), and
+  -- what the authority is told is in pesos at `exchange_rate` pesos per unit (CalculationRate), of
+  -- `exchange_rate_date`; a COP invoice has neither
   currency text not null default 'COP' check (currency ~ '^[A-Z]{3}$'),
+  exchange_rate numeric(16, 6) check (exchange_rate > 0 and exchange_rate < 1000000000),
+  exchange_rate_date date check (exchange_rate_date between date '2000-01-01' and date '2099-12-31'),
   payment_form text not null default '1' check (payment_form in ('1', '2')), -- 1 contado, 2 crédito
-  -- DIAN payment means code (10 = efectivo)
-  payment_method text not null default '10' check (length(payment_method) between 1 and 10),
+  -- DIAN payment means code (10 = efectivo): the union of Odoo's (l10n_co_edi.payment.option.csv)
+  -- and Vendix's lists of DIAN's MediosPago (they differ at 70/71/72/76)
+  payment_method text not null default '10' check (payment_method = any (array[
+    '1', '2', '3', '4', '5', '6', '7', '9', '10', '11', '12', '13', '14', '15', '16', '17', '18', '19',
+    '20', '21', '23', '24', '25', '26', '31', '32', '33', '34', '35', '36', '37', '38', '39', '40', '41',
+    '42', '43', '44', '45', '46', '47', '48', '49', '50', '51', '52', '53', '60', '61', '62', '63', '64',
+    '65', '66', '67', '70', '71', '72', '74', '75', '76', '77', '78', '91', '92', '93', '94', '95', '96',
+    '97', 'ZZZ'])),
   notes text check (length(notes) <= 5000),
-  -- DIAN identity document type (13 CC, 31 NIT, ...)
-  buyer_id_type text not null default '13' check (length(buyer_id_type) between 1 and 5),
+  -- the buyer's fiscal profile (Anexo 1.9 §13.2, brief-business §9), from data, never assumed:
+  -- DIAN identity document type (11 registro civil … 31 NIT … 50 NIT de otro país, 91 NUIP)
+  buyer_id_type text not null default '13'
+    check (buyer_id_type = any (array['11', '12', '13', '21', '22', '31', '41', '42', '47', '48', '50', '91'])),
   buyer_id_number text check (length(buyer_id_number) <= 20),
   buyer_check_digit text check (length(buyer_check_digit) <= 1),
+  -- AdditionalAccountID: 1 persona jurídica, 2 natural; when not given (null), a NIT (31, 50) is read
+  -- as a company and anything else as a person (einv_private.person_type): a natural person with a
+  -- NIT says 2
+  buyer_person_type text check (buyer_person_type in ('1', '2')),
+  -- TaxLevelCode (only the five codes FAJ26/FAK26 accept) and TaxScheme (01, 04, ZA, ZZ), as the
+  -- buyer's RUT says; by default not responsible (R-99-PN, ZZ), DIAN's final consumer's profile
+  buyer_fiscal_responsibilities text[] not null default array['R-99-PN']
+    check (cardinality(buyer_fiscal_responsibilities) between 1 and 5
+           and buyer_fiscal_responsibilities <@ array['O-13', 'O-15', 'O-23', 'O-47', 'R-99-PN']),
+  buyer_tax_scheme text not null default 'ZZ' check (buyer_tax_scheme in ('01', '04', 'ZA', 'ZZ')),
   buyer_name text check (length(buyer_name) <= 450),
   buyer_email text check (length(buyer_email) <= 320),
   buyer_address text check (length(buyer_address) <= 300),
-  buyer_city_code text check (length(buyer_city_code) <= 10),
+  -- DIVIPOLA municipality and department (in Colombia; Odoo writes 00000/00 abroad), ISO 3166 country
+  buyer_city_code text check (buyer_city_code ~ '^[0-9]{5}$'),
+  buyer_city_name text check (length(buyer_city_name) <= 100),
+  buyer_department_code text check (buyer_department_code ~ '^[0-9]{2}$'),
+  buyer_department_name text check (length(buyer_department_name) <= 100),
+  buyer_postal_zone text check (buyer_postal_zone ~ '^[0-9A-Za-z][0-9A-Za-z -]{1,9}$'),
+  buyer_country_code text not null default 'CO' check (buyer_country_code ~ '^[A-Z]{2}$'),
   buyer_phone text check (length(buyer_phone) <= 50),
+  -- the document's own discounts and charges, withholdings and advances: inputs, each a JSON list
+  -- read, bounded and refused field by field by einv_private.document_amounts (…_amounts.sql)
+  allowance_charges jsonb not null default '[]'
+    check (jsonb_typeof(allowance_charges) = 'array' and jsonb_array_length(allowance_charges) <= 20),
+  withholdings jsonb not null default '[]'
+    check (jsonb_typeof(withholdings) = 'array' and jsonb_array_length(withholdings) <= 3),
+  prepayments jsonb not null default '[]'
+    check (jsonb_typeof(prepayments) = 'array' and jsonb_array_length(prepayments) <= 20),
+  -- ── computed from the inputs by the database (…_amounts.sql); no member writes them ──
+  -- in pesos, as the authority reads them (LegalMonetaryTotal): LineExtensionAmount, the sum of
+  -- every TaxTotal, PayableAmount (TaxInclusive − AllowanceTotal + ChargeTotal), the others by
+  -- their DIAN names; net_payable_amount is what the buyer still pays: payable − withholdings −
+  -- advances. A draft's payable may be below zero while its lines are being written (a discount
+  -- written before them); /transmit refuses it then.
   subtotal numeric(18, 2) not null default 0 check (subtotal >= 0),
   tax_total numeric(18, 2) not null default 0 check (tax_total >= 0),
-  total numeric(18, 2) not null default 0 check (total >= 0),
+  total numeric(18, 2) not null default 0,
+  tax_exclusive_amount numeric(18, 2) not null default 0,
+  tax_inclusive_amount numeric(18, 2) not null default 0,
+  allowance_total_amount numeric(18, 2) not null default 0,
+  charge_total_amount numeric(18, 2) not null default 0,
+  prepaid_amount numeric(18, 2) not null default 0,
+  withholding_total_amount numeric(18, 2) not null default 0,
+  net_payable_amount numeric(18, 2) not null default 0,
+  -- per scheme and rate: [{ code, name, tax_amount, subtotals: [{ percent | per_unit_amount, …,
+  -- taxable_amount | measure, tax_amount }] }], IVA, INC and ICA first
+  tax_totals jsonb not null default '[]',
+  withholding_totals jsonb not null default '[]',
+  -- the inputs above with what each comes to, in pesos
+  allowance_charge_amounts jsonb not null default '[]',
+  prepayment_amounts jsonb not null default '[]',
+  -- the same totals in the deal's currency (for the PDF), when it is not COP
+  currency_totals jsonb,
+  -- what /transmit will refuse about them while they stand: problems only a whole draft shows (a
+  -- discount above the total, …), which its writes in steps are not refused for
+  problems text[] not null default '{}',
   -- ── the fiscal-document lifecycle block (einv_private.lifecycle; every kind's table has it) ──
   -- written only by the service, through the lifecycle functions (…_lifecycle.sql)
   status text not null default 'pendiente'
@@ -161,7 +234,16 @@ create table public.invoices (
   updated_at timestamptz not null default now(),
   unique (company_id, number),
   unique (id, org_id),
-  foreign key (company_id, org_id) references public.companies (id, org_id)
+  foreign key (company_id, org_id) references public.companies (id, org_id),
+  -- a foreign currency is declared with its rate to COP and the rate's date (FAR06, FAR07); a COP
+  -- invoice has neither
+  constraint invoices_exchange_rate_with_currency
+    check ((currency = 'COP') = (exchange_rate is null) and (currency = 'COP') = (exchange_rate_date is null)),
+  -- crédito needs the date it is due (PaymentDueDate; DAN04 in Vendix's reading)
+  constraint invoices_credit_needs_due_date check (payment_form = '1' or due_date is not null),
+  -- DIVIPOLA: a Colombian municipality's code starts with its department's
+  constraint invoices_buyer_city_in_department
+    check (buyer_country_code <> 'CO' or left(buyer_city_code, 2) = buyer_department_code)
 );
 create index invoices_org_id_status_idx on public.invoices (org_id, status);
 -- No index of its own on `company_id`, nor on invoice_lines' `invoice_id`: the leading column of a
@@ -179,11 +261,27 @@ create table public.invoice_lines (
   description text not null check (length(description) between 1 and 1000),
   unit_code text not null default '94' check (length(unit_code) between 1 and 10), -- UN/ECE rec 20 (94 = unit)
   quantity numeric(18, 6) not null check (quantity > 0),
-  unit_price numeric(18, 2) not null check (unit_price >= 0),
-  line_extension numeric(18, 2) not null check (line_extension >= 0), -- quantity × unit price
-  tax_code text not null default '01' check (tax_code in ('01', '04', 'ZZ')), -- IVA, INC, none
-  tax_rate numeric(5, 2) not null default 0 check (tax_rate >= 0 and tax_rate <= 100),
+  -- in the invoice's currency, up to 6 decimals (PriceAmount); kept with at least 2
+  unit_price numeric not null check (unit_price >= 0 and unit_price < 1000000000000 and scale(unit_price) <= 6),
+  -- the line's taxes, any number from DIAN's list, one per scheme: [{ code, percent }] or, per unit,
+  -- [{ code, per_unit_amount, per_quantity?, unit_measure?, measure_unit_code? }]; none = excluded
+  -- ("excluido"), IVA at 0 % = exempt ("exento"); and its discounts and charges: [{ charge,
+  -- reason_code?, reason?, percent | amount }]. Inputs, read field by field by
+  -- einv_private.line_amounts (…_amounts.sql)
+  taxes jsonb not null default '[]' check (jsonb_typeof(taxes) = 'array' and jsonb_array_length(taxes) <= 10),
+  allowance_charges jsonb not null default '[]'
+    check (jsonb_typeof(allowance_charges) = 'array' and jsonb_array_length(allowance_charges) <= 10),
+  -- ── computed from the inputs and the invoice's exchange rate (…_amounts.sql); no member writes them ──
+  -- in pesos: the unit price (6 decimals), quantity × price − discounts + charges (LineExtensionAmount),
+  -- the sum of its taxes, each tax ({ code, name, percent | per-unit fields, taxable_amount | measure,
+  -- tax_amount }) and each discount or charge with its amount
+  price_amount numeric not null default 0,
+  line_extension numeric(18, 2) not null default 0 check (line_extension >= 0),
   tax_amount numeric(18, 2) not null default 0 check (tax_amount >= 0),
+  tax_subtotals jsonb not null default '[]',
+  allowance_charge_amounts jsonb not null default '[]',
+  -- the same in the deal's currency, when the invoice's is not COP (for the PDF)
+  currency_amounts jsonb,
   created_at timestamptz not null default now(),
   unique (invoice_id, position),
   foreign key (invoice_id, org_id) references public.invoices (id, org_id) on delete cascade
@@ -217,7 +315,10 @@ create trigger companies_touch before update on public.companies
 create trigger invoices_touch before update on public.invoices
   for each row execute function einv_private.touch_updated_at();
 
--- Once an invoice has left `pendiente`, what was sent to the authority can never change. Its issue
+-- Once an invoice has left `pendiente`, what was sent to the authority can never change: every
+-- column but the lifecycle block (…_lifecycle.sql) and updated_at — its content, its inputs and its
+-- amounts. Spelled out, not compared as JSON (every lifecycle write passes here, ten times cheaper);
+-- tests/db/access-control.test.ts fails when a column of the table is missing from it. Its issue
 -- date and time move only while nothing of it at the authority can still be accepted (in error or
 -- left in progress, every attempt refused): a resend on a later day is issued anew (docs/adr/0010).
 create function einv_private.freeze_sent_invoice() returns trigger
@@ -231,15 +332,29 @@ begin
     return old;
   end if;
   if old.status <> 'pendiente' and (
-    (old.org_id, old.company_id, old.number, old.due_date, old.currency,
-     old.payment_form, old.payment_method, old.notes, old.buyer_id_type, old.buyer_id_number,
-     old.buyer_check_digit, old.buyer_name, old.buyer_email, old.buyer_address, old.buyer_city_code,
-     old.buyer_phone, old.subtotal, old.tax_total, old.total)
+    (old.id, old.org_id, old.company_id, old.number, old.due_date, old.currency,
+     old.exchange_rate, old.exchange_rate_date, old.payment_form, old.payment_method, old.notes,
+     old.buyer_id_type, old.buyer_id_number, old.buyer_check_digit, old.buyer_person_type,
+     old.buyer_fiscal_responsibilities, old.buyer_tax_scheme, old.buyer_name, old.buyer_email,
+     old.buyer_address, old.buyer_city_code, old.buyer_city_name, old.buyer_department_code,
+     old.buyer_department_name, old.buyer_postal_zone, old.buyer_country_code, old.buyer_phone,
+     old.allowance_charges, old.withholdings, old.prepayments, old.subtotal, old.tax_total, old.total,
+     old.tax_exclusive_amount, old.tax_inclusive_amount, old.allowance_total_amount, old.charge_total_amount,
+     old.prepaid_amount, old.withholding_total_amount, old.net_payable_amount, old.tax_totals,
+     old.withholding_totals, old.allowance_charge_amounts, old.prepayment_amounts, old.currency_totals,
+     old.problems, old.created_at)
     is distinct from
-    (new.org_id, new.company_id, new.number, new.due_date, new.currency,
-     new.payment_form, new.payment_method, new.notes, new.buyer_id_type, new.buyer_id_number,
-     new.buyer_check_digit, new.buyer_name, new.buyer_email, new.buyer_address, new.buyer_city_code,
-     new.buyer_phone, new.subtotal, new.tax_total, new.total)
+    (new.id, new.org_id, new.company_id, new.number, new.due_date, new.currency,
+     new.exchange_rate, new.exchange_rate_date, new.payment_form, new.payment_method, new.notes,
+     new.buyer_id_type, new.buyer_id_number, new.buyer_check_digit, new.buyer_person_type,
+     new.buyer_fiscal_responsibilities, new.buyer_tax_scheme, new.buyer_name, new.buyer_email,
+     new.buyer_address, new.buyer_city_code, new.buyer_city_name, new.buyer_department_code,
+     new.buyer_department_name, new.buyer_postal_zone, new.buyer_country_code, new.buyer_phone,
+     new.allowance_charges, new.withholdings, new.prepayments, new.subtotal, new.tax_total, new.total,
+     new.tax_exclusive_amount, new.tax_inclusive_amount, new.allowance_total_amount, new.charge_total_amount,
+     new.prepaid_amount, new.withholding_total_amount, new.net_payable_amount, new.tax_totals,
+     new.withholding_totals, new.allowance_charge_amounts, new.prepayment_amounts, new.currency_totals,
+     new.problems, new.created_at)
     or ((old.issue_date, old.issue_time) is distinct from (new.issue_date, new.issue_time)
         and not (old.status in ('error', 'en_proceso')
                  and (old.submitted_attempt is null or old.submitted_attempt is not distinct from old.refused_attempt)))

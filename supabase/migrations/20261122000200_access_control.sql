@@ -55,17 +55,17 @@ alter table public.companies enable row level security;
 -- never probe whether an id (another organization's row) exists through a duplicate-key error; the
 -- web app reads the new id back (`insert … returning`, supabase-js `.insert(…).select()`).
 grant select on public.companies to service_role;
-grant select (id, org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime,
-  fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code,
-  email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to,
+grant select (id, org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime, tax_scheme,
+  fiscal_responsibilities, address, city_code, city_name, department_code, department_name, postal_zone,
+  country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to,
   resolution_valid_until, active_environment, created_at, updated_at) on public.companies to authenticated;
-grant insert (org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime,
-  fiscal_responsibilities, address, city_code, city_name, department_code, department_name, country_code,
-  email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to,
+grant insert (org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime, tax_scheme,
+  fiscal_responsibilities, address, city_code, city_name, department_code, department_name, postal_zone,
+  country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to,
   resolution_valid_until, technical_key, active_environment) on public.companies to authenticated;
-grant update (nit, check_digit, legal_name, trade_name, person_type, tax_regime, fiscal_responsibilities,
-  address, city_code, city_name, department_code, department_name, country_code, email, phone,
-  invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to,
+grant update (nit, check_digit, legal_name, trade_name, person_type, tax_regime, tax_scheme,
+  fiscal_responsibilities, address, city_code, city_name, department_code, department_name, postal_zone,
+  country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to,
   resolution_valid_until, technical_key, active_environment) on public.companies to authenticated;
 
 create policy "members read their organization's companies" on public.companies
@@ -83,14 +83,19 @@ create policy "admins edit their organization's companies" on public.companies
 alter table public.invoices enable row level security;
 grant select on public.invoices to authenticated, service_role;
 -- Draft columns only: status, authority code, provider reference and the other fiscal columns are
--- absent, so no PostgREST call can set them.
-grant insert (org_id, company_id, number, issue_date, issue_time, due_date, currency, payment_form,
-  payment_method, notes, buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email,
-  buyer_address, buyer_city_code, buyer_phone, subtotal, tax_total, total)
+-- absent, so no PostgREST call can set them; nor can it set an amount the database computes
+-- (subtotal, tax_total, total, the other totals and their lists: …_amounts.sql), only the inputs.
+grant insert (org_id, company_id, number, issue_date, issue_time, due_date, currency, exchange_rate,
+  exchange_rate_date, payment_form, payment_method, notes, buyer_id_type, buyer_id_number, buyer_check_digit,
+  buyer_person_type, buyer_fiscal_responsibilities, buyer_tax_scheme, buyer_name, buyer_email, buyer_address,
+  buyer_city_code, buyer_city_name, buyer_department_code, buyer_department_name, buyer_postal_zone,
+  buyer_country_code, buyer_phone, allowance_charges, withholdings, prepayments)
   on public.invoices to authenticated;
-grant update (company_id, number, issue_date, issue_time, due_date, currency, payment_form,
-  payment_method, notes, buyer_id_type, buyer_id_number, buyer_check_digit, buyer_name, buyer_email,
-  buyer_address, buyer_city_code, buyer_phone, subtotal, tax_total, total)
+grant update (company_id, number, issue_date, issue_time, due_date, currency, exchange_rate, exchange_rate_date,
+  payment_form, payment_method, notes, buyer_id_type, buyer_id_number, buyer_check_digit, buyer_person_type,
+  buyer_fiscal_responsibilities, buyer_tax_scheme, buyer_name, buyer_email, buyer_address, buyer_city_code,
+  buyer_city_name, buyer_department_code, buyer_department_name, buyer_postal_zone, buyer_country_code,
+  buyer_phone, allowance_charges, withholdings, prepayments)
   on public.invoices to authenticated;
 grant delete on public.invoices to authenticated;
 
@@ -113,10 +118,12 @@ create policy "admins and operadores delete draft invoices" on public.invoices
 -- ─── invoice lines ───────────────────────────────────────────────────────────────────────────────
 alter table public.invoice_lines enable row level security;
 grant select on public.invoice_lines to authenticated, service_role;
-grant insert (invoice_id, org_id, position, code, description, unit_code, quantity, unit_price,
-  line_extension, tax_code, tax_rate, tax_amount) on public.invoice_lines to authenticated;
-grant update (position, code, description, unit_code, quantity, unit_price, line_extension, tax_code,
-  tax_rate, tax_amount) on public.invoice_lines to authenticated;
+-- the inputs only: the line's amounts (line_extension, tax_amount, price_amount and the lists of
+-- what each tax and discount comes to) are the database's (…_amounts.sql)
+grant insert (invoice_id, org_id, position, code, description, unit_code, quantity, unit_price, taxes,
+  allowance_charges) on public.invoice_lines to authenticated;
+grant update (position, code, description, unit_code, quantity, unit_price, taxes, allowance_charges)
+  on public.invoice_lines to authenticated;
 grant delete on public.invoice_lines to authenticated;
 
 create policy "members read their organization's invoice lines" on public.invoice_lines

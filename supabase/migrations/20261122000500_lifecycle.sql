@@ -267,10 +267,11 @@ begin
     select jsonb_build_object(
              'id', c.id, 'org_id', c.org_id, 'nit', c.nit, 'check_digit', c.check_digit,
              'legal_name', c.legal_name, 'trade_name', c.trade_name, 'person_type', c.person_type,
-             'tax_regime', c.tax_regime, 'fiscal_responsibilities', c.fiscal_responsibilities,
+             'tax_regime', c.tax_regime, 'tax_scheme', c.tax_scheme,
+             'fiscal_responsibilities', c.fiscal_responsibilities,
              'address', c.address, 'city_code', c.city_code, 'city_name', c.city_name,
              'department_code', c.department_code, 'department_name', c.department_name,
-             'country_code', c.country_code, 'email', c.email, 'phone', c.phone,
+             'postal_zone', c.postal_zone, 'country_code', c.country_code, 'email', c.email, 'phone', c.phone,
              'invoice_prefix', c.invoice_prefix, 'resolution_number', c.resolution_number,
              'resolution_date', c.resolution_date, 'resolution_from', c.resolution_from,
              'resolution_to', c.resolution_to, 'resolution_valid_until', c.resolution_valid_until,
@@ -280,7 +281,14 @@ end
 $$;
 
 -- An invoice's content with its lines, and `p_issuer` with the CUFE's secret (the technical key,
--- read live: it is kept in no snapshot that members can read).
+-- read live: it is kept in no snapshot that members can read). Its amounts are the database's
+-- (…_amounts.sql): in pesos, per line (`taxes`, `allowance_charges`: each with what it comes to)
+-- and per document (the LegalMonetaryTotal fields, `tax_totals` per scheme and rate,
+-- `withholding_totals`, `allowance_charges`, `prepayments`), and in the deal's currency when it is
+-- not COP (`currency_amounts`, `currency_totals`); `problems` lists what /transmit must refuse.
+-- `subtotal`, `tax_total`, `total` and each line's `tax_code`, `tax_rate` are what the one-tax
+-- builders read (LineExtensionAmount, the taxes' sum, PayableAmount; the line's one tax: the service
+-- refuses to send a line that has more, shared/core/documents/request.ts).
 create function einv_private.invoice_payload(p_id uuid, p_issuer jsonb) returns jsonb
 language plpgsql stable set search_path = '' as $$
 begin
@@ -288,18 +296,41 @@ begin
     select jsonb_build_object(
              'id', i.id, 'org_id', i.org_id, 'company_id', i.company_id, 'number', i.number,
              'issue_date', i.issue_date, 'issue_time', i.issue_time, 'due_date', i.due_date,
-             'currency', i.currency, 'payment_form', i.payment_form, 'payment_method', i.payment_method,
+             'currency', i.currency, 'exchange_rate', i.exchange_rate, 'exchange_rate_date', i.exchange_rate_date,
+             'payment_form', i.payment_form, 'payment_method', i.payment_method,
              'notes', i.notes, 'buyer_id_type', i.buyer_id_type, 'buyer_id_number', i.buyer_id_number,
-             'buyer_check_digit', i.buyer_check_digit, 'buyer_name', i.buyer_name,
+             'buyer_check_digit', i.buyer_check_digit,
+             'buyer_person_type', einv_private.person_type(i.buyer_person_type, i.buyer_id_type),
+             'buyer_fiscal_responsibilities', i.buyer_fiscal_responsibilities,
+             'buyer_tax_scheme', i.buyer_tax_scheme, 'buyer_name', i.buyer_name,
              'buyer_email', i.buyer_email, 'buyer_address', i.buyer_address,
-             'buyer_city_code', i.buyer_city_code, 'buyer_phone', i.buyer_phone,
+             'buyer_city_code', i.buyer_city_code, 'buyer_city_name', i.buyer_city_name,
+             'buyer_department_code', i.buyer_department_code, 'buyer_department_name', i.buyer_department_name,
+             'buyer_postal_zone', i.buyer_postal_zone, 'buyer_country_code', i.buyer_country_code,
+             'buyer_phone', i.buyer_phone)
+           -- (in parts: a function takes at most 100 arguments)
+           || jsonb_build_object(
              'subtotal', i.subtotal, 'tax_total', i.tax_total, 'total', i.total,
+             'tax_exclusive_amount', i.tax_exclusive_amount, 'tax_inclusive_amount', i.tax_inclusive_amount,
+             'allowance_total_amount', i.allowance_total_amount, 'charge_total_amount', i.charge_total_amount,
+             'prepaid_amount', i.prepaid_amount, 'withholding_total_amount', i.withholding_total_amount,
+             'net_payable_amount', i.net_payable_amount, 'tax_totals', i.tax_totals,
+             'withholding_totals', i.withholding_totals, 'allowance_charges', i.allowance_charge_amounts,
+             'prepayments', i.prepayment_amounts, 'currency_totals', i.currency_totals,
+             'problems', to_jsonb(i.problems || case when i.due_date < i.issue_date then array[format(
+               'due_date %s is before the issue date %s', i.due_date, i.issue_date)] else '{}' end))
+           || jsonb_build_object(
              'lines', coalesce((
                select jsonb_agg(jsonb_build_object(
                         'id', l.id, 'position', l.position, 'code', l.code, 'description', l.description,
                         'unit_code', l.unit_code, 'quantity', l.quantity, 'unit_price', l.unit_price,
-                        'line_extension', l.line_extension, 'tax_code', l.tax_code, 'tax_rate', l.tax_rate,
-                        'tax_amount', l.tax_amount) order by l.position)
+                        'price_amount', l.price_amount, 'line_extension', l.line_extension,
+                        'tax_amount', l.tax_amount, 'taxes', l.tax_subtotals,
+                        'allowance_charges', l.allowance_charge_amounts, 'currency_amounts', l.currency_amounts,
+                        -- the line's one tax, for the one-tax builders: its first, or ZZ at 0 for none
+                        'tax_code', coalesce(l.tax_subtotals -> 0 ->> 'code', 'ZZ'),
+                        'tax_rate', coalesce((l.tax_subtotals -> 0 ->> 'percent')::numeric, 0))
+                        order by l.position)
                  from public.invoice_lines l where l.invoice_id = i.id), '[]'::jsonb),
              'company', p_issuer || jsonb_build_object('technical_key',
                (select c.technical_key from public.companies c where c.id = i.company_id)))

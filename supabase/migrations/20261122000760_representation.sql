@@ -42,7 +42,7 @@ language sql immutable as $$
   select '{einv_document_representation_read, document_inputs, representation_read_functions,
            einv_document_get_with_credentials, einv_document_get, einv_credential_get, document_of,
            read_documents, document_payload, invoice_payload, credit_note_payload, issuer_of,
-           kind_table}'::name[]
+           kind_table, person_type}'::name[]
 $$;
 
 create function einv_private.document_inputs(p_org_id uuid, p_kind text, p_id uuid) returns text

@@ -29,10 +29,9 @@ const INVOICE_LIMITS = {
   buyer_email: 320,
   buyer_phone: 50,
   buyer_id_number: 20,
-  buyer_city_code: 10,
   buyer_check_digit: 1,
-  buyer_id_type: 5,
-  payment_method: 10,
+  buyer_city_name: 100,
+  buyer_department_name: 100,
 };
 const LINE_LIMITS = { description: 1000, code: 60, unit_code: 10 };
 const COMPANY_LIMITS = {
@@ -78,8 +77,8 @@ describe("lines per invoice", () => {
         db,
         "authenticated",
         tenant.operador.claims,
-        `insert into public.invoice_lines (invoice_id, org_id, position, description, quantity, unit_price,
-           line_extension) values ($1, $2, $3, 'Artículo', 1, 1000, 1000) returning id`,
+        `insert into public.invoice_lines (invoice_id, org_id, position, description, quantity, unit_price)
+           values ($1, $2, $3, 'Artículo', 1, 1000) returning id`,
         [invoice.id, tenant.org.id, position],
       );
     expect(await insert(1000)).toHaveLength(1);
@@ -87,17 +86,19 @@ describe("lines per invoice", () => {
     expect(await sqlState(insert(0))).toBe(CHECK_VIOLATION);
   });
 
-  it("a company can list at most 10 fiscal responsibilities", async () => {
-    const set = (n: number) =>
+  it("a company lists 1 to 5 fiscal responsibilities, only of the five DIAN accepts (FAJ26)", async () => {
+    const set = (codes: string[]) =>
       asRole(
         db,
         "authenticated",
         tenant.admin.claims,
         "update public.companies set fiscal_responsibilities = $1::text[] where id = $2 returning id",
-        [`{${Array.from({ length: n }, () => "O-13").join(",")}}`, tenant.company.id],
+        [`{${codes.join(",")}}`, tenant.company.id],
       );
-    expect(await set(10)).toHaveLength(1);
-    expect(await sqlState(set(11))).toBe(CHECK_VIOLATION);
+    expect(await set(["O-13", "O-15", "O-23", "O-47", "R-99-PN"])).toHaveLength(1);
+    expect(await sqlState(set(["O-13", "O-15", "O-23", "O-47", "R-99-PN", "O-13"]))).toBe(CHECK_VIOLATION);
+    expect(await sqlState(set(["O-48"]))).toBe(CHECK_VIOLATION); // on the RUT, refused by DIAN
+    expect(await sqlState(set([]))).toBe(CHECK_VIOLATION);
   });
 });
 

@@ -7,7 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
-import { createInvoice, createTenant, type LineInput, type Tenant } from "../../devkit/factories.ts";
+import {
+  createInvoice,
+  createTenant,
+  type LineInput,
+  setInvoiceStatus,
+  type Tenant,
+} from "../../devkit/factories.ts";
 
 let db: TestDatabase;
 let tenant: Tenant;
@@ -160,16 +166,222 @@ it("what stands never carries more tax than the invoice line, whoever writes", a
   const invoice = await transmitted({ description: "Caja", quantity: 2, unitPrice: 0.5, taxRate: 19 });
   const [line] = invoice.lineIds as [string];
   const note = await credit(invoice.id, line, { quantity: "1" }); // 0,50 with 0,10 of tax
-  // a line like the note's, crediting no units and no base but `tax`
+  // a line like the note's, crediting no units and no base but `tax` of IVA
   const add = (position: number, tax: string) =>
     db.superuser(
       `insert into credit_note_lines (credit_note_id, org_id, invoice_line_id, position, description,
-         unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount, credited_quantity)
-       select credit_note_id, org_id, invoice_line_id, $2, description, unit_code, 1, 0, 0, tax_code,
-              tax_rate, $3, 0
+         unit_code, quantity, unit_price, line_extension, tax_subtotals, tax_amount, credited_quantity)
+       select credit_note_id, org_id, invoice_line_id, $2, description, unit_code, 1, 0, 0,
+              jsonb_build_array(jsonb_build_object('code', '01', 'percent', 19, 'taxable_amount', 0,
+                                                   'tax_amount', $3::numeric)), $3::numeric, 0
          from credit_note_lines where credit_note_id = $1 and position = 1`,
       [note, position, tax],
     );
   await add(2, "0.09"); // the line's 0,19 in all
   expect(await sqlState(add(3, "0.01"))).toBe("P0001");
+});
+
+/** Each part a line's notes that stand took: base, units, and of each tax its code and amount. */
+const partsByTax = (line: string) =>
+  db.superuser<{ quantity: string; unit_code: string; base: string; units: string; taxes: string }>(
+    `select trim_scale(c.quantity)::text as quantity, c.unit_code, c.line_extension::text as base,
+            trim_scale(c.credited_quantity)::text as units,
+            (select string_agg((t ->> 'code') || ':' || (t ->> 'tax_amount'), ' ' order by t ->> 'code')
+               from jsonb_array_elements(c.tax_subtotals) t) as taxes
+       from credit_note_lines c join credit_notes n on n.id = c.credit_note_id
+      where c.invoice_line_id = $1 and c.released_at is null order by n.created_at`,
+    [line],
+  );
+
+describe("a line with several taxes and a discount", () => {
+  it("is credited in parts to the cent: each part its share of the discount, each tax rounded on what is credited", async () => {
+    // 10 × 1.000 − 10 % = 9.000; IVA 19 % 1.710; bags (INC 22) 70 each, 700: a line of 11.410
+    const invoice = await createInvoice(db, tenant.org, tenant.company, {
+      status: "transmitida",
+      lines: [
+        {
+          description: "Caja con bolsa",
+          quantity: 10,
+          unitPrice: 1000,
+          taxRate: 0,
+          taxes: [
+            { code: "01", percent: 19 },
+            { code: "22", per_unit_amount: 70 },
+          ],
+          allowanceCharges: [{ charge: false, reason_code: "00", percent: 10 }],
+        },
+      ],
+    });
+    const [line] = invoice.lineIds as [string];
+    // 3 units back: 3.000 − 300 of discount = 2.700, IVA 513, their 3 bags 210
+    const first = await credit(invoice.id, line, { quantity: "3" });
+    const [returned] = await db.superuser<{ price: string; allowances: unknown }>(
+      "select unit_price::text as price, allowance_charge_amounts as allowances from credit_note_lines where credit_note_id = $1",
+      [first],
+    );
+    expect(returned).toEqual({
+      price: "1000.00",
+      allowances: [
+        {
+          id: 1,
+          charge: false,
+          reason_code: "00",
+          reason: null,
+          percent: 10,
+          base_amount: 3000,
+          amount: 300,
+        },
+      ],
+    });
+    // a rebate of 1.000,50 of base: 19 % of all 3.700,50 credited is 703,10, less the 513 credited;
+    // no bags come back with it
+    await credit(invoice.id, line, { amount: "1000.50" }, "3");
+    // the rest: 7 units no longer worth 7 × 1.000 − 10 %, so one unit of the 5.299,50 left; it takes
+    // every tax's rest
+    await credit(invoice.id, line, {}, "3");
+    expect(await partsByTax(line)).toEqual([
+      { quantity: "3", unit_code: "94", base: "2700.00", units: "3", taxes: "01:513.00 22:210.00" },
+      { quantity: "1", unit_code: "94", base: "1000.50", units: "0", taxes: "01:190.10" },
+      { quantity: "1", unit_code: "94", base: "5299.50", units: "7", taxes: "01:1006.90 22:490.00" },
+    ]);
+    const s = await sums(invoice.id);
+    expect(s).toEqual({
+      ...s,
+      invoice_total: "11410.00",
+      credited_total: "11410.00",
+      credited_tax: "2410.00",
+    });
+    // each note's own totals per scheme and rate
+    const [note] = await db.superuser<{ tax_totals: unknown; total: string }>(
+      "select tax_totals, total::text from credit_notes where id = $1",
+      [first],
+    );
+    expect(note).toEqual({
+      total: "3423.00",
+      tax_totals: [
+        {
+          code: "01",
+          name: "IVA",
+          tax_amount: 513,
+          subtotals: [{ percent: 19, taxable_amount: 2700, tax_amount: 513 }],
+        },
+        {
+          code: "22",
+          name: "Bolsas",
+          tax_amount: 210,
+          subtotals: [
+            { per_unit_amount: 70, per_quantity: 1, measure_unit_code: "NIU", measure: 3, tax_amount: 210 },
+          ],
+        },
+      ],
+    });
+  });
+
+  it("never takes more of one tax than the line has, whoever writes", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company, {
+      status: "transmitida",
+      lines: [
+        {
+          description: "Bolsa",
+          quantity: 2,
+          unitPrice: 100,
+          taxRate: 0,
+          taxes: [
+            { code: "01", percent: 19 },
+            { code: "22", per_unit_amount: 70 },
+          ],
+        },
+      ],
+    });
+    const [line] = invoice.lineIds as [string];
+    const note = await credit(invoice.id, line, { quantity: "1" }); // 100, IVA 19, bags 70
+    // a part crediting 71 of bags and nothing else: within the line's total tax (38 + 140), above its bags
+    const add = (bags: string) =>
+      db.superuser(
+        `insert into credit_note_lines (credit_note_id, org_id, invoice_line_id, position, description,
+           unit_code, quantity, unit_price, line_extension, tax_subtotals, tax_amount, credited_quantity)
+         select credit_note_id, org_id, invoice_line_id, 2, description, unit_code, 1, 0, 0,
+                jsonb_build_array(jsonb_build_object('code', '22', 'tax_amount', $2::numeric)), $2::numeric, 0
+           from credit_note_lines where credit_note_id = $1 and position = 1`,
+        [note, bags],
+      );
+    expect(await sqlState(add("71.00"))).toBe("P0001");
+    await add("70.00"); // the line's other bag: 140 in all
+  });
+});
+
+describe("an invoice in another currency", () => {
+  it("is credited in pesos from its pesos, and in dollars beside them", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company, {
+      lines: [{ description: "Café especial", quantity: 1, unitPrice: 226.98, taxRate: 19 }],
+    });
+    await db.superuser(
+      "update invoices set currency = 'USD', exchange_rate = 3919.109578, exchange_rate_date = '2024-01-30' where id = $1",
+      [invoice.id],
+    );
+    await setInvoiceStatus(db, invoice.id, "transmitida");
+    const [line] = invoice.lineIds as [string];
+    // 100 dollars of price adjustment: 391.910,96 pesos (100 × 3919.109578), IVA 74.463,08
+    const adjustment = await credit(invoice.id, line, { amount: "100" }, "4");
+    await credit(invoice.id, line, {}, "4");
+    expect(await partsByTax(line)).toEqual([
+      { quantity: "1", unit_code: "94", base: "391910.96", units: "0", taxes: "01:74463.08" },
+      { quantity: "1", unit_code: "94", base: "497648.53", units: "1", taxes: "01:94553.22" },
+    ]);
+    const s = await sums(invoice.id);
+    expect(s).toEqual({ ...s, invoice_total: "1058575.79", credited_total: "1058575.79" });
+    const [note] = await db.superuser<{ currency: string; rate: string; deal: Record<string, unknown> }>(
+      "select currency, exchange_rate::text as rate, currency_totals as deal from credit_notes where id = $1",
+      [adjustment],
+    );
+    expect(note).toMatchObject({
+      currency: "USD",
+      rate: "3919.109578",
+      deal: { line_extension_amount: 100, tax_total: 19, payable_amount: 119 },
+    });
+  });
+});
+
+describe("an invoice with discounts or charges of its own", () => {
+  it("is credited whole, by an annulment that takes them as they were", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company, {
+      lines: [{ description: "Menú", quantity: 2, unitPrice: 25_000, taxRate: 8, taxCode: "04" }],
+    });
+    await db.superuser(
+      `update invoices set allowance_charges = '[{"charge": true, "reason": "Propina", "percent": 10}]' where id = $1`,
+      [invoice.id],
+    );
+    await setInvoiceStatus(db, invoice.id, "transmitida");
+    const [line] = invoice.lineIds as [string];
+    await expect(credit(invoice.id, line, { quantity: "1" })).rejects.toThrow(
+      /document_allowances_need_annulment/,
+    );
+    await db.superuser("select public.einv_credit_note_create($1, $2, '2', 'Anulación', null, $3, 60, now())", [
+      tenant.org.id,
+      invoice.id,
+      tenant.operador.id,
+    ]);
+    // 50.000 + INC 4.000 + the 5.000 tip = the invoice's 59.000
+    const s = await sums(invoice.id);
+    expect(s).toEqual({ ...s, invoice_total: "59000.00", credited_total: "59000.00" });
+    const [note] = await db.superuser<{ charges: string; allowances: unknown }>(
+      `select charge_total_amount::text as charges, allowance_charge_amounts as allowances
+         from credit_notes where invoice_id = $1`,
+      [invoice.id],
+    );
+    expect(note).toEqual({
+      charges: "5000.00",
+      allowances: [
+        {
+          id: 1,
+          charge: true,
+          reason_code: null,
+          reason: "Propina",
+          percent: null,
+          base_amount: 50000,
+          amount: 5000,
+        },
+      ],
+    });
+  });
 });

@@ -96,6 +96,55 @@ describe.each(TRANSPORTS)("concurrent credit notes through the %s transport", (n
     expect(mismatched).toEqual([]);
   });
 
+  it("20 at once on a line with IVA, bags per unit and a discount: never more of any tax, the last takes each to the cent", async () => {
+    // 10 × 5.000 − 5 % = 47.500; IVA 19 % 9.025; bags 70 each, 700
+    const invoice = await createInvoice(db, tenant.org, tenant.company, {
+      status: "transmitida",
+      lines: [
+        {
+          description: "Caja con bolsa",
+          quantity: 10,
+          unitPrice: 5_000,
+          taxRate: 0,
+          taxes: [
+            { code: "01", percent: 19 },
+            { code: "22", per_unit_amount: 70 },
+          ],
+          allowanceCharges: [{ charge: false, reason_code: "00", percent: 5 }],
+        },
+      ],
+    });
+    const line = invoice.lineIds[0] as string;
+    // returns of 1 or 2 units and everything left, racing: 2.5 times the line is asked for
+    const asks = Array.from({ length: 20 }, (_, i) =>
+      i % 7 === 6 ? { line_id: line } : { line_id: line, quantity: String(1 + (i % 2)) },
+    );
+    const outcomes = await Promise.allSettled(
+      asks.map((ask) => create(invoice.id, [ask], "1", transports[name])),
+    );
+    for (const o of outcomes.filter((o) => o.status === "rejected"))
+      expect((o as PromiseRejectedResult).reason).toMatchObject({ code: "business_rule" });
+    const per = async () =>
+      db.superuser<{ code: string; credited: string }>(
+        `select t ->> 'code' as code, sum((t ->> 'tax_amount')::numeric)::text as credited
+           from credit_note_lines c, jsonb_array_elements(c.tax_subtotals) t
+          where c.invoice_line_id = $1 and c.released_at is null group by 1 order by 1`,
+        [line],
+      );
+    const [totals] = await db.superuser<{ units: string; base: string }>(
+      `select trim_scale(sum(credited_quantity))::text as units, sum(line_extension)::text as base
+         from credit_note_lines where invoice_line_id = $1 and released_at is null`,
+      [line],
+    );
+    // whatever won, the line's 10 units and 47.500 of base are all credited (an "everything left"
+    // is among the asks, or the returns took every unit), and each tax to the cent, never a cent more
+    expect(totals).toEqual({ units: "10", base: "47500.00" });
+    expect(await per()).toEqual([
+      { code: "01", credited: "9025.00" },
+      { code: "22", credited: "700.00" },
+    ]);
+  });
+
   it("20 partial notes at once on one line: exactly those that fit stand, in units and in base", async () => {
     // 10 units of 5.000: returns of 1 to 3 units and discounts of 3.000 to 9.000, asking 2.5 times the line
     const invoice = await createInvoice(db, tenant.org, tenant.company, {
@@ -161,9 +210,8 @@ describe.each(TRANSPORTS)("concurrent credit notes through the %s transport", (n
     const add = (units: string, base: string) =>
       db.superuser(
         `insert into credit_note_lines (credit_note_id, org_id, invoice_line_id, position, description,
-           unit_code, quantity, unit_price, line_extension, tax_code, tax_rate, tax_amount, credited_quantity)
-         select credit_note_id, org_id, invoice_line_id, $2, description, unit_code, 1, $4, $4, tax_code,
-                tax_rate, 0, $3
+           unit_code, quantity, unit_price, line_extension, tax_amount, credited_quantity)
+         select credit_note_id, org_id, invoice_line_id, $2, description, unit_code, 1, $4, $4, 0, $3
            from credit_note_lines where credit_note_id = $1 and position = 1`,
         [document_id, ++position, units, base],
       );

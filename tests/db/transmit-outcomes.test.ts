@@ -404,9 +404,15 @@ describe("what is recorded", () => {
 
   it("for a draft that fails the checks: every problem, and that it stopped at the checks", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company);
-    await db.superuser("update invoices set buyer_name = '', total = total + 1 where id = $1", [invoice.id]);
+    // two problems: one of its amounts (a discount above its total, the database's) and one of its buyer
+    await db.superuser(
+      `update invoices set buyer_name = '', allowance_charges = '[{"charge": false, "amount": 200000}]' where id = $1`,
+      [invoice.id],
+    );
     const result = await one(invoice);
-    expect(result.message).toMatch(/^not sent: buyer_name is missing; total 129001\.00 ≠ /);
+    expect(result.message).toMatch(
+      /^not sent: allowance_charges: the invoice's discounts \(200000\.00\) exceed .*; buyer_name is missing$/,
+    );
     expect(await lastEvent(invoice)).toMatchObject({
       kind: "transmit_not_sent",
       data: { outcome: "not_sent", stage: "checks" },

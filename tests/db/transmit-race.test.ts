@@ -51,10 +51,19 @@ const claim = async (service: HeldTransaction, tenant: Tenant, invoice: Invoice)
   return entry;
 };
 
-/** The lines as stored, shaped as the claim's document shows them. */
+/**
+ * The lines as stored, shaped as the claim's document shows them: their columns, with the computed
+ * taxes and discounts under the inputs' names, and the one-tax fields (…_lifecycle.sql).
+ */
 const storedLines = async (invoice: Invoice): Promise<unknown[]> => {
   const [row] = await db.superuser<{ lines: unknown[] }>(
-    `select coalesce(jsonb_agg(to_jsonb(l) - array['org_id', 'invoice_id', 'created_at'] order by l.position), '[]') as lines
+    `select coalesce(jsonb_agg(
+              (to_jsonb(l) - array['org_id', 'invoice_id', 'created_at', 'taxes', 'allowance_charges',
+                                   'tax_subtotals', 'allowance_charge_amounts'])
+              || jsonb_build_object('taxes', l.tax_subtotals, 'allowance_charges', l.allowance_charge_amounts)
+              || jsonb_build_object('tax_code', coalesce(l.tax_subtotals -> 0 ->> 'code', 'ZZ'),
+                                    'tax_rate', coalesce((l.tax_subtotals -> 0 ->> 'percent')::numeric, 0))
+              order by l.position), '[]') as lines
        from public.invoice_lines l where l.invoice_id = $1`,
     [invoice.id],
   );
@@ -67,8 +76,8 @@ const EDITS: [name: string, sql: string][] = [
   ["deletes a line", "delete from public.invoice_lines where id = $1"],
   [
     "inserts a line",
-    `insert into public.invoice_lines (invoice_id, org_id, position, description, quantity, unit_price,
-       line_extension) select invoice_id, org_id, 9, 'Línea en vuelo', 1, 500, 500
+    `insert into public.invoice_lines (invoice_id, org_id, position, description, quantity, unit_price)
+       select invoice_id, org_id, 9, 'Línea en vuelo', 1, 500
        from public.invoice_lines where id = $1`,
   ],
 ];

@@ -167,12 +167,27 @@ describe("POST /transmit", () => {
     expect((await row(foreign as Invoice))?.status).toBe("pendiente");
   });
 
-  it("refuses an invoice whose totals differ from its lines, without calling the provider", async () => {
+  it("refuses an invoice whose amounts the database cannot vouch for, without calling the provider", async () => {
     const [wrong] = await invoices(1);
+    // totals can no longer differ from the lines: whoever writes one, the database computes it over
+    const total = async () =>
+      (await db.superuser("select total::text from invoices where id = $1", [(wrong as Invoice).id]))[0];
     await db.superuser("update invoices set total = total + 1 where id = $1", [(wrong as Invoice).id]);
+    expect(await total()).toEqual({ total: "129000.00" });
+    // a document discount larger than what it discounts: its problem, reported by the database
+    const discount = [{ charge: false, reason_code: "00", amount: 200_000 }];
+    await asRole(
+      db,
+      "authenticated",
+      tenant.operador.claims,
+      "update invoices set allowance_charges = $1::text::jsonb where id = $2",
+      [JSON.stringify(discount), (wrong as Invoice).id],
+    );
     const [result] = await transmit([(wrong as Invoice).id]);
     expect(result?.status).toBe("error");
-    expect(result?.message).toMatch(/^not sent: total 129001\.00 ≠ subtotal \+ tax_total 129000\.00/);
+    expect(result?.message).toMatch(
+      /^not sent: allowance_charges: the invoice's discounts \(200000\.00\) exceed its amount with taxes and charges \(129000\.00\)/,
+    );
     expect(sandbox.received).toHaveLength(0);
     // never sent: it stays an editable draft, with the reason
     expect(await row(wrong as Invoice)).toMatchObject({ status: "pendiente", last_message: result?.message });
@@ -180,7 +195,7 @@ describe("POST /transmit", () => {
       db,
       "authenticated",
       tenant.operador.claims,
-      "update invoices set total = total - 1 where id = $1 returning id",
+      "update invoices set allowance_charges = '[]' where id = $1 returning id",
       [(wrong as Invoice).id],
     );
     expect(fixed).toHaveLength(1);

@@ -12,6 +12,7 @@ import {
   issuerRequest,
   linesRequest,
   totalsRequest,
+  unsendableContent,
 } from "../documents/request.ts";
 
 /**
@@ -20,7 +21,7 @@ import {
  * PIN (its CUDE's secret), the invoice's CUFE, or buyer data.
  */
 export function prepareCreditNote(doc: CreditNoteDocumentRow, environment: Environment): PreparedDocument {
-  const problems: string[] = [];
+  const problems: string[] = unsendableContent(doc);
   if (!doc.company.software_pin) {
     problems.push("the company has no DIAN software PIN, which a credit note's CUDE needs");
   }

@@ -3,11 +3,10 @@
  * the lines and the totals, from the rows the database API returns. Amounts become exact decimal
  * text (two decimals), never floats.
  */
-
+import type { DocumentAmountsRow, InvoiceDocumentRow, InvoiceLineRow, IssuerRow } from "../../kernel/rows.ts";
 import { NIT_ID_TYPE, nitCheckDigit } from "../../co/check-digit.ts";
 import { finalConsumerProblems } from "../../co/final-consumer.ts";
 import { toCents } from "../../kernel/money.ts";
-import type { InvoiceDocumentRow, InvoiceLineRow, IssuerRow } from "../../kernel/rows.ts";
 import { centsToMoney } from "../../ports/providers/protocol.ts";
 
 /** null → absent: the protocol's optional fields are left out, never sent as null. */
@@ -115,4 +114,37 @@ export function linesRequest(lines: InvoiceLineRow[]) {
 
 export function totalsRequest(doc: { subtotal: number; tax_total: number; total: number }) {
   return { subtotal: money(doc.subtotal), tax_total: money(doc.tax_total), total: money(doc.total) };
+}
+
+/** What the one-tax builders (the protocol's `Line`, the UBL, the PDF) can say of a line's taxes. */
+const ONE_TAX_CODES = new Set(["01", "04"]);
+
+/**
+ * What this version cannot send yet of what the database computes (issue 36: the provider protocol,
+ * the UBL and the PDF say one tax per line, in pesos, with no discounts, withholdings or advances):
+ * a document that uses it is not sent, rather than sent without it. And the problems the database
+ * found in its amounts (`problems`: a discount or an advance larger than the total, …).
+ */
+export function unsendableContent(
+  doc: DocumentAmountsRow & { currency: string; lines: InvoiceLineRow[] },
+): string[] {
+  const problems = [...(doc.problems ?? [])];
+  const notYet = (what: string) => problems.push(`${what} cannot be sent by this version yet`);
+  if (doc.currency !== "COP") notYet(`currency ${doc.currency}: an invoice in another currency than COP`);
+  if (doc.allowance_charges?.length) notYet("allowance_charges: a document's discounts and charges");
+  if (doc.withholding_totals?.length) notYet("withholdings");
+  if (doc.prepayments?.length) notYet("prepayments: advances");
+  for (const line of doc.lines) {
+    const taxes = line.taxes ?? [];
+    const [tax] = taxes;
+    if (taxes.length > 1 || (tax && (!ONE_TAX_CODES.has(tax.code) || tax.percent === undefined))) {
+      notYet(`line ${line.position}: taxes other than one IVA (01) or INC (04) percentage`);
+    }
+    if (line.allowance_charges?.length)
+      notYet(`line ${line.position}: allowance_charges (discounts and charges)`);
+    if (Number(line.unit_price.toFixed(2)) !== line.unit_price) {
+      notYet(`line ${line.position}: a unit_price with more than 2 decimals`);
+    }
+  }
+  return problems;
 }
