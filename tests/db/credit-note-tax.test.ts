@@ -356,11 +356,10 @@ describe("an invoice with discounts or charges of its own", () => {
     await expect(credit(invoice.id, line, { quantity: "1" })).rejects.toThrow(
       /document_allowances_need_annulment/,
     );
-    await db.superuser("select public.einv_credit_note_create($1, $2, '2', 'Anulación', null, $3, 60, now())", [
-      tenant.org.id,
-      invoice.id,
-      tenant.operador.id,
-    ]);
+    await db.superuser(
+      "select public.einv_credit_note_create($1, $2, '2', 'Anulación', null, $3, 60, now())",
+      [tenant.org.id, invoice.id, tenant.operador.id],
+    );
     // 50.000 + INC 4.000 + the 5.000 tip = the invoice's 59.000
     const s = await sums(invoice.id);
     expect(s).toEqual({ ...s, invoice_total: "59000.00", credited_total: "59000.00" });

@@ -3,10 +3,11 @@
  * the lines and the totals, from the rows the database API returns. Amounts become exact decimal
  * text (two decimals), never floats.
  */
-import type { DocumentAmountsRow, InvoiceDocumentRow, InvoiceLineRow, IssuerRow } from "../../kernel/rows.ts";
+
 import { NIT_ID_TYPE, nitCheckDigit } from "../../co/check-digit.ts";
 import { finalConsumerProblems } from "../../co/final-consumer.ts";
 import { toCents } from "../../kernel/money.ts";
+import type { DocumentAmountsRow, InvoiceDocumentRow, InvoiceLineRow, IssuerRow } from "../../kernel/rows.ts";
 import { centsToMoney } from "../../ports/providers/protocol.ts";
 
 /** null → absent: the protocol's optional fields are left out, never sent as null. */
