@@ -15,6 +15,7 @@ import { createTestCertificates } from "../devkit/dian/certificates.ts";
 import { dianInvoice, signedAtIssue } from "../devkit/dian/documents.ts";
 import { sandboxApplicationResponse } from "../sandbox/application-response.ts";
 import { createSandboxSigners } from "../sandbox/signers.ts";
+import { colombianTime } from "../shared/co/time.ts";
 import {
   type AttachedDocumentInput,
   buildAttachedDocument,
@@ -22,7 +23,6 @@ import {
 import { openPkcs12 } from "../shared/providers/dian/certificate.ts";
 import { buildSignedDocument } from "../shared/providers/dian/document.ts";
 import { packDocument, submissionFiles } from "../shared/providers/dian/package.ts";
-import { colombianTime } from "../shared/providers/dian/signature.ts";
 import { buildEnvelope } from "../shared/providers/dian/soap.ts";
 
 export interface DianSigningTiming {

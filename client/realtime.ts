@@ -145,6 +145,12 @@ export function onDocumentStatus(
 /** Hands the socket the user's token, then joins the topic's private channel for every subscriber. */
 async function join(supabase: RealtimeLike, topic: string, shared: SharedChannel): Promise<void> {
   const tell = (status: SubscribeStatus, error?: Error) => {
+    // closed (Realtime closed it from its side, or it was removed): supabase-js has dropped the
+    // channel, so a subscriber that starts afterwards must join a new one, not be told CLOSED
+    if (status === "CLOSED") {
+      const channels = channelsOf.get(supabase);
+      if (channels?.get(topic) === shared) channels.delete(topic);
+    }
     shared.last = [status, error];
     for (const s of [...shared.subscribers]) {
       s.told = true;

@@ -16,12 +16,14 @@
  * number, CUDE, software id and security code are digests of what it answers, and the signature is
  * ours (shared/providers/dian/signature.ts), not DIAN's.
  */
+
+import { colombianTime } from "../shared/co/time.ts";
 import { hexDigest } from "../shared/crypto/digest.ts";
 import type { DocumentOutcome, SubmitDocumentRequest } from "../shared/ports/providers/protocol.ts";
 import type { Signer } from "../shared/providers/dian/certificate.ts";
 import { DIAN_NIT, invoiceSource } from "../shared/providers/dian/extensions.ts";
 import { DIAN_AGENCY, text } from "../shared/providers/dian/parties.ts";
-import { colombianTime, signDocument } from "../shared/providers/dian/signature.ts";
+import { signDocument } from "../shared/providers/dian/signature.ts";
 import { STS_NAMESPACE } from "../shared/providers/dian/ubl.ts";
 import { el, type Namespaces } from "../shared/providers/dian/xml.ts";
 

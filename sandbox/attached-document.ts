@@ -9,11 +9,11 @@
  * an invoice that carries none.
  */
 
+import { colombianTime } from "../shared/co/time.ts";
 import type { DocumentOutcome, SubmitDocumentRequest } from "../shared/ports/providers/protocol.ts";
 import { buildAttachedDocument } from "../shared/providers/dian/attached-document.ts";
 import { buildSignedDocument } from "../shared/providers/dian/document.ts";
 import type { DianDocumentInput, NumberingResolution } from "../shared/providers/dian/input.ts";
-import { colombianTime } from "../shared/providers/dian/signature.ts";
 import { sandboxApplicationResponse } from "./application-response.ts";
 import type { SandboxSigners } from "./signers.ts";
 

@@ -89,8 +89,9 @@ const EnvSchema = z.object({
    * (150 s Free, 400 s paid): a worker takes requests until half of that limit and is killed at the
    * limit with requests in flight (supabase/edge-runtime crates/base/src/worker/supervisor/
    * strategy_per_worker.rs at b1edf453), so on the Free plan a request may get about 75 s. A run
-   * ends within its budget plus the recording of its last answers (run.ts starts no provider call
-   * that cannot end in time): 45 s by default leaves a Free-plan run room for that; at most 90 s, for
+   * ends within its budget plus the recording of its last answers (run.ts starts a query or a
+   * delivery retry only when all of its provider calls can end in time, each within the provider
+   * timeout): 45 s by default leaves a Free-plan run room for that; at most 90 s, for
    * paid plans, still inside the schedule's pg_net timeout (120 s, supabase/schedule/reconcile.sql).
    * A run killed anyway loses nothing (leases; tests/http/reconcile-killed.test.ts), only time.
    */

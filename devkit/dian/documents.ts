@@ -3,9 +3,9 @@
  * numbering resolution (habilitación's test range SETP 990000000–995000000, resolution 18760000001).
  */
 import { randomInt, randomUUID } from "node:crypto";
+import { colombianTime } from "../../shared/co/time.ts";
 import type { Line, SubmitDocumentRequest } from "../../shared/ports/providers/protocol.ts";
 import type { DianDocumentInput, DianMode } from "../../shared/providers/dian/input.ts";
-import { colombianTime } from "../../shared/providers/dian/signature.ts";
 
 export const TEST_SOFTWARE = {
   id: "56f2ae4e-9812-4fad-9255-08fcfcd5ccb0",

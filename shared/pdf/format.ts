@@ -4,6 +4,7 @@
  * edge runtime may ship without full ICU locale data and silently fall back to "1,234,567.89", and
  * a printed invoice must not change with the runtime. Amounts are exact integer cents (bigint).
  */
+import { colombianTime } from "../co/time.ts";
 
 /** "1234567" → "1.234.567": groups of three with the es-CO thousands separator. */
 export function groupThousands(digits: string): string {
@@ -74,16 +75,10 @@ export function formatTime(value: string): string {
   return match ? `${match[1]} (UTC${match[2]})` : value;
 }
 
-/** Colombia keeps UTC-05:00 all year (no daylight saving), so a fixed offset is exact. */
-const COLOMBIA_OFFSET_MS = -5 * 60 * 60 * 1000;
-
 /** An ISO-8601 instant → "20/11/2026 10:20:31 (UTC-05:00)", in Colombian time. */
 export function formatTimestampCo(iso: string): string {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return iso;
-  const local = new Date(ms + COLOMBIA_OFFSET_MS);
-  const two = (n: number) => String(n).padStart(2, "0");
-  const date = `${two(local.getUTCDate())}/${two(local.getUTCMonth() + 1)}/${local.getUTCFullYear()}`;
-  const time = `${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}`;
-  return `${date} ${time} (UTC-05:00)`;
+  const [date, time] = colombianTime(new Date(ms)).split("T") as [string, string];
+  return `${formatDate(date)} ${time.slice(0, 8)} (UTC-05:00)`;
 }

@@ -120,8 +120,11 @@ create table public.invoices (
   -- when it is issued, in Colombia's time: a draft's values are a preview, which the claim that first
   -- sends it replaces with the service's instant (…_lifecycle.sql, docs/adr/0010); the default is
   -- that preview now in Bogotá (`current_date` and `current_time` are the session's zone: UTC on Supabase)
-  issue_date date not null default (now() at time zone 'America/Bogota')::date,
-  issue_time time(0) with time zone not null default (current_time(0) at time zone 'America/Bogota'),
+  -- (truncated to the second first, as the claim does: rounded, 23:59:59.6 would read 00:00:00 of
+  -- the day before)
+  issue_date date not null default (date_trunc('second', now()) at time zone 'America/Bogota')::date,
+  issue_time time(0) with time zone not null
+    default ((date_trunc('second', now())::time(0) with time zone) at time zone 'America/Bogota'),
   due_date date,
   -- the deal's currency: prices and amounts the web app writes are in it (…_amounts.sql), and
   -- what the authority is told is in pesos at `exchange_rate` pesos per unit (CalculationRate), of

@@ -431,6 +431,13 @@ begin
       _life.issue_date := _issue_date;
       _life.issue_time := _issue_time;
     end if;
+    -- a new stamp is a new document at the authority (its CUFE/CUDE changes): what was recorded of
+    -- the refused one must not be asked about again (a /refresh or reconcile would read its rejection)
+    if _restamped_from is not null then
+      _life.provider_reference := null;
+      _life.authority_code := null;
+      _life.qr_text := null;
+    end if;
     _life.status := 'en_proceso';
     _life.attempt_count := _life.attempt_count + 1;
     -- a send records its intent before anything leaves: if this call dies before recording an

@@ -51,5 +51,8 @@ select cron.schedule(
 select cron.schedule(
   'einv-cron-history-cleanup',
   '17 3 * * *',
-  $job$ delete from cron.job_run_details where end_time < now() - interval '7 days' $job$
+  -- this project's jobs only (others' history is theirs to keep), runs that never ended included
+  $job$ delete from cron.job_run_details
+         where coalesce(end_time, start_time) < now() - interval '7 days'
+           and jobid in (select jobid from cron.job where jobname like 'einv-%') $job$
 );

@@ -8,7 +8,8 @@ import { createTestCertificates, type TestCertificates } from "../../devkit/dian
 import { dianInvoice } from "../../devkit/dian/documents.ts";
 import { xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
 import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
-import { colombianTime, SIGNATURE_POLICY, signDocument } from "../../shared/providers/dian/signature.ts";
+import { colombianTime } from "../../shared/co/time.ts";
+import { SIGNATURE_POLICY, signDocument } from "../../shared/providers/dian/signature.ts";
 import { buildUnsignedDocument } from "../../shared/providers/dian/ubl.ts";
 
 let certs: TestCertificates;

@@ -167,9 +167,10 @@ describe("the lease on what a run picks", () => {
 describe("the deadline", () => {
   it("asks about a picked document only if the answer can come in time, and gives the rest back untouched", async () => {
     const invoices = await openInvoices(4);
-    // 10 s budget, 3 s timeout, each answer takes 3.5 s: asked at 0, 3.5 and 7 s (7 + 3 = the deadline)
+    // 13 s budget, 3 s timeout, a query may make two calls (6 s), each answer takes 3.5 s: asked at
+    // 0, 3.5 and 7 s (7 + 6 = the deadline)
     providerTakes = 3_500;
-    const result = await run({ budgetMs: 10_000, providerTimeoutMs: 3_000 });
+    const result = await run({ budgetMs: 13_000, providerTimeoutMs: 3_000 });
     expect(asked).toEqual(invoices.slice(0, 3).map((i) => i.id));
     expect(result).toMatchObject({ picked: 4, settled: 3, still_open: 1, took_ms: 10_500 });
     expect(await rowOf(invoices[3] as Invoice)).toEqual({ status: "en_proceso", lease_until: null });
@@ -181,9 +182,10 @@ describe("the deadline", () => {
 
   it("picks batch after batch while an answer can still come in time, and no batch after that", async () => {
     const invoices = await openInvoices(5);
-    // batches of one, each answer takes 4 s of a 10 s budget, 2 s timeout: picked at 0, 4 and 8 s
+    // batches of one, each answer takes 4 s of a 12 s budget, 2 s timeout (4 s for a query's two
+    // calls): picked at 0, 4 and 8 s
     providerTakes = 4_000;
-    const result = await run({ budgetMs: 10_000, providerTimeoutMs: 2_000, batchSize: 1 });
+    const result = await run({ budgetMs: 12_000, providerTimeoutMs: 2_000, batchSize: 1 });
     expect(asked).toEqual(invoices.slice(0, 3).map((i) => i.id));
     expect(result).toMatchObject({ picked: 3, settled: 3, still_open: 2 });
   });
@@ -447,12 +449,13 @@ describe("deliveries", () => {
     expect(await Promise.all(ids.map(statusOfDelivery))).toEqual(["error", "error", "pendiente"]);
   });
 
-  it("starts each due retry of a batch only if its three calls can still end before the deadline", async () => {
+  it("starts each due retry of a batch only if all its steps can still end before the deadline", async () => {
     const invoices = [await sent(), await sent()];
     for (const invoice of invoices) await delivery(invoice, "due");
-    // the first retry's calls take the clock past the point where a second one could end in time
+    // a retry may take seven steps of 1 s (deliveryLeaseSeconds); the first one's calls take the clock
+    // past the point where a second one could end in time
     providerTakes = 1_500;
-    const result = await run({ budgetMs: 3_500, providerTimeoutMs: 1_000 });
+    const result = await run({ budgetMs: 8_000, providerTimeoutMs: 1_000 });
     expect(result.deliveries_retried).toBe(1);
   });
 
@@ -474,12 +477,12 @@ describe("deliveries", () => {
     expect(rows).toEqual([{ id, next_retry_at: expect.any(Date), retried_by: null }]);
   });
 
-  it("starts a due retry only when its three provider calls can end before the deadline", async () => {
+  it("starts a due retry only when all its provider steps can end before the deadline", async () => {
     const invoices = [await sent(), await sent()];
     for (const invoice of invoices) await delivery(invoice, "due");
-    const short = await run({ budgetMs: 2_999, providerTimeoutMs: 1_000 });
+    const short = await run({ budgetMs: 6_999, providerTimeoutMs: 1_000 });
     expect(short.deliveries_retried).toBe(0);
-    const enough = await run({ budgetMs: 3_000, providerTimeoutMs: 1_000, batchSize: 1 });
+    const enough = await run({ budgetMs: 7_000, providerTimeoutMs: 1_000, batchSize: 1 });
     expect(enough.deliveries_retried).toBe(2);
     // these invoices never reached the provider, whose AttachedDocument the retry needs: each says so
     expect(await errorsOf(enough.run_id)).toEqual(

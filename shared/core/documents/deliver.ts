@@ -98,8 +98,11 @@ export function deliveryLeaseSeconds(providerTimeoutMs: number): number {
   if (!Number.isFinite(providerTimeoutMs) || providerTimeoutMs <= 0) {
     throw new Error(`a provider timeout is needed to lease a delivery, not ${providerTimeoutMs}`);
   }
-  return Math.ceil((7 * providerTimeoutMs) / 1000) + 60;
+  return Math.ceil((DELIVERY_STEPS * providerTimeoutMs) / 1000) + 60;
 }
+
+/** The most provider steps a delivery takes, each within the provider timeout (`deliveryLeaseSeconds`). */
+export const DELIVERY_STEPS = 7;
 
 /** E-mails one accepted document to its buyer (or `to`) and answers the delivery as recorded. */
 export async function deliverDocument<K extends DocumentKind>({

@@ -34,11 +34,17 @@ export function outcomeFromProvider(
     case "rejected": {
       const broken = rules.filter((r) => r.kind === "rechazo").map((r) => r.rule);
       const which = broken.length > 0 ? ` (${broken.join(", ")}; see authority_rules)` : "";
+      // refused only for being signed on another day than its issue date: nothing to correct, and a
+      // send on a later day issues it anew (the claim re-stamps what the authority refused)
+      const fix =
+        broken.length > 0 && broken.every((rule) => SIGNED_ANOTHER_DAY.has(rule))
+          ? `it was signed on another day than its issue date and needs no correction: ${howToResend}; it will be issued anew on the day it is sent`
+          : `correct it, then ${howToResend}`;
       return {
         ...base,
         status: "error",
         code: "rejected",
-        message: `the authority rejected this ${noun}${which}; correct it, then ${howToResend}`,
+        message: `the authority rejected this ${noun}${which}; ${fix}`,
         detail: { rules: outcome.errors ?? [] },
       };
     }
@@ -51,6 +57,9 @@ export function outcomeFromProvider(
       };
   }
 }
+
+/** DIAN's rules that the issue date be the signing date: invoices, credit and debit notes (brief-business §10). */
+const SIGNED_ANOTHER_DAY = new Set(["FAD09e", "CAD09e", "DAD09e"]);
 
 /** Asked about, the provider had never received the document it was left `en_proceso` with. */
 export function neverReceived(kind: Pick<DocumentKindSpec, "words">): RecordedOutcome {

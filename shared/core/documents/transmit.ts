@@ -8,6 +8,7 @@
  * provider never got it or definitely rejected it. One document's failure never touches another.
  */
 import pLimit, { type LimitFunction } from "p-limit";
+import { colombianDate } from "../../co/time.ts";
 import { DomainError } from "../../kernel/errors.ts";
 import type { Logger } from "../../kernel/log.ts";
 import type { AuthorityRule, TransmissionCode } from "../../kernel/result-codes.ts";
@@ -284,6 +285,21 @@ async function decide<K extends DocumentKind>(
   }
   const problem = adapter.precheck?.(prepared.request);
   if (problem) return notSent(kind, entry, "check_failed", problem, { stage: "checks" });
+  // Issued at the claim, signed at the send: a day that ends in between (a claim just before
+  // midnight in Colombia, its turn in the batch just after) would be signed on another day than its
+  // issue date, which DIAN refuses (FAD09e). A fresh send is held back instead, definitely unsent, so
+  // the next /transmit issues it on the new day. (What may be at the provider keeps its stamp.)
+  const today = colombianDate(ctx.clock.now());
+  if (entry.action === "send" && entry.document.issue_date !== today) {
+    return notSent(
+      kind,
+      entry,
+      "not_sent_retry",
+      `it was issued on ${entry.document.issue_date} in Colombia and that day ended before it could be ` +
+        "signed, which DIAN refuses (FAD09e); send it again: it will be issued today",
+      { stage: "issue_date" },
+    );
+  }
   return submit(ctx, kind, entry, adapter, prepared.request, key, progress);
 }
 

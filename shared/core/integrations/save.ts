@@ -66,12 +66,22 @@ export async function saveCredential({
   };
   if (outcome.failure) {
     await refuse("unverified", outcome.message);
-    ctx.log.info("credential not saved: it could not be checked", log);
+    ctx.log.info(
+      plan.mode === "dian"
+        ? "credential not saved: it could not be checked"
+        : "credential not saved: the provider could not check it",
+      log,
+    );
     throw outcome.failure;
   }
   if (!outcome.ok || outcome.secret === undefined) {
     await refuse("rejected", outcome.message);
-    ctx.log.info("credential not saved: a check failed", log);
+    ctx.log.info(
+      plan.mode === "dian"
+        ? "credential not saved: a check failed"
+        : "credential not saved: the provider rejected it",
+      log,
+    );
     const what = plan.mode === "dian" ? "credential" : "key";
     throw new CredentialRejectedError(`The ${what} was not saved: ${outcome.message}`);
   }

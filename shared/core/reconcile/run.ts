@@ -25,13 +25,19 @@ import type { ProviderDirectory } from "../../ports/providers/directory.ts";
 import { ProviderError, ProviderRateLimitedError } from "../../ports/providers/errors.ts";
 import type { DocumentStore } from "../../ports/storage.ts";
 import { creditNoteKind } from "../credit-notes/kind.ts";
-import { deliverDocument } from "../documents/deliver.ts";
+import { DELIVERY_STEPS, deliverDocument } from "../documents/deliver.ts";
 import type { DocumentKindSpec } from "../documents/kind.ts";
 import { lookupOf } from "../documents/lookup.ts";
 import { neverReceived, outcomeFromProvider, storable } from "../documents/outcome.ts";
 import { invoiceKind } from "../invoices/kind.ts";
 
 /** Every kind the lifecycle knows: reconcile settles them all the same way. */
+/**
+ * The most provider calls one query of a document makes: DIAN direct asks a test-set batch by its
+ * ZipKey (GetStatusZip) and then by the document's key (GetStatus).
+ */
+const QUERY_CALLS = 2;
+
 const KINDS: Record<DocumentKind, DocumentKindSpec> = {
   invoice: invoiceKind as DocumentKindSpec,
   credit_note: creditNoteKind as DocumentKindSpec,
@@ -127,7 +133,11 @@ export async function reconcile({
         p_document_id: doc.document_id,
       });
     const provider = `${doc.org_id}/${doc.company_id}/${doc.environment}`;
-    if (!doc.environment || slowDown.has(provider) || now() + options.providerTimeoutMs > deadline) {
+    if (
+      !doc.environment ||
+      slowDown.has(provider) ||
+      now() + QUERY_CALLS * options.providerTimeoutMs > deadline
+    ) {
       await release();
       return;
     }
@@ -163,7 +173,7 @@ export async function reconcile({
   };
 
   // A batch is picked only when there is time to ask about it.
-  while (now() + options.providerTimeoutMs <= deadline) {
+  while (now() + QUERY_CALLS * options.providerTimeoutMs <= deadline) {
     const picked = (await db.call("einv_reconcile_pick", {
       p_run_id: runId,
       p_limit: options.batchSize,
@@ -242,9 +252,11 @@ export async function reconcile({
   }
   if (deliveriesSettled > 0) ctx.log.info("reconcile settled open deliveries", { count: deliveriesSettled });
 
-  // Then the deliveries whose retry is due, if a retry (the XML, then the e-mail) can end in time.
+  // Then the deliveries whose retry is due, if a retry (each of its steps: the render, the XML, the
+  // e-mail…) can end in time.
+  const retryMs = DELIVERY_STEPS * options.providerTimeoutMs;
   let deliveriesRetried = 0;
-  while (now() + 3 * options.providerTimeoutMs <= deadline) {
+  while (now() + retryMs <= deadline) {
     const due = await db.call("einv_reconcile_pick_deliveries", {
       p_run_id: runId,
       p_limit: options.batchSize,
@@ -253,9 +265,9 @@ export async function reconcile({
     await Promise.all(
       due.map((delivery) =>
         limit(async () => {
-          // its three calls no longer fit: taken, it is due again once the hold ends
+          // its steps no longer fit: taken, it is due again once the hold ends
           // (einv_reconcile_pick_deliveries)
-          if (now() + 3 * options.providerTimeoutMs > deadline) return;
+          if (now() + retryMs > deadline) return;
           deliveriesRetried++;
           try {
             await deliverDocument({

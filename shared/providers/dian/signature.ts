@@ -49,11 +49,6 @@ export interface SignOptions {
   signingTime: string;
 }
 
-/** A Date as Colombian civil time (UTC−5 all year), with milliseconds: `2026-11-20T10:30:00.000-05:00`. */
-export function colombianTime(date: Date): string {
-  return `${new Date(date.getTime() - 5 * 3_600_000).toISOString().slice(0, 23)}-05:00`;
-}
-
 const sha256 = (text: string) => createHash("sha256").update(text).digest("base64");
 
 const digest = (value: string) =>

@@ -34,7 +34,7 @@ import { type NumberingVerdict, numberingVerdict } from "./numbering.ts";
 import { batchOutcome, type DianOutcome, sendOutcome, statusOutcome } from "./outcome.ts";
 import { type SubmissionFiles, submissionFiles } from "./package.ts";
 import type { DianService } from "./service.ts";
-import { colombianTime } from "./signature.ts";
+import { colombianTime } from "../../co/time.ts";
 import { uploadOutcome } from "./test-set.ts";
 import { buildUnsignedDocument } from "./ubl.ts";
 
