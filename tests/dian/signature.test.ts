@@ -7,8 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
 import { dianInvoice } from "../../devkit/dian/documents.ts";
 import { xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
-import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
 import { colombianTime } from "../../shared/co/time.ts";
+import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
 import { SIGNATURE_POLICY, signDocument } from "../../shared/providers/dian/signature.ts";
 import { buildUnsignedDocument } from "../../shared/providers/dian/ubl.ts";
 

@@ -23,6 +23,8 @@
  *   DIAN keeps and GetStatus hands back, signed by the issuer with today's certificate. The facts
  *   around them (number, dates, parties) come from our records of the document.
  */
+
+import { colombianTime } from "../../co/time.ts";
 import { ProviderError, ProviderMalformedError } from "../../ports/providers/errors.ts";
 import type { DocumentKind, SubmitDocumentRequest } from "../../ports/providers/protocol.ts";
 import { type AttachedDocumentFacts, buildAttachedDocument } from "./attached-document.ts";
@@ -34,7 +36,6 @@ import { type NumberingVerdict, numberingVerdict } from "./numbering.ts";
 import { batchOutcome, type DianOutcome, sendOutcome, statusOutcome } from "./outcome.ts";
 import { type SubmissionFiles, submissionFiles } from "./package.ts";
 import type { DianService } from "./service.ts";
-import { colombianTime } from "../../co/time.ts";
 import { uploadOutcome } from "./test-set.ts";
 import { buildUnsignedDocument } from "./ubl.ts";
 
