@@ -1581,7 +1581,7 @@ export interface operations {
                     };
                     /** @description DIAN mode only (`settings.provider` "dian"): the certificate that signs (never echoed back). Left out, the saved one is used, at the saved url. */
                     certificate?: {
-                        /** @description The PKCS#12 file (`.p12`/`.pfx`: the key and its certificate) in standard base64, at most 32 KiB decoded. Its declared password key-derivation work is bounded (200,000 iterations in all). */
+                        /** @description The PKCS#12 file (`.p12`/`.pfx`: the key and its certificate) in standard base64, at most 16 KiB decoded. Its algorithms must be ones OpenSSL, Windows or Java write (PBES2 with PBKDF2 and AES or 3DES, or PKCS#12's 3DES and RC2-40; a SHA-1 or SHA-2 MAC), and its password key-derivation work at most 64,000 units (iterations × blocks × each hash's weight: OpenSSL 3's defaults are 12,288). */
                         p12_base64: string;
                         /** @description The file's password (never stored: the opened key is sealed instead). */
                         password: string;
@@ -1688,7 +1688,7 @@ export interface operations {
                     };
                     /** @description DIAN mode only (`settings.provider` "dian"): the certificate that signs (never echoed back). Left out, the saved one is used, at the saved url. */
                     certificate?: {
-                        /** @description The PKCS#12 file (`.p12`/`.pfx`: the key and its certificate) in standard base64, at most 32 KiB decoded. Its declared password key-derivation work is bounded (200,000 iterations in all). */
+                        /** @description The PKCS#12 file (`.p12`/`.pfx`: the key and its certificate) in standard base64, at most 16 KiB decoded. Its algorithms must be ones OpenSSL, Windows or Java write (PBES2 with PBKDF2 and AES or 3DES, or PKCS#12's 3DES and RC2-40; a SHA-1 or SHA-2 MAC), and its password key-derivation work at most 64,000 units (iterations × blocks × each hash's weight: OpenSSL 3's defaults are 12,288). */
                         p12_base64: string;
                         /** @description The file's password (never stored: the opened key is sealed instead). */
                         password: string;

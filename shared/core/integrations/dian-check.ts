@@ -28,7 +28,7 @@ import {
   openDianCredential,
 } from "../../fiscal/co/dian/credential.ts";
 import { type NumberingVerdict, numberingVerdict } from "../../fiscal/co/dian/numbering.ts";
-import { Pkcs12CostError } from "../../fiscal/co/dian/pkcs12-cost.ts";
+import { Pkcs12RefusedError } from "../../fiscal/co/dian/pkcs12-cost.ts";
 import { DIAN_URLS } from "../../fiscal/co/dian/service.ts";
 import {
   type DianSettings,
@@ -45,8 +45,8 @@ import type { NumberingRangeQuery } from "./dian-numbering.ts";
 const KEY_BITS = { min: 2048, max: 4096 } as const;
 /**
  * The sealed plaintext's bound: sealed (16 bytes of tag, base64url, `v1:` and the IV) it stays under
- * the database's 65,536 characters of ciphertext (…_integrations.sql). A 32 KiB file's key and
- * certificate come to at most about 44,000 (base64 in JSON); this catches what would not fit.
+ * the database's 65,536 characters of ciphertext (…_integrations.sql). A 16 KiB file's key and
+ * certificate come to at most about 22,000 (base64 in JSON); this catches what would not fit.
  */
 const MAX_SEALED_CHARS = 49_000;
 
@@ -141,8 +141,9 @@ export function planDian(
 
 /**
  * Runs the checks of `plan`. Throws RefusedUrlError / SavedUrlRefusedError when the url is refused
- * (before anything is opened or sent) and FieldError when the certificate file declares more
- * key-derivation work than the cap (before any of it runs); everything else is an outcome.
+ * (before anything is opened or sent) and FieldError when the certificate file uses an algorithm not
+ * accepted or declares more key-derivation work than the cap (before any of it runs); everything
+ * else is an outcome.
  */
 export async function checkDian(
   input: DianCredentialInput,
@@ -216,7 +217,7 @@ export async function checkDian(
 /**
  * The parts to seal: the given certificate file opened (its key and leaf), the given PIN, and the
  * saved ones for what was not given. `{ problem }` when the file does not open or the saved parts
- * cannot be read; FieldError when the file declares too much key-derivation work.
+ * cannot be read; FieldError when the file is refused before opening (./pkcs12-cost.ts).
  */
 async function credentialParts(
   input: DianCredentialInput,
@@ -250,7 +251,7 @@ async function credentialParts(
       keyBits: opened.keyBits,
     };
   } catch (error) {
-    if (error instanceof Pkcs12CostError) throw new FieldError("certificate.p12_base64", error.message);
+    if (error instanceof Pkcs12RefusedError) throw new FieldError("certificate.p12_base64", error.message);
     if (error instanceof CertificateError)
       return { problem: `The certificate does not open: ${error.message}.` };
     throw error;
