@@ -1630,6 +1630,16 @@ export interface operations {
                             /** @description When it expires (ISO 8601). */
                             not_after: string;
                         };
+                        /** @description DIAN mode: what should be fixed whatever the verdict. Absent when nothing. */
+                        warnings?: {
+                            /**
+                             * @description `software_pin_guessable`: the software PIN (fewer than 10 characters, or digits only and fewer than 16) can be recovered from any credit note's CUDE by trying PINs; register a longer one with DIAN.
+                             * @enum {string}
+                             */
+                            code: "software_pin_guessable";
+                            /** @description What to fix, for a person to read. */
+                            message: string;
+                        }[];
                     };
                 };
             };

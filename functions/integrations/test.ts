@@ -4,11 +4,13 @@
  * answers `{ ok, company_id, service, environment, message, checked_at }` with HTTP 200 whether it
  * works or not. `settings` (not in the spec's body: our addition) are tested with, not saved, so an
  * unsaved DIAN-mode credential can be tested whole: with `settings.provider` "dian", given or saved,
- * the certificate and software PIN take the key's place and the answer adds the `certificate`.
+ * the certificate and software PIN take the key's place and the answer adds the `certificate`, and
+ * `warnings` when the PIN is one a CUDE gives away (shared/fiscal/co/software-pin.ts).
  */
 import { z } from "zod";
 import { integrationContext } from "../../shared/core/integrations/context.ts";
 import { testCredential } from "../../shared/core/integrations/test.ts";
+import { GUESSABLE_PIN_WARNING } from "../../shared/fiscal/co/software-pin.ts";
 import { DIAN_EXAMPLE, EXAMPLE } from "../../shared/http/examples.ts";
 import { ADMIN_ONLY, operation } from "../../shared/http/route.ts";
 import { Environment } from "../../shared/providers/protocol.ts";
@@ -45,6 +47,19 @@ export const IntegrationTestResponse = z.object({
   message: z.string().meta({ description: "The provider's verdict, for a person to read." }),
   checked_at: z.string().meta({ description: "When it was checked (ISO 8601)." }),
   certificate: CertificateSummary.optional(),
+  warnings: z
+    .array(
+      z.object({
+        code: z.enum(["software_pin_guessable"]).meta({
+          description:
+            "`software_pin_guessable`: the software PIN (fewer than 10 characters, or digits only and fewer than 16) " +
+            "can be recovered from any credit note's CUDE by trying PINs; register a longer one with DIAN.",
+        }),
+        message: z.string().meta({ description: "What to fix, for a person to read." }),
+      }),
+    )
+    .optional()
+    .meta({ description: "DIAN mode: what should be fixed whatever the verdict. Absent when nothing." }),
 });
 export type IntegrationTestResponse = z.infer<typeof IntegrationTestResponse>;
 
@@ -73,7 +88,7 @@ export const integrationTest = operation({
   },
   moreExamples: {
     dian: {
-      summary: "DIAN mode, before saving: a certificate of another company",
+      summary: "DIAN mode, before saving: a certificate of another company, and a 5-digit PIN",
       request: {
         org_id: EXAMPLE.org_id,
         company_id: EXAMPLE.company_id,
@@ -91,6 +106,7 @@ export const integrationTest = operation({
         message: "The certificate is NIT 900123456's, not the company's (NIT 901234567-7).",
         checked_at: EXAMPLE.at,
         certificate: DIAN_EXAMPLE.certificate,
+        warnings: [{ code: "software_pin_guessable", message: GUESSABLE_PIN_WARNING }],
       },
     },
   },

@@ -30,6 +30,7 @@ import {
 import { type NumberingVerdict, numberingVerdict } from "../../fiscal/co/dian/numbering.ts";
 import { Pkcs12RefusedError } from "../../fiscal/co/dian/pkcs12-cost.ts";
 import { DIAN_URLS } from "../../fiscal/co/dian/service.ts";
+import { GUESSABLE_PIN_WARNING, isGuessablePin } from "../../fiscal/co/software-pin.ts";
 import {
   type DianSettings,
   dianUrlProblem,
@@ -77,11 +78,19 @@ export interface DianPlan {
   saved: StoredCredential | null;
 }
 
+/** Something the admin should fix although the check may pass. */
+export interface CredentialWarning {
+  code: "software_pin_guessable";
+  message: string;
+}
+
 export interface DianOutcome extends CheckOutcome {
   /** The certificate, once it opened. */
   certificate?: CertificateSummary;
   /** The plaintext to seal, when every check passed. */
   plaintext?: string;
+  /** What should be fixed whatever the verdict: a PIN a CUDE gives away (../../fiscal/co/software-pin.ts). */
+  warnings?: CredentialWarning[];
 }
 
 /**
@@ -158,6 +167,21 @@ export async function checkDian(
   });
   const parts = await credentialParts(input, plan, ctx.secretBox);
   if ("problem" in parts) return { ok: false, message: parts.problem };
+  const outcome = await checkParts(input, plan, ctx, rule, issuer, parts);
+  return isGuessablePin(parts.parts.softwarePin)
+    ? { ...outcome, warnings: [{ code: "software_pin_guessable", message: GUESSABLE_PIN_WARNING }] }
+    : outcome;
+}
+
+/** checkDian's checks once the parts to seal are known: they open, are the company's, and DIAN knows them. */
+async function checkParts(
+  input: DianCredentialInput,
+  plan: DianPlan,
+  ctx: IntegrationContext,
+  rule: (url: URL) => string | null,
+  issuer: { nit: string; check_digit: string },
+  parts: { parts: DianCredentialParts; keyBits: number | null },
+): Promise<DianOutcome> {
   const plaintext = dianCredentialPlaintext(parts.parts);
   if (plaintext.length > MAX_SEALED_CHARS) {
     throw new FieldError("certificate.p12_base64", "holds a key and certificate too large to keep");

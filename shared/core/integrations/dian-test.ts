@@ -2,8 +2,9 @@
  * testCredential in DIAN mode (./test.ts hands it over when the effective settings — given, else
  * saved — say `provider: "dian"`): the checks of ./dian-check.ts with the given certificate and PIN,
  * or the saved ones for what is not given (only at the saved url). Like a key's test, the answer is
- * an outcome whether the credential works or not, with the certificate when it opened, and an event
- * records who tested what and how it went — never the password, the PIN or the key.
+ * an outcome whether the credential works or not, with the certificate when it opened and a warning
+ * when the PIN is one a CUDE gives away, and an event records who tested what and how it went — never
+ * the password, the PIN or the key.
  */
 import type { StoredCredential } from "../../db/catalogue.ts";
 import { isRefusedUrl, recordedUrl } from "./check.ts";
@@ -15,7 +16,7 @@ export async function testDianCredential(
   settings: Record<string, unknown>,
   stored: StoredCredential | null,
   ctx: IntegrationContext,
-): Promise<Pick<DianOutcome, "ok" | "message" | "certificate">> {
+): Promise<Pick<DianOutcome, "ok" | "message" | "certificate" | "warnings">> {
   const plan = planDian(input, settings, stored);
   const record = (outcome: "ok" | "failed" | "refused_url", message: string) =>
     ctx.serviceDb.call("einv_integration_event", {
@@ -48,5 +49,6 @@ export async function testDianCredential(
     ok: outcome.ok,
     message: outcome.message,
     ...(outcome.certificate ? { certificate: outcome.certificate } : {}),
+    ...(outcome.warnings ? { warnings: outcome.warnings } : {}),
   };
 }

@@ -21,7 +21,12 @@ import {
   urlToCheck,
 } from "./check.ts";
 import { credentialWhere, type IntegrationContext } from "./context.ts";
-import { type CertificateSummary, type DianCredentialInput, refuseDianFields } from "./dian-check.ts";
+import {
+  type CertificateSummary,
+  type CredentialWarning,
+  type DianCredentialInput,
+  refuseDianFields,
+} from "./dian-check.ts";
 import { testDianCredential } from "./dian-test.ts";
 
 export interface TestCredentialInput extends DianCredentialInput {
@@ -38,6 +43,8 @@ export interface TestCredentialResult {
   checked_at: string;
   /** DIAN mode: the certificate tested, once it opened. */
   certificate?: CertificateSummary;
+  /** DIAN mode: what to fix whatever the verdict (a PIN a CUDE gives away). */
+  warnings?: CredentialWarning[];
 }
 
 export async function testCredential({
@@ -51,11 +58,12 @@ export async function testCredential({
   const settings = input.settings ?? row?.settings ?? {};
   if (isDianMode(settings)) {
     const outcome = await testDianCredential(input, settings, row, ctx);
-    const { certificate, ...verdict } = outcome;
+    const { certificate, warnings, ...verdict } = outcome;
     return {
       ...verdict,
       ...answerOf(input, ctx),
       ...(certificate ? { certificate } : {}),
+      ...(warnings ? { warnings } : {}),
     };
   }
   refuseDianFields(input);
