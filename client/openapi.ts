@@ -293,7 +293,8 @@ export interface webhooks {
                      *       "type": "invoice.transmitida",
                      *       "timestamp": "2026-11-25T14:03:27.512204Z",
                      *       "data": {
-                     *         "id": "evt_18342",
+                     *         "id": "evt_6f1c2a9e4b7d4e0f8a3c5b2d9e1f7a40",
+                     *         "sequence": 3,
                      *         "type": "invoice.transmitida",
                      *         "org_id": "11111111-1111-4111-8111-111111111111",
                      *         "kind": "invoice",
@@ -313,8 +314,10 @@ export interface webhooks {
                         /** @description When the event happened (not when it was sent). */
                         timestamp: string;
                         data: {
-                            /** @description `evt_<n>`; n grows with every event, so one document's events sort by it. Also the message's `webhook-id`: the same on every retry. */
+                            /** @description `evt_` and 32 random hexadecimal digits: names the event, orders nothing. Also the message's `webhook-id`: the same on every retry. */
                             id: string;
+                            /** @description The event's place among its document's events: 1, 2, 3… in the order the changes committed. Sort a document's events by it. */
+                            sequence: number;
                             /**
                              * @description `<kind>.<status>` (docs/api.md, "Events").
                              * @enum {string}
