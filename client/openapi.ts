@@ -377,6 +377,8 @@ export interface components {
                 code: "invalid_json" | "validation_failed" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_state" | "idempotency_conflict" | "payload_too_large" | "unsupported_media_type" | "credential_rejected" | "business_rule" | "rate_limited" | "internal_error" | "provider_error" | "service_unavailable" | "database_unavailable" | "provider_timeout";
                 /** @description What went wrong, in English, for a person. */
                 message: string;
+                /** @description A provider's (or DIAN's) own words about its failure, as it wrote them; present when it gave any. Never part of `message`. */
+                provider_message?: string;
                 /** @description Which fields are wrong, and how. */
                 details?: {
                     /** @description The field, as a path (`lines.0.quantity`); `(body)` for the whole body. */
@@ -739,6 +741,8 @@ export interface operations {
                                 /** @description The authority's text for the rule, as it wrote it. */
                                 message: string;
                             }[];
+                            /** @description The provider's (or DIAN's) own words about its failure, as it wrote them (the key cut out); present when it gave any, in this answer only. Never part of `message`. */
+                            provider_message?: string;
                         }[];
                     };
                 };
@@ -1147,6 +1151,8 @@ export interface operations {
                             /** @description The authority's text for the rule, as it wrote it. */
                             message: string;
                         }[];
+                        /** @description The provider's (or DIAN's) own words about its failure, as it wrote them (the key cut out); present when it gave any, in this answer only. Never part of `message`. */
+                        provider_message?: string;
                     };
                 };
             };
@@ -1241,6 +1247,8 @@ export interface operations {
                             /** @description The authority's text for the rule, as it wrote it. */
                             message: string;
                         }[];
+                        /** @description The provider's (or DIAN's) own words about its failure, as it wrote them (the key cut out); present when it gave any, in this answer only. Never part of `message`. */
+                        provider_message?: string;
                     };
                 };
             };
@@ -1618,7 +1626,7 @@ export interface operations {
                          * @enum {string}
                          */
                         environment: "uat" | "prd";
-                        /** @description The provider's verdict, for a person to read. */
+                        /** @description The verdict, in English, for a person to read. */
                         message: string;
                         /** @description When it was checked (ISO 8601). */
                         checked_at: string;
@@ -1643,6 +1651,8 @@ export interface operations {
                             /** @description What to fix, for a person to read. */
                             message: string;
                         }[];
+                        /** @description The provider's (or DIAN's) own words about the key or its failure, as it wrote them (the key cut out); present when it gave any. Never part of `message`. */
+                        provider_message?: string;
                     };
                 };
             };

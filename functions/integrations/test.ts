@@ -44,7 +44,7 @@ export const IntegrationTestResponse = z.object({
   company_id: z.string().meta({ description: "The company, as requested." }),
   service: ProviderServiceName.meta({ description: "The provider, as requested." }),
   environment: Environment.meta({ description: "The environment, as requested." }),
-  message: z.string().meta({ description: "The provider's verdict, for a person to read." }),
+  message: z.string().meta({ description: "The verdict, in English, for a person to read." }),
   checked_at: z.string().meta({ description: "When it was checked (ISO 8601)." }),
   certificate: CertificateSummary.optional(),
   warnings: z
@@ -60,6 +60,10 @@ export const IntegrationTestResponse = z.object({
     )
     .optional()
     .meta({ description: "DIAN mode: what should be fixed whatever the verdict. Absent when nothing." }),
+  provider_message: z.string().optional().meta({
+    description:
+      "The provider's (or DIAN's) own words about the key or its failure, as it wrote them (the key cut out); present when it gave any. Never part of `message`.",
+  }),
 });
 export type IntegrationTestResponse = z.infer<typeof IntegrationTestResponse>;
 
@@ -82,7 +86,8 @@ export const integrationTest = operation({
       company_id: EXAMPLE.company_id,
       service: "deliver",
       environment: "prd",
-      message: "The provider refused the API key (401).",
+      message: "The provider rejected the API key (HTTP 401).",
+      provider_message: "API key revoked",
       checked_at: EXAMPLE.at,
     },
   },

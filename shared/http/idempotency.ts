@@ -112,8 +112,15 @@ export async function idempotent(
     // a 409 that passes by itself (a transmission holds the document) is no final answer either
     if (isFinalAnswer(answer.status, answer.code) && !(error instanceof BusyError)) {
       // Kept without the request id: a replay carries its own (the one x-request-id names).
-      const { code, message, details } = answer;
-      await finish(answer.status, { error: { code, message, ...(details ? { details } : {}) } });
+      const { code, message, details, providerMessage } = answer;
+      await finish(answer.status, {
+        error: {
+          code,
+          message,
+          ...(providerMessage ? { provider_message: providerMessage } : {}),
+          ...(details ? { details } : {}),
+        },
+      });
     } else {
       await finish(null, null);
     }

@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { readCapped } from "../bytes.ts";
 import { deadline } from "./deadline.ts";
 import { type ProviderError, type ProviderOperation, type ProviderService, providerError } from "./errors.ts";
-import { CredentialCheck, ProviderErrorBody } from "./protocol.ts";
+import { CredentialCheck, type CredentialVerdict, ProviderErrorBody } from "./protocol.ts";
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -83,7 +83,7 @@ export interface ProviderTransport {
   /** The provider's `error.code` of a non-2xx answer, when the body has the protocol's shape. */
   errorCode(answer: RawAnswer): string | undefined;
   /** GET credentials/check: `ok: false` for 401/403, a typed error for any other failure. */
-  checkCredential(): Promise<CredentialCheck>;
+  checkCredential(): Promise<CredentialVerdict>;
   /** Provider-supplied text, scrubbed of the key and truncated, fit for a message. */
   clean(message: string): string;
 }
@@ -181,15 +181,21 @@ export function createProviderTransport(
     async checkCredential() {
       const answer = await call("check_credential", "credentials/check", { method: "GET" });
       if (answer.status === 401 || answer.status === 403) {
-        const detail = errorBody(answer)?.message;
+        const detail = clean(errorBody(answer)?.message ?? "");
         return {
           ok: false,
-          message: `The provider rejected the API key (HTTP ${answer.status})${detail ? `: ${clean(detail)}` : "."}`,
+          message: `The provider rejected the API key (HTTP ${answer.status}).`,
+          ...(detail ? { providerMessage: detail } : {}),
         };
       }
       if (!isSuccess(answer.status)) throw failure("check_credential", answer);
       const check = json("check_credential", CredentialCheck, answer);
-      return { ok: check.ok, message: clean(check.message) };
+      const words = clean(check.message);
+      return {
+        ok: check.ok,
+        message: check.ok ? "The provider accepted the API key." : "The provider refused the API key.",
+        ...(words ? { providerMessage: words } : {}),
+      };
     },
   };
 }

@@ -22,13 +22,23 @@ export class SavedUrlRefusedError extends BusinessRuleError {}
 /** The provider says the key does not authenticate (422). */
 export class CredentialRejectedError extends DomainError {
   readonly code = "credential_rejected";
+  /** The provider's own words about the key, answered beside ours as `provider_message`. */
+  readonly providerMessage: string | undefined;
+
+  constructor(message: string, options: { providerMessage?: string | undefined } = {}) {
+    super(message);
+    this.providerMessage = options.providerMessage;
+  }
 }
 
 export type Source = "given" | "saved";
 
 export interface CheckOutcome {
   ok: boolean;
+  /** Ours, in English. */
   message: string;
+  /** The provider's own words (its verdict on the key, or about its failure), when it gave any. */
+  providerMessage?: string;
   /**
    * Why there is no verdict: the provider gave no usable answer (timeout, unreachable, garbage, 5xx,
    * 429), or (DIAN mode) the check cannot be made here.
@@ -141,10 +151,20 @@ export async function checkWithProvider(
   });
   try {
     const check = await transport.checkCredential();
-    const message = check.message || (check.ok ? "The API key works." : "The provider refused the API key.");
-    return { ok: check.ok, message };
+    return {
+      ok: check.ok,
+      message: check.message,
+      ...(check.providerMessage ? { providerMessage: check.providerMessage } : {}),
+    };
   } catch (error) {
-    if (error instanceof ProviderError) return { ok: false, message: error.message, failure: error };
+    if (error instanceof ProviderError) {
+      return {
+        ok: false,
+        message: error.message,
+        failure: error,
+        ...(error.providerMessage ? { providerMessage: error.providerMessage } : {}),
+      };
+    }
     throw error;
   }
 }

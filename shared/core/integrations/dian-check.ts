@@ -220,7 +220,13 @@ async function checkParts(
     });
   } catch (error) {
     if (error instanceof ProviderError)
-      return { ok: false, message: error.message, failure: error, certificate };
+      return {
+        ok: false,
+        message: error.message,
+        failure: error,
+        certificate,
+        ...(error.providerMessage ? { providerMessage: error.providerMessage } : {}),
+      };
     throw error;
   }
   if (!verdict.ok)

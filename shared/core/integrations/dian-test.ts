@@ -16,7 +16,7 @@ export async function testDianCredential(
   settings: Record<string, unknown>,
   stored: StoredCredential | null,
   ctx: IntegrationContext,
-): Promise<Pick<DianOutcome, "ok" | "message" | "certificate" | "warnings">> {
+): Promise<Pick<DianOutcome, "ok" | "message" | "certificate" | "warnings" | "providerMessage">> {
   const plan = planDian(input, settings, stored);
   const record = (outcome: "ok" | "failed" | "refused_url", message: string) =>
     ctx.serviceDb.call("einv_integration_event", {
@@ -50,5 +50,6 @@ export async function testDianCredential(
     message: outcome.message,
     ...(outcome.certificate ? { certificate: outcome.certificate } : {}),
     ...(outcome.warnings ? { warnings: outcome.warnings } : {}),
+    ...(outcome.providerMessage ? { providerMessage: outcome.providerMessage } : {}),
   };
 }

@@ -82,7 +82,9 @@ export async function saveCredential({
   if (!outcome.ok) {
     await refuse("rejected", outcome.message);
     ctx.log.info("credential not saved: the provider rejected it", log);
-    throw new CredentialRejectedError(`The key was not saved: ${outcome.message}`);
+    throw new CredentialRejectedError(`The key was not saved: ${outcome.message}`, {
+      providerMessage: outcome.providerMessage,
+    });
   }
   const saved = await ctx.serviceDb.call("einv_integration_save", {
     ...credentialWhere(input),

@@ -45,6 +45,8 @@ export interface TestCredentialResult {
   certificate?: CertificateSummary;
   /** DIAN mode: what to fix whatever the verdict (a PIN a CUDE gives away). */
   warnings?: CredentialWarning[];
+  /** The provider's (or DIAN's) own words about the key or its failure, beside our `message`. */
+  provider_message?: string;
 }
 
 export async function testCredential({
@@ -58,12 +60,13 @@ export async function testCredential({
   const settings = input.settings ?? row?.settings ?? {};
   if (isDianMode(settings)) {
     const outcome = await testDianCredential(input, settings, row, ctx);
-    const { certificate, warnings, ...verdict } = outcome;
+    const { certificate, warnings, providerMessage, ...verdict } = outcome;
     return {
       ...verdict,
       ...answerOf(input, ctx),
       ...(certificate ? { certificate } : {}),
       ...(warnings ? { warnings } : {}),
+      ...(providerMessage ? { provider_message: providerMessage } : {}),
     };
   }
   refuseDianFields(input);
@@ -86,7 +89,7 @@ export async function testCredential({
 
   const key =
     input.api_key === undefined ? await openSavedKey(input, stored, ctx.secretBox) : { key: input.api_key };
-  let outcome: { ok: boolean; message: string };
+  let outcome: { ok: boolean; message: string; providerMessage?: string };
   try {
     outcome =
       "key" in key ? await checkWithProvider(input, url, key.key, ctx) : { ok: false, message: key.problem };
@@ -102,7 +105,12 @@ export async function testCredential({
     ok: outcome.ok,
     key_source: keySource,
   });
-  return { ok: outcome.ok, message: outcome.message, ...answerOf(input, ctx) };
+  return {
+    ok: outcome.ok,
+    message: outcome.message,
+    ...answerOf(input, ctx),
+    ...(outcome.providerMessage ? { provider_message: outcome.providerMessage } : {}),
+  };
 }
 
 /** The answer's fields besides the verdict, in the order the contract lists them. */
