@@ -70,11 +70,42 @@ describe("reading DIAN's ApplicationResponse", () => {
     ["responseCode", { code: "2" }],
     ["responseCode", { code: "02345" }],
     ["documentKey", { key: "a".repeat(95) }],
+    ["documentKey", { key: "a".repeat(97) }],
     ["documentKey", { key: `${"a".repeat(95)}g` }],
+    ["documentKey", { key: `g${"a".repeat(96)}` }],
+    ["issueDate", { date: "x2026-11-25" }],
+    ["issueDate", { date: "2026-11-25x" }],
+    ["issueTime", { time: "x09:30:12" }],
   ] as const)("refuses a malformed %s (%j)", (field, change) => {
     expect(() => read(response(change))).toThrow(
       new RangeError(`the ApplicationResponse's ${field} is missing or malformed`),
     );
+  });
+
+  it("refuses one without the document's key, as a field missing", () => {
+    expect(() => read(response().replace(/<cac:DocumentReference>.*<\/cac:DocumentReference>/, ""))).toThrow(
+      new RangeError("the ApplicationResponse's documentKey is missing or malformed"),
+    );
+  });
+
+  it("goes on past a parser's warning, not past its error", () => {
+    // xmldom only warns of an attribute without a value, and reports an unknown entity as an error
+    expect(read(response({}, "<cbc:Note flag>x</cbc:Note>")).id).toBe("1234567");
+    expect(() => read(response({}, "<cbc:Note>&nbsp;</cbc:Note>"))).toThrow(
+      "the ApplicationResponse is not well-formed XML",
+    );
+  });
+
+  it("takes exactly its size bound", () => {
+    const text = response();
+    const full = encode(
+      text.replace(
+        "</ApplicationResponse>",
+        `${" ".repeat(MAX_APPLICATION_RESPONSE_BYTES - encode(text).byteLength)}</ApplicationResponse>`,
+      ),
+    );
+    expect(full.byteLength).toBe(MAX_APPLICATION_RESPONSE_BYTES);
+    expect(readApplicationResponse(full).id).toBe("1234567");
   });
 
   it("refuses one whose parts are missing or of another namespace", () => {
