@@ -45,6 +45,29 @@ describe("PBKDF2 for node-forge", () => {
     }
   });
 
+  it("installs once: a second call leaves the routed function as it is", () => {
+    useNativePbkdf2();
+    const routed = forge.pkcs5.pbkdf2;
+    useNativePbkdf2();
+    expect(forge.pkcs5.pbkdf2).toBe(routed);
+  });
+
+  it("leaves to forge's own a call without a digest object, or with a callback", async () => {
+    useNativePbkdf2();
+    const sha1 = pbkdf2Sync("password", "salt", 2, 20, "sha1").toString("binary");
+    expect(forge.pkcs5.pbkdf2("password", "salt", 2, 20)).toBe(sha1);
+    expect(forge.pkcs5.pbkdf2("password", "salt", 2, 20, null as unknown as forge.md.MessageDigest)).toBe(sha1);
+    expect(forge.pkcs5.pbkdf2("password", "salt", 2, 32, "sha256" as forge.md.Algorithm)).toBe(
+      pbkdf2Sync("password", "salt", 2, 32, "sha256").toString("binary"),
+    );
+    const called = await new Promise<string>((resolve, reject) =>
+      forge.pkcs5.pbkdf2("password", "salt", 2, 20, forge.md.sha1.create(), (error, key) =>
+        error ? reject(error) : resolve(key ?? ""),
+      ),
+    );
+    expect(called).toBe(sha1);
+  });
+
   it("leaves to forge's own a digest PBES2 files do not use", () => {
     useNativePbkdf2();
     const md5 = forge.pkcs5.pbkdf2("password", "salt", 2, 16, forge.md.md5.create());
