@@ -10,6 +10,7 @@
  *   npm run bench -- --load           the load run alone
  *   npm run bench -- --scale          cost as one organization grows to 1,000,000 invoices (./scale.ts)
  *   npm run bench -- --events         the events' figures alone: the outbox on /transmit, a drain (./events.ts)
+ *   npm run bench -- --pkcs12         the costliest certificate file the PKCS#12 rules accept (./pkcs12-timing.ts)
  *   npm run bench -- --events-scale   the outbox's costs as it grows to 1,000,000 events (./events-scale.ts)
  *   npm run bench -- --phases         where a request's time goes (./phases.ts)
  *   npm run bench -- --json[=path]    also writes the figures as JSON (default reports/bench/*.json)
@@ -36,6 +37,7 @@ import { measureEvents } from "./events.ts";
 import { measureEventScale } from "./events-scale.ts";
 import { measureLoad } from "./load.ts";
 import { measurePhases } from "./phases.ts";
+import { describeTimings, measurePkcs12, PKCS12_CPU_BUDGET_MS, type Pkcs12Timing } from "./pkcs12-timing.ts";
 import { measureRenderHeap } from "./render-heap.ts";
 import { measureRenderTiming, measureWorstCase } from "./render-timing.ts";
 import { type Figure, jsonPath, printFigures, writeFigures } from "./report.ts";
@@ -167,6 +169,7 @@ async function budgets(argv: string[]): Promise<Figure[]> {
     const dianEnvelope = await measureDianEnvelope(DIAN.lines, DIAN.runs);
     const attached = await measureAttachedDocument(DIAN.lines, DIAN.runs);
     const worst = await measureWorstCase();
+    const pkcs12 = await measurePkcs12();
     const renderHeap = await measureRenderHeap(1000);
     const [cachedId] = await freshIds(1);
     const represent = () =>
@@ -343,6 +346,7 @@ async function budgets(argv: string[]): Promise<Figure[]> {
         unit: "ms",
         note: `p95 ${attached.p95Ms} ms, CPU ${attached.cpuMedianMs} ms; ${(attached.bytes / 1024).toFixed(0)} KiB of XML`,
       },
+      pkcs12Figure(pkcs12),
       {
         id: "render.worst_refused",
         what: `worst invoice the limits allow, refused at the render budget (median of ${worst.runs})`,
@@ -451,6 +455,19 @@ function ratioFigure(id: string, what: string, ms: number, idealMs: number): Fig
   };
 }
 
+/** The costliest accepted certificate file's worst opening, on its thread; every file in the note. */
+function pkcs12Figure(timings: Pkcs12Timing[]): Figure {
+  const [costliest] = timings;
+  return {
+    id: "dian.pkcs12.costliest",
+    what: `costliest accepted certificate file, opened on a fresh worker: thread CPU (${costliest?.file ?? "none"})`,
+    value: costliest ? Math.max(...costliest.coldMs) : Number.NaN,
+    unit: "ms",
+    max: PKCS12_CPU_BUDGET_MS,
+    note: describeTimings(timings).join("; "),
+  };
+}
+
 const importFigure = (i: { module: string; what: string; ms: number }): Figure => ({
   id: `cold_start.import.${i.module}`,
   what: `import: ${i.what}`,
@@ -469,6 +486,13 @@ async function main(argv: string[]): Promise<number> {
   }
   if (argv.includes("--events-scale")) {
     await measureEventScale(argv);
+    return 0;
+  }
+  if (argv.includes("--pkcs12")) {
+    const figures = [pkcs12Figure(await measurePkcs12())];
+    printFigures(`PKCS#12 (issue 34) — Deno ${process.versions.deno}`, figures);
+    const path = jsonPath(argv, "reports/bench/pkcs12.json");
+    if (path) writeFigures(path, "pkcs12", "no database", figures);
     return 0;
   }
   if (argv.includes("--events")) {

@@ -293,7 +293,8 @@ export interface webhooks {
                      *       "type": "invoice.transmitida",
                      *       "timestamp": "2026-11-25T14:03:27.512204Z",
                      *       "data": {
-                     *         "id": "evt_18342",
+                     *         "id": "evt_6f1c2a9e4b7d4e0f8a3c5b2d9e1f7a40",
+                     *         "sequence": 3,
                      *         "type": "invoice.transmitida",
                      *         "org_id": "11111111-1111-4111-8111-111111111111",
                      *         "kind": "invoice",
@@ -313,8 +314,10 @@ export interface webhooks {
                         /** @description When the event happened (not when it was sent). */
                         timestamp: string;
                         data: {
-                            /** @description `evt_<n>`; n grows with every event, so one document's events sort by it. Also the message's `webhook-id`: the same on every retry. */
+                            /** @description `evt_` and 32 random hexadecimal digits: names the event, orders nothing. Also the message's `webhook-id`: the same on every retry. */
                             id: string;
+                            /** @description The event's place among its document's events: 1, 2, 3… in the order the changes committed. Sort a document's events by it. */
+                            sequence: number;
                             /**
                              * @description `<kind>.<status>` (docs/api.md, "Events").
                              * @enum {string}
@@ -374,6 +377,8 @@ export interface components {
                 code: "invalid_json" | "validation_failed" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_state" | "idempotency_conflict" | "payload_too_large" | "unsupported_media_type" | "credential_rejected" | "business_rule" | "rate_limited" | "internal_error" | "provider_error" | "service_unavailable" | "database_unavailable" | "provider_timeout";
                 /** @description What went wrong, in English, for a person. */
                 message: string;
+                /** @description A provider's (or DIAN's) own words about its failure, as it wrote them; present when it gave any. Never part of `message`. */
+                provider_message?: string;
                 /** @description Which fields are wrong, and how. */
                 details?: {
                     /** @description The field, as a path (`lines.0.quantity`); `(body)` for the whole body. */
@@ -736,6 +741,8 @@ export interface operations {
                                 /** @description The authority's text for the rule, as it wrote it. */
                                 message: string;
                             }[];
+                            /** @description The provider's (or DIAN's) own words about its failure, as it wrote them (the key cut out); present when it gave any, in this answer only. Never part of `message`. */
+                            provider_message?: string;
                         }[];
                     };
                 };
@@ -1144,6 +1151,8 @@ export interface operations {
                             /** @description The authority's text for the rule, as it wrote it. */
                             message: string;
                         }[];
+                        /** @description The provider's (or DIAN's) own words about its failure, as it wrote them (the key cut out); present when it gave any, in this answer only. Never part of `message`. */
+                        provider_message?: string;
                     };
                 };
             };
@@ -1238,6 +1247,8 @@ export interface operations {
                             /** @description The authority's text for the rule, as it wrote it. */
                             message: string;
                         }[];
+                        /** @description The provider's (or DIAN's) own words about its failure, as it wrote them (the key cut out); present when it gave any, in this answer only. Never part of `message`. */
+                        provider_message?: string;
                     };
                 };
             };
@@ -1581,7 +1592,7 @@ export interface operations {
                     };
                     /** @description DIAN mode only (`settings.provider` "dian"): the certificate that signs (never echoed back). Left out, the saved one is used, at the saved url. */
                     certificate?: {
-                        /** @description The PKCS#12 file (`.p12`/`.pfx`: the key and its certificate) in standard base64, at most 32 KiB decoded. Its declared password key-derivation work is bounded (200,000 iterations in all). */
+                        /** @description The PKCS#12 file (`.p12`/`.pfx`: the key and its certificate) in standard base64, at most 16 KiB decoded. Its algorithms must be ones OpenSSL, Windows or Java write (PBES2 with PBKDF2 and AES or 3DES, or PKCS#12's 3DES and RC2-40; a SHA-1 or SHA-2 MAC), and its password key-derivation work at most 64,000 units (iterations × blocks × each hash's weight: OpenSSL 3's defaults are 12,288). */
                         p12_base64: string;
                         /** @description The file's password (never stored: the opened key is sealed instead). */
                         password: string;
@@ -1615,7 +1626,7 @@ export interface operations {
                          * @enum {string}
                          */
                         environment: "uat" | "prd";
-                        /** @description The provider's verdict, for a person to read. */
+                        /** @description The verdict, in English, for a person to read. */
                         message: string;
                         /** @description When it was checked (ISO 8601). */
                         checked_at: string;
@@ -1630,6 +1641,18 @@ export interface operations {
                             /** @description When it expires (ISO 8601). */
                             not_after: string;
                         };
+                        /** @description DIAN mode: what should be fixed whatever the verdict. Absent when nothing. */
+                        warnings?: {
+                            /**
+                             * @description `software_pin_guessable`: the software PIN (fewer than 10 characters, or digits only and fewer than 16) can be recovered from any credit note's CUDE by trying PINs; register a longer one with DIAN.
+                             * @enum {string}
+                             */
+                            code: "software_pin_guessable";
+                            /** @description What to fix, for a person to read. */
+                            message: string;
+                        }[];
+                        /** @description The provider's (or DIAN's) own words about the key or its failure, as it wrote them (the key cut out); present when it gave any. Never part of `message`. */
+                        provider_message?: string;
                     };
                 };
             };
@@ -1688,7 +1711,7 @@ export interface operations {
                     };
                     /** @description DIAN mode only (`settings.provider` "dian"): the certificate that signs (never echoed back). Left out, the saved one is used, at the saved url. */
                     certificate?: {
-                        /** @description The PKCS#12 file (`.p12`/`.pfx`: the key and its certificate) in standard base64, at most 32 KiB decoded. Its declared password key-derivation work is bounded (200,000 iterations in all). */
+                        /** @description The PKCS#12 file (`.p12`/`.pfx`: the key and its certificate) in standard base64, at most 16 KiB decoded. Its algorithms must be ones OpenSSL, Windows or Java write (PBES2 with PBKDF2 and AES or 3DES, or PKCS#12's 3DES and RC2-40; a SHA-1 or SHA-2 MAC), and its password key-derivation work at most 64,000 units (iterations × blocks × each hash's weight: OpenSSL 3's defaults are 12,288). */
                         p12_base64: string;
                         /** @description The file's password (never stored: the opened key is sealed instead). */
                         password: string;

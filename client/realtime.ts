@@ -15,7 +15,10 @@
  */
 import type { webhooks } from "./openapi.ts";
 
-/** One event: `{ id, type, org_id, kind, document_id, status, code, occurred_at }`. */
+/**
+ * One event: `{ id, sequence, type, org_id, kind, document_id, status, code, occurred_at }`; a
+ * document's events sort by `sequence` (the id is random).
+ */
 export type DocumentStatusEvent =
   webhooks["documentStatus"]["post"]["requestBody"]["content"]["application/json"]["data"];
 /** `invoice.transmitida`, `credit_note.error`, `delivery.enviada`, … */

@@ -151,12 +151,132 @@ export function keyInsideEncryptedContents(
   return toBytes(sequence(integer(3n), sequence(oid(OIDS.data), explicit(octets(authSafe))), macData));
 }
 
+/** What `pkcs12File` builds: each password-based step's algorithm and iteration count. */
+export interface Pkcs12Shape {
+  /** The MAC (a digest forge reads: md5 is there to be refused); null for none. */
+  mac: { digest: "sha1" | "sha256" | "sha384" | "sha512" | "md5"; iterations: number } | null;
+  /**
+   * The shrouded key's encryption, as node-forge writes it: PBES2 with PBKDF2 (`prf`) and AES or
+   * single DES, or `3des`, PKCS#12's pbeWithSHAAnd3-KeyTripleDES-CBC (SHA-1 only).
+   */
+  key: {
+    algorithm: "aes128" | "aes192" | "aes256" | "des" | "3des";
+    prf?: "sha1" | "sha224" | "sha256" | "sha384" | "sha512";
+    iterations: number;
+  };
+  /** The certificates in contents encrypted the same way (`encrypted`), else in plain contents. */
+  certificates?: { encrypted: Pkcs12Shape["key"] } | "plain";
+  /** Extra certificate bags, to make the file as large as the route allows (each is `certs`' leaf again). */
+  padding?: number;
+}
+
 /**
- * PKCS#12 files as OpenSSL itself writes them (the `openssl` command line), password `s3creta`: a
- * self-signed RSA-2048 certificate with `subject`, exported once per entry of `files` with that
- * entry's extra `pkcs12 -export` arguments, into `dir`.
+ * A PKCS#12 of `certs`' key and certificates, every step derived for real with the algorithms and
+ * counts of `shape` (so a high count takes as long to build as to open). For a hostile count build
+ * with a low one and rewrite it with `withIterations`.
  */
-export function opensslPkcs12Files(dir: string, subject: string, files: Record<string, string[]>): void {
+export function pkcs12File(
+  certs: Pick<TestCertificates, "p12" | "password">,
+  shape: Pkcs12Shape,
+): Uint8Array {
+  const password = certs.password;
+  const opened = forge.pkcs12.pkcs12FromAsn1(fromBytes(certs.p12), false, password);
+  const keyBag = opened.getBags({ bagType: OIDS.shroudedKeyBag })[OIDS.shroudedKeyBag]?.[0];
+  const certBags = opened.getBags({ bagType: OIDS.certBag })[OIDS.certBag] ?? [];
+  if (!keyBag?.key) throw new Error("the test PKCS#12 holds no key");
+  // forge writes single DES too, though its types leave it out
+  const pbe = (step: Pkcs12Shape["key"]) =>
+    ({
+      algorithm: step.algorithm,
+      count: step.iterations,
+      prfAlgorithm: step.prf ?? "sha1",
+    }) as unknown as forge.pki.EncryptionOptions;
+  const keyInfo = forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(keyBag.key));
+  const shrouded = forge.pki.encryptPrivateKeyInfo(keyInfo, password, pbe(shape.key));
+  const certificateBag = (cert: forge.pki.Certificate) =>
+    sequence(
+      oid(OIDS.certBag),
+      explicit(
+        sequence(oid(OIDS.x509), explicit(octets(asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes()))),
+      ),
+    );
+  const leaf = certBags[0]?.cert as forge.pki.Certificate;
+  const certificateBags = [
+    ...certBags.map((bag) => certificateBag(bag.cert as forge.pki.Certificate)),
+    ...Array.from({ length: shape.padding ?? 0 }, () => certificateBag(leaf)),
+  ];
+  const plain = (bags: Asn1[]) =>
+    sequence(oid(OIDS.data), explicit(octets(asn1.toDer(sequence(...bags)).getBytes())));
+  const contents = [plain([sequence(oid(OIDS.shroudedKeyBag), explicit(shrouded))])];
+  if (shape.certificates !== undefined && shape.certificates !== "plain") {
+    // encrypted the way a shrouded key is (the same AlgorithmIdentifier and cipher)
+    const sealed = forge.pki.encryptPrivateKeyInfo(
+      sequence(...certificateBags),
+      password,
+      pbe(shape.certificates.encrypted),
+    );
+    const encryptedData = sequence(
+      integer(0n),
+      sequence(
+        oid(OIDS.data),
+        at(sealed, 0),
+        asn1.create(Class.CONTEXT_SPECIFIC, 0, false, at(sealed, 1).value as string),
+      ),
+    );
+    contents.push(sequence(oid(OIDS.encryptedData), explicit(encryptedData)));
+  } else {
+    contents.push(plain(certificateBags));
+  }
+  const authSafe = asn1.toDer(sequence(...contents)).getBytes();
+  const pfx = [integer(3n), sequence(oid(OIDS.data), explicit(octets(authSafe)))];
+  if (shape.mac) {
+    const md = forge.md[shape.mac.digest].create();
+    const salt = forge.random.getBytesSync(16);
+    const macKey = forge.pkcs12.generateKey(
+      password,
+      forge.util.createBuffer(salt),
+      3,
+      shape.mac.iterations,
+      md.digestLength,
+      md,
+    );
+    const hmac = forge.hmac.create();
+    hmac.start(forge.md[shape.mac.digest].create(), macKey.getBytes());
+    hmac.update(authSafe);
+    pfx.push(
+      sequence(
+        sequence(
+          sequence(oid(DIGEST_OIDS[shape.mac.digest]), asn1.create(Class.UNIVERSAL, Type.NULL, false, "")),
+          octets(hmac.digest().getBytes()),
+        ),
+        octets(salt),
+        integer(BigInt(shape.mac.iterations)),
+      ),
+    );
+  }
+  return toBytes(sequence(...pfx));
+}
+
+const DIGEST_OIDS = {
+  sha1: "1.3.14.3.2.26",
+  sha256: "2.16.840.1.101.3.4.2.1",
+  sha384: "2.16.840.1.101.3.4.2.2",
+  sha512: "2.16.840.1.101.3.4.2.3",
+  md5: "1.2.840.113549.2.5",
+} as const;
+
+/**
+ * PKCS#12 files as OpenSSL itself writes them (the `openssl` command line), password `s3creta`
+ * unless another is given (as UTF-8, as a terminal gives it): a self-signed RSA-2048 certificate
+ * with `subject`, exported once per entry of `files` with that entry's extra `pkcs12 -export`
+ * arguments, into `dir`.
+ */
+export function opensslPkcs12Files(
+  dir: string,
+  subject: string,
+  files: Record<string, string[]>,
+  password = "s3creta",
+): void {
   const openssl = (...args: string[]) => execFileSync("openssl", args, { stdio: "ignore" });
   const [key, cert] = [join(dir, "key.pem"), join(dir, "cert.pem")];
   openssl(
@@ -184,7 +304,7 @@ export function opensslPkcs12Files(dir: string, subject: string, files: Record<s
       "-in",
       cert,
       "-passout",
-      "pass:s3creta",
+      `pass:${password}`,
       "-out",
       join(dir, name),
     );

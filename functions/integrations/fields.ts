@@ -34,10 +34,14 @@ export const Settings = z.record(z.string().max(200), z.unknown()).superRefine((
   }
 });
 
-/** DIAN mode's certificate file, decoded: at most 32 KiB (a CA's file with its chain is 3–10 KiB). */
-export const MAX_P12_BYTES = 32_768;
-/** Its base64, with room for line breaks every 64 or 76 characters (`base64`, `openssl base64`). */
-const MAX_P12_BASE64_CHARS = 46_000;
+/**
+ * DIAN mode's certificate file, decoded: at most 16 KiB. A CA's file with its chain is 3–10 KiB; the
+ * bound also bounds what opening one costs beside its key derivations (parsing and decrypting every
+ * certificate in it, on the thread that serves every tenant: bench/pkcs12-timing.ts).
+ */
+export const MAX_P12_BYTES = 16_384;
+/** Its base64, with room for CRLF line breaks every 64 characters (`base64`, `openssl base64`). */
+const MAX_P12_BASE64_CHARS = 23_000;
 
 /** Standard base64 (line breaks allowed) of a PKCS#12 file, decoded to its bytes. */
 const P12Base64 = z
@@ -66,8 +70,10 @@ export const Certificate = z
   .strictObject({
     p12_base64: P12Base64.meta({
       description:
-        "The PKCS#12 file (`.p12`/`.pfx`: the key and its certificate) in standard base64, at most 32 KiB " +
-        "decoded. Its declared password key-derivation work is bounded (200,000 iterations in all).",
+        "The PKCS#12 file (`.p12`/`.pfx`: the key and its certificate) in standard base64, at most 16 KiB " +
+        "decoded. Its algorithms must be ones OpenSSL, Windows or Java write (PBES2 with PBKDF2 and AES or " +
+        "3DES, or PKCS#12's 3DES and RC2-40; a SHA-1 or SHA-2 MAC), and its password key-derivation work " +
+        "at most 64,000 units (iterations × blocks × each hash's weight: OpenSSL 3's defaults are 12,288).",
     }),
     password: z
       .string()

@@ -90,7 +90,7 @@ export const integrationSave = operation({
         environment: "uat",
         settings: DIAN_EXAMPLE.settings,
         certificate: { p12_base64: DIAN_EXAMPLE.p12_base64, password: "contraseña-del-certificado" },
-        software_pin: "12345",
+        software_pin: "k7Qp2vXn9LmR4tWs",
       },
       response: {
         company_id: EXAMPLE.company_id,

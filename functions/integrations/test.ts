@@ -4,9 +4,11 @@
  * answers `{ ok, company_id, service, environment, message, checked_at }` with HTTP 200 whether it
  * works or not. `settings` (not in the spec's body: our addition) are tested with, not saved, so an
  * unsaved DIAN-mode credential can be tested whole: with `settings.provider` "dian", given or saved,
- * the certificate and software PIN take the key's place and the answer adds the `certificate`.
+ * the certificate and software PIN take the key's place and the answer adds the `certificate`, and
+ * `warnings` when the PIN is one a CUDE gives away (shared/co/software-pin.ts).
  */
 import { z } from "zod";
+import { GUESSABLE_PIN_WARNING } from "../../shared/co/software-pin.ts";
 import { integrationContext } from "../../shared/core/integrations/context.ts";
 import { testCredential } from "../../shared/core/integrations/test.ts";
 import { DIAN_EXAMPLE, EXAMPLE } from "../../shared/http/examples.ts";
@@ -42,9 +44,26 @@ export const IntegrationTestResponse = z.object({
   company_id: z.string().meta({ description: "The company, as requested." }),
   service: ProviderServiceName.meta({ description: "The provider, as requested." }),
   environment: Environment.meta({ description: "The environment, as requested." }),
-  message: z.string().meta({ description: "The provider's verdict, for a person to read." }),
+  message: z.string().meta({ description: "The verdict, in English, for a person to read." }),
   checked_at: z.string().meta({ description: "When it was checked (ISO 8601)." }),
   certificate: CertificateSummary.optional(),
+  warnings: z
+    .array(
+      z.object({
+        code: z.enum(["software_pin_guessable"]).meta({
+          description:
+            "`software_pin_guessable`: the software PIN (fewer than 10 characters, or digits only and fewer than 16) " +
+            "can be recovered from any credit note's CUDE by trying PINs; register a longer one with DIAN.",
+        }),
+        message: z.string().meta({ description: "What to fix, for a person to read." }),
+      }),
+    )
+    .optional()
+    .meta({ description: "DIAN mode: what should be fixed whatever the verdict. Absent when nothing." }),
+  provider_message: z.string().optional().meta({
+    description:
+      "The provider's (or DIAN's) own words about the key or its failure, as it wrote them (the key cut out); present when it gave any. Never part of `message`.",
+  }),
 });
 export type IntegrationTestResponse = z.infer<typeof IntegrationTestResponse>;
 
@@ -67,13 +86,14 @@ export const integrationTest = operation({
       company_id: EXAMPLE.company_id,
       service: "deliver",
       environment: "prd",
-      message: "The provider refused the API key (401).",
+      message: "The provider rejected the API key (HTTP 401).",
+      provider_message: "API key revoked",
       checked_at: EXAMPLE.at,
     },
   },
   moreExamples: {
     dian: {
-      summary: "DIAN mode, before saving: a certificate of another company",
+      summary: "DIAN mode, before saving: a certificate of another company, and a 5-digit PIN",
       request: {
         org_id: EXAMPLE.org_id,
         company_id: EXAMPLE.company_id,
@@ -91,6 +111,7 @@ export const integrationTest = operation({
         message: "The certificate is NIT 900123456's, not the company's (NIT 901234567-7).",
         checked_at: EXAMPLE.at,
         certificate: DIAN_EXAMPLE.certificate,
+        warnings: [{ code: "software_pin_guessable", message: GUESSABLE_PIN_WARNING }],
       },
     },
   },

@@ -18,11 +18,15 @@ export const DocumentEventSchema = z
   .object({
     id: z
       .string()
-      .regex(/^evt_[0-9]+$/)
+      .regex(/^evt_[0-9a-f]{32}$/)
       .meta({
         description:
-          "`evt_<n>`; n grows with every event, so one document's events sort by it. Also the message's `webhook-id`: the same on every retry.",
+          "`evt_` and 32 random hexadecimal digits: names the event, orders nothing. Also the message's `webhook-id`: the same on every retry.",
       }),
+    sequence: z.number().int().min(1).meta({
+      description:
+        "The event's place among its document's events: 1, 2, 3… in the order the changes committed. Sort a document's events by it.",
+    }),
     type: z.enum(TYPES).meta({ description: '`<kind>.<status>` (docs/api.md, "Events").' }),
     org_id: z.string().meta({ description: "The organization." }),
     kind: z.enum(["invoice", "credit_note", "delivery", "credential"]).meta({ description: "What changed." }),
@@ -47,7 +51,8 @@ export const WebhookMessageSchema = z
   .strict();
 
 export const DOCUMENT_EVENT_EXAMPLE = {
-  id: "evt_18342",
+  id: "evt_6f1c2a9e4b7d4e0f8a3c5b2d9e1f7a40",
+  sequence: 3,
   type: "invoice.transmitida",
   org_id: "11111111-1111-4111-8111-111111111111",
   kind: "invoice",

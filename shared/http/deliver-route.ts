@@ -65,6 +65,8 @@ export function deliverRoute<F extends string>({
       output: response,
       roles: DOCUMENT_ROLES,
       announces: true, // its changes go to the org's webhooks right after the answer
+      // "under way" is about another call's delivery: a retry under the same key asks again
+      isFinal: (result) => (result as { status?: string }).status !== "pendiente",
       // rate_limited (in PROVIDER_ERRORS) is also the route's own hourly limits
       errors: ["not_found", "invalid_state", "business_rule", ...PROVIDER_ERRORS],
       example: {

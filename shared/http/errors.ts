@@ -2,13 +2,14 @@ import type { Context } from "hono";
 import { ApiError, type ErrorCode, toApiError } from "../kernel/errors.ts";
 import type { AppEnv } from "./context.ts";
 
-/** The one error body: `{ error: { code, message, details?, request_id } }`. */
+/** The one error body: `{ error: { code, message, provider_message?, details?, request_id } }`. */
 export function errorResponse(c: Context<AppEnv>, error: ApiError): Response {
   const requestId = c.get("requestId");
   const body = {
     error: {
       code: error.code,
       message: error.message,
+      ...(error.providerMessage ? { provider_message: error.providerMessage } : {}),
       ...(error.details ? { details: error.details } : {}),
       request_id: requestId,
     },

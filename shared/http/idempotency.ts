@@ -63,7 +63,8 @@ export interface IdempotencyScope {
 
 /**
  * Runs `handle` at most once per key and body, and answers with its result (HTTP 200), or replays
- * the kept answer, or refuses with 409. What `handle` throws is thrown on, after the key is kept (a
+ * the kept answer, or refuses with 409. A result `isFinal` says is not (default: every one is)
+ * releases the key, as a 5xx does. What `handle` throws is thrown on, after the key is kept (a
  * final 4xx) or released (anything else). If the answer cannot be kept, it is still given and the
  * failure logged: the key then stays taken until its lease ends, and a retry after that runs again.
  */
@@ -71,7 +72,7 @@ export async function idempotent(
   c: Context<AppEnv>,
   scope: IdempotencyScope,
   handle: () => Promise<unknown>,
-  options: { sealed?: boolean } = {},
+  options: { sealed?: boolean; isFinal?: (result: unknown) => boolean } = {},
 ): Promise<Response> {
   const kept = keptAnswers(c, scope, options.sealed === true);
   const where = { p_org_id: scope.orgId, p_route: scope.route, p_key: scope.key };
@@ -111,8 +112,15 @@ export async function idempotent(
     // a 409 that passes by itself (a transmission holds the document) is no final answer either
     if (isFinalAnswer(answer.status, answer.code) && !(error instanceof BusyError)) {
       // Kept without the request id: a replay carries its own (the one x-request-id names).
-      const { code, message, details } = answer;
-      await finish(answer.status, { error: { code, message, ...(details ? { details } : {}) } });
+      const { code, message, details, providerMessage } = answer;
+      await finish(answer.status, {
+        error: {
+          code,
+          message,
+          ...(providerMessage ? { provider_message: providerMessage } : {}),
+          ...(details ? { details } : {}),
+        },
+      });
     } else {
       await finish(null, null);
     }
@@ -120,8 +128,10 @@ export async function idempotent(
   }
   // Route answers hold no secret (no provider key, technical key or PIN is ever answered), so
   // keeping one in the database, readable by the service only, adds no exposure; the one that does
-  // (a webhook's signing secret, answered once) is kept sealed like every stored secret.
-  await finish(200, await kept.seal(result));
+  // (a webhook's signing secret, answered once) is kept sealed like every stored secret. An answer
+  // the route says passes by itself (work under way elsewhere) releases the key instead.
+  if (options.isFinal && !options.isFinal(result)) await finish(null, null);
+  else await finish(200, await kept.seal(result));
   return c.json(result as object, 200);
 }
 

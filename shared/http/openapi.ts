@@ -280,7 +280,7 @@ function checkedExample(path: string, what: string, schema: z.ZodType, example: 
   return example;
 }
 
-/** `{ error: { code, message, details?, request_id } }`: each status narrows `code` to its own. */
+/** `{ error: { code, message, provider_message?, details?, request_id } }`: each status narrows `code` to its own. */
 const ERROR_BODY: Json = {
   type: "object",
   required: ["error"],
@@ -297,6 +297,11 @@ const ERROR_BODY: Json = {
           description: "What went wrong, as a stable word a program can branch on.",
         },
         message: { type: "string", description: "What went wrong, in English, for a person." },
+        provider_message: {
+          type: "string",
+          description:
+            "A provider's (or DIAN's) own words about its failure, as it wrote them; present when it gave any. Never part of `message`.",
+        },
         details: {
           description: "Which fields are wrong, and how.",
           type: "array",

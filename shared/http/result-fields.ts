@@ -41,6 +41,11 @@ export const authorityRules = z.array(AuthorityRule).optional().meta({
   description: "The rules the authority reported (rejections and notifications); present when it gave any.",
 });
 
+export const providerMessage = z.string().optional().meta({
+  description:
+    "The provider's (or DIAN's) own words about its failure, as it wrote them (the key cut out); present when it gave any, in this answer only. Never part of `message`.",
+});
+
 /** The per-document result fields of a transmission or a status query. */
 export function documentResultFields(group: "transmission" | "refresh") {
   return {
@@ -48,5 +53,6 @@ export function documentResultFields(group: "transmission" | "refresh") {
     message: resultMessage,
     authority_message: authorityMessage,
     authority_rules: authorityRules,
+    ...(group === "transmission" ? { provider_message: providerMessage } : {}),
   };
 }

@@ -126,9 +126,15 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
   announces?: boolean;
   /** The answer holds a secret: the answer kept for an Idempotency-Key is sealed at rest. */
   keepsSecrets?: boolean;
+  /**
+   * Whether a 200 answer is final for its Idempotency-Key (kept and replayed); default every one. An
+   * answer about work still under way elsewhere (a delivery `pendiente`) passes by itself, like a
+   * busy 409: not kept, so a retry asks again rather than replay what has since changed.
+   */
+  isFinal?: (result: z.input<R>) => boolean;
   handle: (input: z.output<S>, ctx: OperationContext) => Promise<z.input<R>>;
 }): Operation {
-  const { handle: _, firstCallAuthorizes: __, announces, keepsSecrets, ...contract } = spec;
+  const { handle: _, firstCallAuthorizes: __, announces, keepsSecrets, isFinal, ...contract } = spec;
   const handler: Handler<AppEnv> = async (c) => {
     const body = c.get("body");
     const parsed = validate(spec.input, body);
@@ -186,7 +192,10 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
     // the route as Supabase hands it to the function, wherever a server mounts it
     const route = c.req.routePath.slice(c.get("mountedAt").length);
     const scope = { db: gate.serviceDb, orgId: input.org_id, route, key: idempotencyKey };
-    return idempotent(c, scope, handle, { sealed: keepsSecrets === true });
+    return idempotent(c, scope, handle, {
+      sealed: keepsSecrets === true,
+      ...(isFinal ? { isFinal: isFinal as (result: unknown) => boolean } : {}),
+    });
   };
   return Object.assign(handler, { contract });
 }

@@ -40,17 +40,25 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
   readonly headers: Record<string, string> | undefined;
+  /** A provider's (or DIAN's) own words about its failure, answered as `provider_message`. */
+  readonly providerMessage: string | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
+    options: {
+      details?: ErrorDetail[];
+      headers?: Record<string, string>;
+      providerMessage?: string | undefined;
+      cause?: unknown;
+    } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = "ApiError";
     this.code = code;
     this.details = options.details;
     this.headers = options.headers;
+    this.providerMessage = options.providerMessage;
   }
 
   get status(): ErrorStatus {
@@ -112,6 +120,13 @@ export class SavedUrlRefusedError extends BusinessRuleError {}
 /** The provider (or DIAN) says a credential does not authenticate (422). */
 export class CredentialRejectedError extends DomainError {
   readonly code = "credential_rejected";
+  /** The provider's own words about the key, answered beside ours as `provider_message`. */
+  readonly providerMessage: string | undefined;
+
+  constructor(message: string, options: { providerMessage?: string | undefined } = {}) {
+    super(message);
+    this.providerMessage = options.providerMessage;
+  }
 }
 
 /** Too many requests of a kind: the caller may try again after `retryAfterSeconds`. */
@@ -156,7 +171,13 @@ export function toApiError(error: unknown): ApiError {
     // A rate-limited or busy dependency tells the caller when to come back.
     const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
     const headers = typeof retryAfter === "number" ? { "Retry-After": String(retryAfter) } : undefined;
-    return new ApiError(error.code, message, { cause: error, ...(headers ? { headers } : {}) });
+    // a provider's own words travel beside our sentence, never inside it (shared/providers/errors.ts)
+    const providerMessage = (error as { providerMessage?: unknown }).providerMessage;
+    return new ApiError(error.code, message, {
+      cause: error,
+      ...(headers ? { headers } : {}),
+      ...(typeof providerMessage === "string" && providerMessage ? { providerMessage } : {}),
+    });
   }
   return new ApiError("internal_error", "An unexpected error occurred.", { cause: error });
 }

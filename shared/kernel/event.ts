@@ -41,8 +41,10 @@ export type CredentialCode = (typeof CREDENTIAL_CODES)[number];
  * through the API (or PostgREST) for the rest.
  */
 export interface DocumentEvent {
-  /** `evt_<n>`; n grows with every event, so a document's events sort by it. The webhook-id too. */
+  /** `evt_` and 32 random hex digits (it counts nothing); the webhook-id too. */
   id: string;
+  /** The event's place among its document's events, 1, 2, 3…: a document's events sort by it. */
+  sequence: number;
   type: EventType;
   org_id: string;
   kind: EventKind;

@@ -17,6 +17,7 @@ export const protocolKeyCheck: CredentialChecks["protocolKey"] = async (target, 
   const check = await transport.checkCredential();
   return {
     ok: check.ok,
-    message: check.message || (check.ok ? "The API key works." : "The provider refused the API key."),
+    message: check.message,
+    ...(check.providerMessage ? { providerMessage: check.providerMessage } : {}),
   };
 };

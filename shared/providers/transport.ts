@@ -20,7 +20,7 @@ import {
   type ProviderService,
   providerError,
 } from "../ports/providers/errors.ts";
-import { CredentialCheck, ProviderErrorBody } from "../ports/providers/protocol.ts";
+import { CredentialCheck, type CredentialVerdict, ProviderErrorBody } from "../ports/providers/protocol.ts";
 
 /** What every provider client is built from: one company credential. */
 export interface ProviderClientOptions {
@@ -53,7 +53,7 @@ export interface ProviderTransport {
   /** The provider's `error.code` of a non-2xx answer, when the body has the protocol's shape. */
   errorCode(answer: RawAnswer): string | undefined;
   /** GET credentials/check: `ok: false` for 401/403, a typed error for any other failure. */
-  checkCredential(): Promise<CredentialCheck>;
+  checkCredential(): Promise<CredentialVerdict>;
   /** Provider-supplied text, scrubbed of the key and truncated, fit for a message. */
   clean(message: string): string;
 }
@@ -151,15 +151,21 @@ export function createProviderTransport(
     async checkCredential() {
       const answer = await call("check_credential", "credentials/check", { method: "GET" });
       if (answer.status === 401 || answer.status === 403) {
-        const detail = errorBody(answer)?.message;
+        const detail = clean(errorBody(answer)?.message ?? "");
         return {
           ok: false,
-          message: `The provider rejected the API key (HTTP ${answer.status})${detail ? `: ${clean(detail)}` : "."}`,
+          message: `The provider rejected the API key (HTTP ${answer.status}).`,
+          ...(detail ? { providerMessage: detail } : {}),
         };
       }
       if (!isSuccess(answer.status)) throw failure("check_credential", answer);
       const check = json("check_credential", CredentialCheck, answer);
-      return { ok: check.ok, message: clean(check.message) };
+      const words = clean(check.message);
+      return {
+        ok: check.ok,
+        message: check.ok ? "The provider accepted the API key." : "The provider refused the API key.",
+        ...(words ? { providerMessage: words } : {}),
+      };
     },
   };
 }

@@ -12,10 +12,13 @@
 -- given back, a draft edited) writes none. A row's first status (a draft inserted `pendiente`, a
 -- note inserted before its claim, a delivery opened `pendiente`) is where it starts, not a change.
 --
--- Order: an event's id grows with every event, and the events of one document are written under
--- that document's row lock, so its ids are in the order its changes committed. Webhook deliveries
--- keep that order per endpoint and document: a delivery waits while an earlier one of the same
--- document to the same endpoint is still pending.
+-- Order: the events of one document are written under that document's row lock, so they are
+-- numbered 1, 2, 3… (`sequence`, from einv_private.event_sequences) in the order its changes
+-- committed. Receivers see that number and a random id (`evt_` + 32 hex digits, the webhook-id):
+-- the outbox's own row id grows with every event of every organization, so an organization reading
+-- the gaps between its own ids would learn how busy the others are; it stays inside, where it
+-- orders the drains. Webhook deliveries keep the order per endpoint and document: a delivery waits
+-- while an earlier one of the same document to the same endpoint is still pending.
 --
 -- Only the service writes here (security definer functions owned by the migration's role); the
 -- outbox and the deliveries are in the unexposed schema and granted to nobody. Members read events
@@ -39,10 +42,23 @@ create table einv_private.outbox (
   status text not null check (status ~ '^[a-z_]{1,30}$'),
   -- the outcome's machine code (shared/kernel/result-codes.ts; a credential's in docs/api.md)
   code text check (code ~ '^[a-z_]{1,40}$'),
-  occurred_at timestamptz not null default now()
+  occurred_at timestamptz not null default now(),
+  -- what receivers see as the event's id: random, so it counts nobody's activity (see "Order")
+  public_id uuid not null default gen_random_uuid(),
+  -- the event's place among its document's events: 1, 2, 3…
+  sequence bigint not null check (sequence >= 1)
 );
 create index outbox_occurred_at_idx on einv_private.outbox (occurred_at);
 revoke all on einv_private.outbox from public, anon, authenticated, service_role;
+
+-- Each document's last event number (a credential's under its company), kept when its events are
+-- pruned, so a document's numbers never start again. Written under the document's row lock, with
+-- its event: two writers of one document's events are never at once.
+create table einv_private.event_sequences (
+  document_id uuid primary key,
+  last bigint not null check (last >= 1)
+);
+revoke all on einv_private.event_sequences from public, anon, authenticated, service_role;
 
 -- The event as it is broadcast and sent: a positive list, so nothing else (no message, no e-mail
 -- address, no provider's or authority's text) can reach a receiver. PL/pgSQL, like the lifecycle's
@@ -53,7 +69,8 @@ create function einv_private.event_payload(p_event einv_private.outbox) returns 
 language plpgsql stable as $$
 begin
   return jsonb_build_object(
-    'id', 'evt_' || p_event.id, 'type', p_event.kind || '.' || p_event.status, 'org_id', p_event.org_id,
+    'id', 'evt_' || replace(p_event.public_id::text, '-', ''), 'sequence', p_event.sequence,
+    'type', p_event.kind || '.' || p_event.status, 'org_id', p_event.org_id,
     'kind', p_event.kind, 'document_id', p_event.document_id, 'status', p_event.status,
     'code', p_event.code,
     'occurred_at', to_char(p_event.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'));
@@ -137,9 +154,13 @@ create function einv_private.emit_event(
 language plpgsql as $$
 declare
   _event einv_private.outbox;
+  _sequence bigint;
 begin
-  insert into einv_private.outbox (org_id, kind, document_id, status, code)
-  values (p_org_id, p_kind, p_document_id, p_status, p_code)
+  insert into einv_private.event_sequences as s (document_id, last) values (p_document_id, 1)
+  on conflict (document_id) do update set last = s.last + 1
+  returning s.last into _sequence;
+  insert into einv_private.outbox (org_id, kind, document_id, status, code, sequence)
+  values (p_org_id, p_kind, p_document_id, p_status, p_code, _sequence)
   returning * into _event;
   insert into einv_private.webhook_deliveries (endpoint_id, event_id, org_id, document_id)
   select w.id, _event.id, p_org_id, p_document_id

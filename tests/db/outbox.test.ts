@@ -69,6 +69,32 @@ describe("an invoice's status changes", () => {
     expect([...ids].sort((a, b) => (a < b ? -1 : 1))).toEqual(ids);
   });
 
+  it("are numbered by a random id that counts nothing, and 1, 2, 3… among the document's own (`sequence`)", async () => {
+    // the ids were `evt_<n>` from one sequence for every organization: an org reading the gaps
+    // between its own events learned how busy the others were
+    const other = await createTenant(db);
+    const mine = await createInvoice(db, tenant.org, tenant.company);
+    await claim(mine.id);
+    for (let i = 0; i < 5; i++) {
+      const theirs = await createInvoice(db, other.org, other.company);
+      await db.superuser(
+        "update invoices set status = 'en_proceso', last_code = 'in_progress' where id = $1",
+        [theirs.id],
+      );
+    }
+    await record(mine.id, { status: "en_proceso", code: "outcome_unknown", message: "no answer" });
+    await record(mine.id, { status: "transmitida", code: "accepted", message: "ok", definite: true });
+    const payloads = (await broadcastsOn(db, documentsTopic(tenant.org.id)))
+      .map((b) => b.payload)
+      .filter((p) => p.document_id === mine.id);
+    expect(payloads.map((p) => p.sequence)).toEqual([1, 2, 3]);
+    const ids = payloads.map((p) => p.id as string);
+    for (const id of ids) expect(id).toMatch(/^evt_[0-9a-f]{32}$/);
+    expect(new Set(ids).size).toBe(3);
+    // and so the webhook-ids: the same text, kept with the event (a retry sends it again)
+    expect((await eventsOf(db, mine.id)).map((e) => e.event_id)).toEqual(ids);
+  });
+
   it("a change that rolls back leaves no event; one that commits has exactly one", async () => {
     const invoice = await createInvoice(db, tenant.org, tenant.company);
     const failed = db.client.transaction(async (session) => {
@@ -109,7 +135,8 @@ describe("an invoice's status changes", () => {
         private: true,
         extension: "broadcast",
         payload: {
-          id: `evt_${claimed?.id}`,
+          id: claimed?.event_id,
+          sequence: 1,
           type: "invoice.en_proceso",
           org_id: tenant.org.id,
           kind: "invoice",
@@ -121,7 +148,8 @@ describe("an invoice's status changes", () => {
       },
       expect.objectContaining({
         payload: expect.objectContaining({
-          id: `evt_${rejected?.id}`,
+          id: rejected?.event_id,
+          sequence: 2,
           type: "invoice.error",
           code: "rejected",
         }),

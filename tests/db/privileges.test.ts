@@ -38,6 +38,7 @@ const DECLARED: Record<string, Grants> = {
   "table einv_private.idempotency_keys": { rls: true },
   // the event outbox and its webhook deliveries (…_events.sql): the service's alone
   "table einv_private.outbox": { rls: false },
+  "table einv_private.event_sequences": { rls: false },
   "table einv_private.webhook_deliveries": { rls: false },
   "table einv_private.reconcile_leases": { rls: false },
   "table einv_private.reconcile_runs": { rls: false },

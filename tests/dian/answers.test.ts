@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { toBase64 } from "../../shared/ports/providers/deliver.ts";
 import { type DianResponse, readAnswer } from "../../shared/providers/dian/answers.ts";
 import {
-  deeperThan,
   MAX_ANSWER_BYTES,
   MAX_LIST_ITEMS,
   MAX_TEXT_CHARS,
   MalformedAnswerError,
+  nestingProblem,
 } from "../../shared/providers/dian/soap-reader.ts";
 import { APPLICATION_RESPONSE, answer, DOCUMENT_COPY, FIXTURE_KEY, FIXTURE_ZIP_KEY } from "./fixtures.ts";
 
@@ -265,12 +265,37 @@ describe("what cannot be read", () => {
     expect(problem(utf8(nested(1_000_000, "<a>")))).toBe("a body nesting elements more than 64 deep");
     // comments and CDATA do not count, nor hide a level; a real answer passes
     expect(
-      deeperThan(
+      nestingProblem(
         `<r>${"<!--<a>-->".repeat(100)}<![CDATA[${"</b>".repeat(100)}]]>${"<a>".repeat(70)}</r>`,
         64,
       ),
-    ).toBe(true);
-    expect(deeperThan(new TextDecoder().decode(answer("send-bill-sync-rejected.xml")), 64)).toBe(false);
+    ).toBe("too deep");
+    expect(nestingProblem(new TextDecoder().decode(answer("send-bill-sync-rejected.xml")), 64)).toBeNull();
+  });
+
+  it("lets no processing instruction hide levels: `<?x >`, N `</>`, `?>`, then N deep is refused before parsing", () => {
+    // the scan once skipped `<?x >` only to its first `>`, so the N `</>` inside the instruction each
+    // took a level back, and a 10 MB answer a million deep reached the parser (2.4–3.7 s)
+    const hidden = (n: number, depth: number) =>
+      `<?x >${"</>".repeat(n)}?><s:Envelope xmlns:s="${SOAP}"><s:Body>${"<a>".repeat(depth)}${"</a>".repeat(depth)}</s:Body></s:Envelope>`;
+    expect(problem(utf8(hidden(70, 70)))).toBe("a body nesting elements more than 64 deep");
+    const started = performance.now();
+    const big = utf8(hidden(900_000, 900_000));
+    expect(big.byteLength).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
+    expect(problem(big)).toBe("a body nesting elements more than 64 deep");
+    expect(performance.now() - started).toBeLessThan(1_500);
+    // the instruction's own text is skipped whole, to its `?>`; a real declaration passes
+    expect(nestingProblem(`<?xml version="1.0"?><r><?pi <a><a><a> ?></r>`, 1)).toBeNull();
+  });
+
+  it("refuses a body that closes more elements than it opens before parsing", () => {
+    expect(nestingProblem("</a></a><a><a><a>", 2)).toBe("unbalanced");
+    expect(nestingProblem("<r></r></r>", 64)).toBe("unbalanced");
+    expect(problem(utf8(`</x></x><s:Envelope xmlns:s="${SOAP}"><s:Body/></s:Envelope>`))).toBe(
+      "a body closing more elements than it opens",
+    );
+    expect(nestingProblem("<r><a/></r>", 1)).toBeNull();
+    expect(nestingProblem("<r><a></a></r>", 1)).toBe("too deep");
   });
 
   it("refuses an answer over DIAN's message limit unread", () => {

@@ -219,6 +219,19 @@ describe("inputs that do not belong together", () => {
       [encode(`<!DOCTYPE a [<!ENTITY x "y">]>${text.replace(/^<\?xml[^>]*\?>/, "")}`), /DTD/],
       [encode(text.replaceAll("ApplicationResponse", "Invoice")), /not a UBL ApplicationResponse/],
       [encode(text.slice(0, -10)), /not well-formed/],
+      // a processing instruction's `</>`s once took back the levels nested after it
+      [
+        encode(
+          `<?x >${"</>".repeat(80)}?>${text
+            .replace(/^<\?xml[^>]*\?>/, "")
+            .replace(
+              "</ApplicationResponse>",
+              `${"<a>".repeat(80)}${"</a>".repeat(80)}</ApplicationResponse>`,
+            )}`,
+        ),
+        /nests more than 64 deep/,
+      ],
+      [encode(`</a>${text.replace(/^<\?xml[^>]*\?>/, "")}`), /not well-formed/],
       [new Uint8Array(1024 * 1024 + 1), /larger than/],
     ];
     for (const [applicationResponse, message] of attempts) {

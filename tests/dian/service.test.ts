@@ -262,7 +262,8 @@ describe("failures", () => {
       code: "credential_rejected",
       providerCode: "Client",
     });
-    expect(expired.message).toContain("Certificado se encuentra expirado.");
+    expect(expired.providerMessage).toContain("Certificado se encuentra expirado.");
+    expect(expired.message).not.toContain("Certificado");
     handle = soap(500, answer("fault-invalid-security.xml"));
     const security = await failure(service().getStatus(FIXTURE_KEY));
     expect(security).toBeInstanceOf(ProviderUnauthorizedError);
@@ -273,7 +274,8 @@ describe("failures", () => {
     const refused = await failure(service().sendBillSync(document));
     expect(refused).toBeInstanceOf(ProviderRejectedError);
     expect(refused.maybeProcessed).toBe(false);
-    expect(refused.message).toContain("The creator of this fault did not specify a Reason.");
+    expect(refused.message).toBe("DIAN refused SendBillSync (SOAP Fault Client).");
+    expect(refused.providerMessage).toBe("The creator of this fault did not specify a Reason.");
     handle = soap(500, answer("fault-receiver.xml"));
     const failed = await failure(service().sendBillSync(document));
     expect(failed).toBeInstanceOf(ProviderUnavailableError);

@@ -247,4 +247,36 @@ describe("/deliver repeats", () => {
     const rows = await db.superuser("select status from deliveries where document_id = $1", [invoice.id]);
     expect(rows).toEqual([{ status: "pendiente" }]);
   });
+
+  it("keeps no `pendiente` answer under its Idempotency-Key: a retry once the delivery settled answers how it ended", async () => {
+    const tenant = await tenantWithProviders();
+    const invoice = await transmitted(tenant);
+    const [open] = await db.superuser<{ id: string }>(
+      `insert into deliveries (org_id, document_type, document_id, recipient) values ($1, 'invoice', $2, 'cliente@test.example')
+       returning id`,
+      [tenant.org.id, invoice.id],
+    );
+    const keyed = async () =>
+      t.post("/deliver", { org_id: tenant.org.id, invoice_id: invoice.id }, await t.token(tenant.operador), {
+        "Idempotency-Key": "deliver-once-settled",
+      });
+    expect(await (await keyed()).json()).toMatchObject({ delivery_id: open?.id, status: "pendiente" });
+    // reconcile settles it (the provider had taken it)
+    await db.superuser("update deliveries set status = 'enviada', message = 'Entregado.' where id = $1", [
+      open?.id ?? "",
+    ]);
+    const retried = await keyed();
+    expect(retried.headers.get("idempotent-replayed")).toBeNull();
+    expect(await retried.json()).toMatchObject({
+      delivery_id: open?.id,
+      status: "enviada",
+      code: "already_sent",
+      provider_message: "Entregado.",
+    });
+    // and that answer, final, is kept
+    const again = await keyed();
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await again.json()).toMatchObject({ delivery_id: open?.id, status: "enviada" });
+    expect(mail.received).toHaveLength(0);
+  });
 });

@@ -1,8 +1,9 @@
 /**
  * The bounds of DIAN mode's fields in /integrations/save and /integrations/test: each refused field
  * is a 400 naming it, DIAN is asked nothing and nothing is stored — DIAN mode's fields outside it and
- * `api_key` inside it, its settings, the certificate file (encoding, size, the key-derivation work it
- * declares: refused before any of it runs), the password and PIN, the key's size, and the url (DIAN's
+ * `api_key` inside it, its settings, the certificate file (encoding, size, its algorithms and the
+ * key-derivation work it declares: refused before any of it runs), the password and PIN, the key's
+ * size, and the url (DIAN's
  * host for the environment only, except a private target when local development allows it).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -11,7 +12,7 @@ import { CANARY_CERTIFICATE_PASSWORD } from "../../devkit/canary.ts";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createTestCertificates, type TestCertificates } from "../../devkit/dian/certificates.ts";
 import { createDianNumberingDouble, dianFields, TEST_SET_ID } from "../../devkit/dian/numbering.ts";
-import { withIterations } from "../../devkit/dian/pkcs12-files.ts";
+import { pkcs12File, withIterations } from "../../devkit/dian/pkcs12-files.ts";
 import { createTenant, type Tenant } from "../../devkit/factories.ts";
 
 let db: TestDatabase;
@@ -131,16 +132,16 @@ describe("DIAN mode's fields", () => {
       /base64/,
     ],
     [
-      "a file over 32 KiB",
-      { p12_base64: Buffer.alloc(32_769).toString("base64"), password: "x" },
+      "a file over 16 KiB",
+      { p12_base64: Buffer.alloc(16_385).toString("base64"), password: "x" },
       "certificate.p12_base64",
-      /decodes to 32769 bytes; a certificate file is at most 32768 bytes/,
+      /decodes to 16385 bytes; a certificate file is at most 16384 bytes/,
     ],
     [
-      "a text over 46,000 characters",
-      { p12_base64: "A".repeat(46_004), password: "x" },
+      "a text over 23,000 characters",
+      { p12_base64: "A".repeat(23_004), password: "x" },
       "certificate.p12_base64",
-      /at most 46000/,
+      /at most 23000/,
     ],
     ["an empty password", { p12_base64: "QUJD", password: "" }, "certificate.password", /empty/],
     [
@@ -176,10 +177,25 @@ describe("the cost of the certificate file", () => {
     await refusedNaming(
       dianFields(hostile),
       "certificate.p12_base64",
-      /^the certificate file asks for 2,000,002,048 password key-derivation iterations to open; at most 200,000 are accepted/,
+      /^the certificate file asks for 6,000,004,096 units of password key-derivation work to open \(iterations × blocks × each hash's weight; OpenSSL's defaults cost 12,288\); at most 64,000 are accepted/,
     );
     // two billion iterations at about a microsecond each would be half an hour: none of it ran
     expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it("refuses, naming it, the algorithm of the file that froze every tenant (hmacWithSHA224, 199,999 iterations)", async () => {
+    const file = withIterations(
+      pkcs12File(certs, { mac: null, key: { algorithm: "aes256", prf: "sha224", iterations: 1 } }),
+      { key: 199_999n },
+    );
+    const started = performance.now();
+    await refusedNaming(
+      dianFields({ ...certs, p12: file }),
+      "certificate.p12_base64",
+      /^the certificate file is not supported: its private key derives its key with PBKDF2 and hmacWithSHA224 \(1\.2\.840\.113549\.2\.8\);/,
+    );
+    // node-forge ran those iterations as SHA-512/224 for 5–7 s a request, holding every tenant's
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it("refuses a key outside 2048–4096 bits as a certificate DIAN mode does not take", async () => {

@@ -398,5 +398,33 @@ describe("testing a DIAN-mode credential", () => {
     expect(dian.queries.map((q) => [q.url.href, q.signer.certificate.serialNumber])).toEqual([
       [HABILITACION, certs.serialNumber],
     ]);
+    expect(saved.warnings).toBeUndefined();
+  });
+
+  it("warns about a software PIN a CUDE gives away (short, or digits only), given or saved, never repeating it", async () => {
+    const { certs, call } = await company();
+    const warned = [
+      {
+        code: "software_pin_guessable",
+        message: expect.stringMatching(
+          /^The software PIN is short: .* at least 10 random letters and digits \(16 if only digits\)/,
+        ),
+      },
+    ];
+    for (const pin of ["12345", "k7Qp2vXn9", "123456789012345"]) {
+      const response = await call("test", { ...dianFields(certs), software_pin: pin });
+      const text = await response.text();
+      expect(JSON.parse(text), pin).toMatchObject({ ok: true, warnings: warned });
+      expect(text).not.toContain(pin);
+    }
+    for (const pin of ["k7Qp2vXn9L", "1234567890123456"]) {
+      const body = IntegrationTestResponse.parse(
+        await (await call("test", { ...dianFields(certs), software_pin: pin })).json(),
+      );
+      expect(body.warnings, pin).toBeUndefined();
+    }
+    // the saved PIN is judged too when none is sent
+    expect((await call("save", { ...dianFields(certs), software_pin: "54321" })).status).toBe(200);
+    expect(await (await call("test", {})).json()).toMatchObject({ ok: true, warnings: warned });
   });
 });

@@ -101,7 +101,8 @@ describe("POST /integrations/test", () => {
       company_id: tenant.company.id,
       service: "adapter-tax",
       environment: "uat",
-      message: "Sandbox API key accepted.",
+      message: "The provider accepted the API key.",
+      provider_message: "Sandbox API key accepted.",
     });
     expect(Date.now() - Date.parse(body.checked_at)).toBeLessThan(60_000);
     expect(checksSent()).toEqual([
@@ -391,7 +392,7 @@ describe("events", () => {
         actor: company.admin.id,
         ...common,
         outcome: "ok",
-        message: "Sandbox API key accepted.",
+        message: "The provider accepted the API key.",
         api_key_hint: "1234",
         key_source: "given",
       },
@@ -418,7 +419,7 @@ describe("events", () => {
         actor: company.admin.id,
         ...common,
         outcome: "saved",
-        message: "Sandbox API key accepted.",
+        message: "The provider accepted the API key.",
         api_key_hint: "1234",
         key_source: "given",
       },
@@ -427,7 +428,7 @@ describe("events", () => {
         actor: company.admin.id,
         ...common,
         outcome: "ok",
-        message: "Sandbox API key accepted.",
+        message: "The provider accepted the API key.",
         api_key_hint: "1234",
         key_source: "saved",
       },

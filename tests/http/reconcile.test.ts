@@ -389,4 +389,37 @@ describe("delivery retries", () => {
       gave_up_reason: "gave up after 5 attempts: the provider failed",
     });
   });
+
+  it("schedules no second retry of a delivery already retried: a late failure recorded on it changes nothing", async () => {
+    // reconcile found it never received and opened its retry; the first call's failure lands after
+    const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
+    const [first] = await db.superuser<{ id: string }>(
+      `insert into deliveries (org_id, document_type, document_id, recipient, status, message)
+       values ($1, 'invoice', $2, 'x@test.example', 'error', 'never received') returning id`,
+      [tenant.org.id, invoice.id],
+    );
+    const [retry] = await db.superuser<{ id: string }>(
+      `insert into deliveries (org_id, document_type, document_id, recipient, status, attempt, retry_of)
+       values ($1, 'invoice', $2, 'x@test.example', 'pendiente', 2, $3) returning id`,
+      [tenant.org.id, invoice.id, first?.id ?? ""],
+    );
+    await db.superuser("update deliveries set retried_by = $2 where id = $1", [
+      first?.id ?? "",
+      retry?.id ?? "",
+    ]);
+    const result = await t.deps.db.asService().call("einv_delivery_retry_later", {
+      p_org_id: tenant.org.id,
+      p_delivery_id: first?.id ?? "",
+      p_send_id: first?.id ?? "",
+    });
+    expect(result).toBeNull();
+    const rows = await db.superuser<{ id: string; next_retry_at: Date | null }>(
+      "select id, next_retry_at from deliveries where document_id = $1 order by attempt",
+      [invoice.id],
+    );
+    expect(rows).toEqual([
+      { id: first?.id, next_retry_at: null },
+      { id: retry?.id, next_retry_at: null },
+    ]);
+  });
 });

@@ -263,6 +263,44 @@ describe("a slow or hostile endpoint", () => {
     expect((await deliveriesOf(invoiceId)).map((d) => d.state)).toEqual(["delivered", "delivered"]);
   });
 
+  it.each([
+    "10.1.2.3",
+    "192.168.7.9",
+    "127.0.0.5",
+    "169.254.169.254",
+    "100.64.1.2",
+    "fd12:3456::7",
+    "::ffff:10.9.8.7",
+    "fe80::1",
+  ])(
+    "never names the private address %s its name resolves to: not at save, test, send, nor in the reason kept",
+    async (address) => {
+      // the answers say a name resolves to an address that is not public — useful, and no more
+      const admin = await t.token(tenant.admin);
+      receiver.set({ status: 500 });
+      const invoiceId = await transmitted();
+      receiver.reset();
+      hooksAddress = address;
+      const save = await t.post("/webhooks/save", { org_id: tenant.org.id, url: `${HOOKS}/other` }, admin);
+      const saved = await save.text();
+      expect(save.status).toBe(400);
+      expect(saved).toContain("resolves to an address that is not public");
+      const test = await t.post("/webhooks/test", { org_id: tenant.org.id, webhook_id: endpoint.id }, admin);
+      const tested = await test.text();
+      expect(JSON.parse(tested)).toMatchObject({ ok: false, status: null });
+      await due(invoiceId);
+      await drain();
+      const kept = JSON.stringify([await deliveriesOf(invoiceId), await endpointRow()]);
+      expect(kept).toContain("resolves to an address that is not public");
+      const written = address.replace(/^::ffff:/, "");
+      for (const text of [saved, tested, kept, ...t.logs]) {
+        expect(text).not.toContain(address);
+        expect(text).not.toContain(written);
+      }
+      expect(receiver.arrivals).toBe(0);
+    },
+  );
+
   it("is not sent to once its name resolves to a private address (a rebinding), and says why", async () => {
     hooksAddress = "10.1.2.3";
     const [first] = await deliveriesOf(await transmitted());

@@ -44,7 +44,11 @@ describe("a provider call, once over", () => {
         return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
       },
     });
-    await expect(transport.checkCredential()).resolves.toEqual({ ok: true, message: "Credencial válida." });
+    await expect(transport.checkCredential()).resolves.toEqual({
+      ok: true,
+      message: "The provider accepted the API key.",
+      providerMessage: "Credencial válida.",
+    });
     if (!refs.chunk || !refs.signal) throw new Error("the provider was not called");
     expect(await survives(refs.chunk)).toBe(false);
     expect(await survives(refs.signal)).toBe(false);

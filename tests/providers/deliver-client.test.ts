@@ -145,7 +145,11 @@ describe("send", () => {
 
   it("checks the credential", async () => {
     server.use(http.get(`${BASE}/credentials/check`, () => HttpResponse.json({ ok: true, message: "ok" })));
-    await expect(client.checkCredential()).resolves.toEqual({ ok: true, message: "ok" });
+    await expect(client.checkCredential()).resolves.toEqual({
+      ok: true,
+      message: "The provider accepted the API key.",
+      providerMessage: "ok",
+    });
   });
 });
 

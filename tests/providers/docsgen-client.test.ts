@@ -166,11 +166,16 @@ describe("render", () => {
 describe("checkCredential", () => {
   it("answers ok, or ok: false for a refused key", async () => {
     server.use(http.get(`${BASE}/credentials/check`, () => HttpResponse.json({ ok: true, message: "fine" })));
-    await expect(client.checkCredential()).resolves.toEqual({ ok: true, message: "fine" });
+    await expect(client.checkCredential()).resolves.toEqual({
+      ok: true,
+      message: "The provider accepted the API key.",
+      providerMessage: "fine",
+    });
     server.use(http.get(`${BASE}/credentials/check`, () => errorResponse(403, "unauthorized", API_KEY)));
     const check = await client.checkCredential();
     expect(check).toMatchObject({ ok: false });
     expect(check.message).not.toContain(API_KEY);
+    expect(check.providerMessage).toBe("[redacted]");
   });
 });
 

@@ -289,7 +289,11 @@ describe("a pinned fetch", () => {
       timeoutMs: 2_000,
       fetch: createPinnedFetch(nodeConnect().connect, ["127.0.0.1"]),
     });
-    expect(await transport.checkCredential()).toEqual({ ok: true, message: "fine" });
+    expect(await transport.checkCredential()).toEqual({
+      ok: true,
+      message: "The provider accepted the API key.",
+      providerMessage: "fine",
+    });
   });
 });
 

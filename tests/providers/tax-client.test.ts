@@ -106,7 +106,8 @@ describe("submit", () => {
       status: 503,
       maybeProcessed: true,
     });
-    expect(error.message).toContain("DIAN no responde");
+    expect(error.message).toBe("The tax provider failed on the document submission (HTTP 503).");
+    expect(error.providerMessage).toBe("DIAN no responde");
   });
 
   it("reports a lost connection as unavailable, outcome unknown", async () => {
@@ -230,7 +231,11 @@ describe("query", () => {
 describe("checkCredential", () => {
   it("answers ok for an accepted key", async () => {
     server.use(http.get(`${BASE}/credentials/check`, () => HttpResponse.json({ ok: true, message: "fine" })));
-    await expect(client.checkCredential()).resolves.toEqual({ ok: true, message: "fine" });
+    await expect(client.checkCredential()).resolves.toEqual({
+      ok: true,
+      message: "The provider accepted the API key.",
+      providerMessage: "fine",
+    });
   });
 
   it("answers ok: false for 401 and 403 instead of throwing", async () => {

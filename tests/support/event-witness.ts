@@ -91,22 +91,22 @@ export async function expectEveryEventReceived(
   received: readonly ReceivedMessage[],
   afterEventId: number,
 ): Promise<void> {
-  const events = await db.superuser<{ id: string; document_id: string }>(
-    `select 'evt_' || id as id, document_id::text from einv_private.outbox
-      where org_id = $1 and id > $2 order by id`,
+  const events = await db.superuser<{ id: string; document_id: string; sequence: number }>(
+    `select einv_private.event_payload(o) ->> 'id' as id, document_id::text, sequence::int as sequence
+       from einv_private.outbox o where org_id = $1 and o.id > $2 order by o.id`,
     [orgId, afterEventId],
   );
   const taken = received.filter((m) => m.answered >= 200 && m.answered < 300);
   expect([...new Set(taken.map((m) => m.id))].sort()).toEqual(events.map((e) => e.id).sort());
   expect(received.filter((m) => !events.some((e) => e.id === m.id))).toEqual([]);
-  const documentOf = new Map(events.map((e) => [e.id, e.document_id]));
+  const byId = new Map(events.map((e) => [e.id, e]));
   const firstArrivals = new Map<string, number[]>();
   for (const message of taken) {
-    const document = documentOf.get(message.id) ?? "";
-    const order = firstArrivals.get(document) ?? [];
-    const n = Number(message.id.slice("evt_".length));
+    const event = byId.get(message.id);
+    const order = firstArrivals.get(event?.document_id ?? "") ?? [];
+    const n = event?.sequence ?? 0;
     if (!order.includes(n)) order.push(n);
-    firstArrivals.set(document, order);
+    firstArrivals.set(event?.document_id ?? "", order);
   }
   for (const order of firstArrivals.values()) expect(order).toEqual([...order].sort((a, b) => a - b));
 }

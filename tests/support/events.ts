@@ -6,7 +6,11 @@
 import type { TestDatabase } from "../../devkit/database.ts";
 
 export interface OutboxEvent {
+  /** The outbox's own row id (its order of writing), never shown to anyone. */
   id: string;
+  /** The event's id as receivers see it (`evt_…`, the webhook-id), and its place among its document's. */
+  event_id: string;
+  sequence: number;
   kind: string;
   document_id: string;
   status: string;
@@ -16,7 +20,9 @@ export interface OutboxEvent {
 /** A document's events (or a company's credential events), in the order they were written. */
 export function eventsOf(db: TestDatabase, documentId: string): Promise<OutboxEvent[]> {
   return db.superuser<OutboxEvent>(
-    `select o.id::text as id, o.kind, o.document_id::text as document_id, o.status, o.code
+    `select o.id::text as id, einv_private.event_payload(o) ->> 'id' as event_id,
+            (einv_private.event_payload(o) -> 'sequence')::int as sequence,
+            o.kind, o.document_id::text as document_id, o.status, o.code
        from einv_private.outbox o where o.document_id = $1 order by o.id`,
     [documentId],
   );

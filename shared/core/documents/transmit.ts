@@ -42,7 +42,12 @@ export interface TransmitResult {
   /** The authority's own message and rules, when it answered in this call. */
   authority_message?: string;
   authority_rules?: AuthorityRule[];
+  /** A provider's own words about its failure in this call (never stored, never in `message`). */
+  provider_message?: string;
 }
+
+/** An outcome to record, and the provider's own words about a failure, which are answered, not stored. */
+type Decided = RecordedOutcome & { provider_message?: string };
 
 export interface TransmitContext {
   serviceDb: DbScope;
@@ -165,7 +170,7 @@ async function processClaim<K extends DocumentKind>(
   limit: LimitFunction,
 ): Promise<TransmitResult> {
   const progress: Progress = { submittedWith: null };
-  let outcome: RecordedOutcome;
+  let outcome: Decided;
   try {
     outcome = await limit(() => decide(ctx, kind, orgId, entry, progress));
   } catch (error) {
@@ -183,13 +188,14 @@ async function processClaim<K extends DocumentKind>(
         : unknownOutcome("an internal error interrupted the transmission", progress.submittedWith);
   }
   outcome = restamped(entry, outcome);
+  const { provider_message, ...toRecord } = outcome;
   try {
     const recorded = await ctx.serviceDb.call("einv_document_record", {
       p_org_id: orgId,
       p_kind: kind.kind,
       p_document_id: entry.document_id,
       p_attempt: entry.attempt,
-      p_outcome: storable(outcome),
+      p_outcome: storable(toRecord),
     });
     // A draft released without sending is still an `error` entry for this call.
     const { code, message, authority_message, authority_rules } = recorded;
@@ -200,6 +206,7 @@ async function processClaim<K extends DocumentKind>(
       message,
       ...(authority_message === null ? {} : { authority_message }),
       ...(authority_rules?.length ? { authority_rules } : {}),
+      ...(provider_message ? { provider_message } : {}),
     };
   } catch (error) {
     ctx.log.error("could not record a transmit outcome", {
@@ -245,7 +252,7 @@ async function decide<K extends DocumentKind>(
   orgId: string,
   entry: Claimed<K>,
   progress: Progress,
-): Promise<RecordedOutcome> {
+): Promise<Decided> {
   // A document that may be at the provider is never judged locally first: it is asked about.
   const mayBeThere = entry.action === "query";
   let adapter: TaxAdapter;
@@ -253,9 +260,12 @@ async function decide<K extends DocumentKind>(
     adapter = await ctx.providers.taxAdapter(orgId, entry.company_id, entry.environment);
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    return mayBeThere
-      ? unknownOutcome(`could not ask the provider about the earlier attempt: ${error.message}`)
-      : notSent(kind, entry, credentialCode(error), error.message, { stage: "credential" });
+    return withWords(
+      error,
+      mayBeThere
+        ? unknownOutcome(`could not ask the provider about the earlier attempt: ${error.message}`)
+        : notSent(kind, entry, credentialCode(error), error.message, { stage: "credential" }),
+    );
   }
 
   let key = entry.attempt;
@@ -265,8 +275,9 @@ async function decide<K extends DocumentKind>(
       known = await adapter.query(entry.document_id, lookupOf(kind, entry.document, entry.environment, null));
     } catch (error) {
       if (error instanceof ProviderError || error instanceof DomainError) {
-        return unknownOutcome(
-          `could not confirm the earlier attempt (${error.message}); nothing was re-sent`,
+        return withWords(
+          error,
+          unknownOutcome(`could not confirm the earlier attempt (${error.message}); nothing was re-sent`),
         );
       }
       throw error;
@@ -311,7 +322,7 @@ async function submit(
   request: SubmitDocumentRequest,
   key: number,
   progress: Progress,
-): Promise<RecordedOutcome> {
+): Promise<Decided> {
   const sleep = ctx.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   for (let retry = 0; ; retry++) {
     try {
@@ -326,9 +337,12 @@ async function submit(
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
       if (error.maybeProcessed) {
-        return unknownOutcome(
-          `${error.message} The outcome is unknown; it will be confirmed before any resend`,
-          key,
+        return withWords(
+          error,
+          unknownOutcome(
+            `${error.message} The outcome is unknown; it will be confirmed before any resend`,
+            key,
+          ),
         );
       }
       // Refused without processing (rate limited, credential, request): as if never sent.
@@ -339,9 +353,12 @@ async function submit(
         await sleep(wait * 1000);
         continue;
       }
-      return notSent(kind, entry, refusalCode(error), `the provider refused it: ${error.message}`, {
-        kind: error.kind,
-      });
+      return withWords(
+        error,
+        notSent(kind, entry, refusalCode(error), `the provider refused it: ${error.message}`, {
+          kind: error.kind,
+        }),
+      );
     }
   }
 }
@@ -380,6 +397,12 @@ function refusalCode(error: ProviderError): "credential_required" | "not_sent_re
   if (error instanceof ProviderUnauthorizedError) return "credential_required";
   if (error.kind === "rejected" || error.kind === "malformed") return "provider_refused";
   return "not_sent_retry";
+}
+
+/** `outcome`, with the provider's own words about `error` beside it, when it gave any. */
+function withWords(error: Error, outcome: RecordedOutcome): Decided {
+  const words = error instanceof ProviderError ? error.providerMessage : undefined;
+  return words ? { ...outcome, provider_message: words } : outcome;
 }
 
 function unknownOutcome(message: string, submittedWith?: number): RecordedOutcome {

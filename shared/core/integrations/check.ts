@@ -57,7 +57,14 @@ export async function planCheck(
         const call = { base: reached.base, fetch: reached.fetch, apiKey: key.key, timeoutMs: ctx.timeoutMs };
         return { ...(await ctx.checks.protocolKey(input, call)), secret: key.key };
       } catch (error) {
-        if (error instanceof ProviderError) return { ok: false, message: error.message, failure: error };
+        if (error instanceof ProviderError) {
+          return {
+            ok: false,
+            message: error.message,
+            failure: error,
+            ...(error.providerMessage ? { providerMessage: error.providerMessage } : {}),
+          };
+        }
         throw error;
       }
     },

@@ -83,7 +83,9 @@ export async function saveCredential({
       log,
     );
     const what = plan.mode === "dian" ? "credential" : "key";
-    throw new CredentialRejectedError(`The ${what} was not saved: ${outcome.message}`);
+    throw new CredentialRejectedError(`The ${what} was not saved: ${outcome.message}`, {
+      providerMessage: outcome.providerMessage,
+    });
   }
   const saved = await ctx.serviceDb.call("einv_integration_save", {
     ...credentialWhere(input),

@@ -12,6 +12,7 @@ import type {
   CertificateSummary,
   CheckResult,
   CredentialInput,
+  CredentialWarning,
   IntegrationContext,
 } from "../../ports/providers/credentials.ts";
 import type { ProviderService } from "../../ports/providers/errors.ts";
@@ -30,6 +31,10 @@ export interface TestCredentialResult {
   checked_at: string;
   /** DIAN mode: the certificate tested, once it opened. */
   certificate?: CertificateSummary;
+  /** DIAN mode: what to fix whatever the verdict (a PIN a CUDE gives away). */
+  warnings?: CredentialWarning[];
+  /** The provider's (or DIAN's) own words about the key or its failure, beside our `message`. */
+  provider_message?: string;
 }
 
 export async function testCredential({
@@ -77,5 +82,7 @@ export async function testCredential({
     message: outcome.message,
     checked_at: (ctx.now?.() ?? new Date()).toISOString(),
     ...(outcome.certificate ? { certificate: outcome.certificate } : {}),
+    ...(outcome.warnings ? { warnings: outcome.warnings } : {}),
+    ...(outcome.providerMessage ? { provider_message: outcome.providerMessage } : {}),
   };
 }

@@ -49,7 +49,10 @@ export interface CertificateSummary {
 
 export interface CheckOutcome {
   ok: boolean;
+  /** Ours, in English. */
   message: string;
+  /** The provider's own words (its verdict on the key, or about its failure), when it gave any. */
+  providerMessage?: string;
   /**
    * Why there is no verdict: the provider gave no usable answer (timeout, unreachable, garbage, 5xx,
    * 429), or (DIAN mode) the check cannot be made here.
@@ -63,6 +66,14 @@ export interface CheckResult extends CheckOutcome {
   secret?: string;
   /** DIAN mode: the certificate checked, once it opened. */
   certificate?: CertificateSummary;
+  /** DIAN mode: what to fix whatever the verdict (a PIN a CUDE gives away). */
+  warnings?: CredentialWarning[];
+}
+
+/** Something the admin should fix although the check may pass. */
+export interface CredentialWarning {
+  code: "software_pin_guessable";
+  message: string;
 }
 
 /** A credential check, planned from the request and the saved row: what it will check, and the check. */

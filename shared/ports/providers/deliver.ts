@@ -6,7 +6,7 @@
  * recipient) is an outcome with status `rejected`, not an error.
  */
 import { z } from "zod";
-import type { CredentialCheck } from "./protocol.ts";
+import type { CredentialVerdict } from "./protocol.ts";
 
 /** One attachment's decoded size limit, and the limit of all of a message's attachments together. */
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
@@ -109,7 +109,7 @@ export interface DeliveryChannel {
    */
   query(reference: string): Promise<DeliveryOutcome | null>;
   /** Whether the configured key authenticates; `ok: false` when the provider refuses it. */
-  checkCredential(): Promise<CredentialCheck>;
+  checkCredential(): Promise<CredentialVerdict>;
 }
 
 /** The idempotency key of a delivery: one per delivery record, kept across resends of it. */

@@ -9,7 +9,7 @@ import {
   AuthorityCode,
   BillingReference,
   Correction,
-  type CredentialCheck,
+  type CredentialVerdict,
   Issuer,
   presentOnlyWhen,
   requireValidation,
@@ -102,7 +102,7 @@ export interface DocumentGenerator {
    */
   render(request: RenderRequest): Promise<Uint8Array>;
   /** Whether the configured key authenticates; `ok: false` when the provider refuses it. */
-  checkCredential(): Promise<CredentialCheck>;
+  checkCredential(): Promise<CredentialVerdict>;
 }
 
 const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // %PDF-

@@ -55,10 +55,16 @@ interface ProviderErrorInit {
   maybeProcessed: boolean;
   status?: number;
   providerCode?: string;
+  /** The provider's (or DIAN's) own words about the failure, as it wrote them, one line, bounded. */
+  providerMessage?: string | undefined;
   cause?: unknown;
 }
 
-/** Base of every provider failure. `message` is safe to show: it never holds a key or a token. */
+/**
+ * Base of every provider failure. `message` is ours, in English, and safe to show: it never holds a
+ * key or a token, nor the provider's own words, which are `providerMessage` (answered beside it as
+ * `provider_message`).
+ */
 export abstract class ProviderError extends DomainError {
   abstract readonly kind: ProviderErrorKind;
   /** Which of the company's providers failed. */
@@ -74,6 +80,8 @@ export abstract class ProviderError extends DomainError {
   readonly status: number | undefined;
   /** The provider's `error.code`, when it sent one. */
   readonly providerCode: string | undefined;
+  /** The provider's own words, when it gave any (already scrubbed of the key: ./transport.ts). */
+  readonly providerMessage: string | undefined;
 
   constructor(message: string, init: ProviderErrorInit) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -83,6 +91,7 @@ export abstract class ProviderError extends DomainError {
     this.maybeProcessed = init.maybeProcessed;
     this.status = init.status;
     this.providerCode = init.providerCode;
+    this.providerMessage = init.providerMessage || undefined;
   }
 }
 
@@ -174,10 +183,9 @@ function fromResponse(
 ): ProviderError {
   const { status, operation, providerCode } = raw;
   const who = SERVICE_LABEL[service];
-  const detail = raw.providerMessage ? `: ${raw.providerMessage}` : ".";
-  const base = { service, operation, status, providerCode };
+  const base = { service, operation, status, providerCode, providerMessage: raw.providerMessage };
   if (status === 401 || status === 403) {
-    return new ProviderUnauthorizedError(`The ${who} rejected the credential (HTTP ${status})${detail}`, {
+    return new ProviderUnauthorizedError(`The ${who} rejected the credential (HTTP ${status}).`, {
       ...base,
       maybeProcessed: false,
     });
@@ -196,23 +204,20 @@ function fromResponse(
     });
   }
   if (status >= 500 && status <= 599) {
-    return new ProviderUnavailableError(`The ${who} failed on the ${what} (HTTP ${status})${detail}`, {
+    return new ProviderUnavailableError(`The ${who} failed on the ${what} (HTTP ${status}).`, {
       ...base,
       maybeProcessed: true,
     });
   }
   if (status === 409 && providerCode === "idempotency_conflict") {
     // The key is already bound to a body the provider stored: something went through before.
-    return new ProviderRejectedError(
-      `The ${who} already holds another request under this key (HTTP 409)${detail}`,
-      {
-        ...base,
-        maybeProcessed: true,
-      },
-    );
+    return new ProviderRejectedError(`The ${who} already holds another request under this key (HTTP 409).`, {
+      ...base,
+      maybeProcessed: true,
+    });
   }
   if (status >= 400 && status <= 499) {
-    return new ProviderRejectedError(`The ${who} refused the ${what} (HTTP ${status})${detail}`, {
+    return new ProviderRejectedError(`The ${who} refused the ${what} (HTTP ${status}).`, {
       ...base,
       maybeProcessed: false,
     });

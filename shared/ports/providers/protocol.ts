@@ -264,6 +264,15 @@ export function requireValidation(
 export const CredentialCheck = z.object({ ok: z.boolean(), message: z.string().max(1000) });
 export type CredentialCheck = z.infer<typeof CredentialCheck>;
 
+/** A credential check as the service words it: our sentence, and the provider's own words beside it. */
+export interface CredentialVerdict {
+  ok: boolean;
+  /** Ours, in English. */
+  message: string;
+  /** The provider's own words about the key, as it wrote them (key cut out), when it gave any. */
+  providerMessage?: string;
+}
+
 /** Error codes a provider answers with; unknown codes are tolerated and treated by HTTP status. */
 export const PROVIDER_ERROR_CODES = [
   "invalid_json",
@@ -375,7 +384,7 @@ export interface TaxAdapter {
     expected: { authorityCode: string; lookup?: DocumentLookup },
   ): Promise<Uint8Array>;
   /** Whether the configured key authenticates; `ok: false` when the provider refuses it. */
-  checkCredential(): Promise<CredentialCheck>;
+  checkCredential(): Promise<CredentialVerdict>;
 }
 
 /** "119000.00" → 11900000n. */

@@ -7,7 +7,7 @@
  * re-serialised (the AttachedDocument carries them as they came, ./attached-document.ts).
  */
 import { DOMParser, type Element } from "@xmldom/xmldom";
-import { deeperThan, MAX_DEPTH } from "./soap-reader.ts";
+import { MAX_DEPTH, nestingProblem } from "./soap-reader.ts";
 
 const NS = {
   root: "urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2",
@@ -72,8 +72,10 @@ export function readApplicationResponse(bytes: Uint8Array): ApplicationResponseF
   }
   const text = utf8Text(bytes, "the ApplicationResponse");
   if (text.includes("<!DOCTYPE")) throw new RangeError("the ApplicationResponse has a DTD");
-  if (deeperThan(text, MAX_DEPTH))
+  const nesting = nestingProblem(text, MAX_DEPTH);
+  if (nesting === "too deep")
     throw new RangeError(`the ApplicationResponse nests more than ${MAX_DEPTH} deep`);
+  if (nesting) throw new RangeError("the ApplicationResponse is not well-formed XML");
   let root: Element | null;
   try {
     const parser = new DOMParser({

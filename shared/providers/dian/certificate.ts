@@ -2,10 +2,11 @@
  * The company's signing certificate, opened from the PKCS#12 file its certification authority
  * issued, with its password. node-forge reads the PKCS#12 (pure JavaScript: the AES/PBES2 files
  * OpenSSL 3 writes and the RC2-40 and 3DES files older tools and Windows write, which WebCrypto
- * cannot decrypt); the private key then goes into WebCrypto, which signs. Opening is slow (the
- * password's key derivation runs in JavaScript): open once per credential, sign many times — or keep
- * the opened key (`readPkcs12`'s PKCS#8) sealed and rebuild the signer from it (`signerFromParts`).
- * The file's declared key-derivation work is checked before any of it runs (./pkcs12-cost.ts).
+ * cannot decrypt); the private key then goes into WebCrypto, which signs. Opening costs the
+ * password's key derivations (milliseconds to a hundred): open once per credential, sign many times —
+ * or keep the opened key (`readPkcs12`'s PKCS#8) sealed and rebuild the signer from it (`signerFromParts`).
+ * The file's algorithms and declared key-derivation work are checked before any of it runs
+ * (./pkcs12-cost.ts), and its PBKDF2 runs natively (./pbkdf2.ts).
  */
 import { createHash } from "node:crypto";
 import forgeModule from "node-forge";
@@ -121,8 +122,8 @@ export interface Pkcs12Contents {
 
 /**
  * Opens a PKCS#12 (`.p12`/`.pfx`) with its password. Throws CertificateError with a plain reason, or
- * Pkcs12CostError (./pkcs12-cost.ts) when the file declares more key-derivation work than the cap,
- * before running any of it.
+ * a Pkcs12RefusedError (./pkcs12-cost.ts) when the file uses an algorithm not accepted or declares
+ * more key-derivation work than the cap, before running any of it.
  */
 export async function openPkcs12(p12: Uint8Array, password: string): Promise<Signer> {
   const { certificate, pkcs8 } = readPkcs12(p12, password);

@@ -12,6 +12,8 @@
  * `openDianCredential` — what the DIAN adapter will call — so a save proves the stored form opens.
  * No message holds the password, the PIN or key material.
  */
+
+import { GUESSABLE_PIN_WARNING, isGuessablePin } from "../../co/software-pin.ts";
 import { type SecretBox, SecretBoxError } from "../../crypto/secret-box.ts";
 import { BusinessRuleError, FieldError } from "../../kernel/errors.ts";
 import type { StoredCredential } from "../../ports/db/catalogue.ts";
@@ -39,15 +41,15 @@ import {
 import { type DianSettings, dianUrlProblem, parseDianSettings } from "./mode.ts";
 import { type NumberingVerdict, numberingVerdict } from "./numbering.ts";
 import type { DianNumbering, NumberingRangeQuery } from "./numbering-query.ts";
-import { Pkcs12CostError } from "./pkcs12-cost.ts";
+import { Pkcs12RefusedError } from "./pkcs12-cost.ts";
 import { DIAN_URLS } from "./service.ts";
 
 /** RSA keys DIAN's certification authorities issue; a bigger one would make every signature slow. */
 const KEY_BITS = { min: 2048, max: 4096 } as const;
 /**
  * The sealed plaintext's bound: sealed (16 bytes of tag, base64url, `v1:` and the IV) it stays under
- * the database's 65,536 characters of ciphertext (…_integrations.sql). A 32 KiB file's key and
- * certificate come to at most about 44,000 (base64 in JSON); this catches what would not fit.
+ * the database's 65,536 characters of ciphertext (…_integrations.sql). A 16 KiB file's key and
+ * certificate come to at most about 22,000 (base64 in JSON); this catches what would not fit.
  */
 const MAX_SEALED_CHARS = 49_000;
 
@@ -133,8 +135,9 @@ function planDian(
 
 /**
  * Runs the checks of `plan`. Throws RefusedUrlError / SavedUrlRefusedError when the url is refused
- * (before anything is opened or sent) and FieldError when the certificate file declares more
- * key-derivation work than the cap (before any of it runs); everything else is an outcome.
+ * (before anything is opened or sent) and FieldError when the certificate file uses an algorithm not
+ * accepted or declares more key-derivation work than the cap (before any of it runs); everything
+ * else is an outcome.
  */
 async function checkDian(
   input: CredentialInput,
@@ -150,6 +153,22 @@ async function checkDian(
   });
   const parts = await credentialParts(input, plan, ctx.secretBox);
   if ("problem" in parts) return { ok: false, message: parts.problem };
+  const outcome = await checkParts(input, plan, ctx, numbering, rule, issuer, parts);
+  return isGuessablePin(parts.parts.softwarePin)
+    ? { ...outcome, warnings: [{ code: "software_pin_guessable", message: GUESSABLE_PIN_WARNING }] }
+    : outcome;
+}
+
+/** checkDian's checks once the parts to seal are known: they open, are the company's, and DIAN knows them. */
+async function checkParts(
+  input: CredentialInput,
+  plan: DianPlan,
+  ctx: IntegrationContext,
+  numbering: DianNumbering,
+  rule: (url: URL) => string | null,
+  issuer: { nit: string; check_digit: string },
+  parts: { parts: DianCredentialParts; keyBits: number | null },
+): Promise<CheckResult> {
   const plaintext = dianCredentialPlaintext(parts.parts);
   if (plaintext.length > MAX_SEALED_CHARS) {
     throw new FieldError("certificate.p12_base64", "holds a key and certificate too large to keep");
@@ -188,7 +207,13 @@ async function checkDian(
     });
   } catch (error) {
     if (error instanceof ProviderError)
-      return { ok: false, message: error.message, failure: error, certificate };
+      return {
+        ok: false,
+        message: error.message,
+        failure: error,
+        certificate,
+        ...(error.providerMessage ? { providerMessage: error.providerMessage } : {}),
+      };
     throw error;
   }
   if (!verdict.ok)
@@ -209,7 +234,7 @@ async function checkDian(
 /**
  * The parts to seal: the given certificate file opened (its key and leaf), the given PIN, and the
  * saved ones for what was not given. `{ problem }` when the file does not open or the saved parts
- * cannot be read; FieldError when the file declares too much key-derivation work.
+ * cannot be read; FieldError when the file is refused before opening (./pkcs12-cost.ts).
  */
 async function credentialParts(
   input: CredentialInput,
@@ -243,7 +268,7 @@ async function credentialParts(
       keyBits: opened.keyBits,
     };
   } catch (error) {
-    if (error instanceof Pkcs12CostError) throw new FieldError("certificate.p12_base64", error.message);
+    if (error instanceof Pkcs12RefusedError) throw new FieldError("certificate.p12_base64", error.message);
     if (error instanceof CertificateError)
       return { problem: `The certificate does not open: ${error.message}.` };
     throw error;

@@ -15,7 +15,7 @@
  * - `89` a track id empty or under 20 characters (`CheckTrackIdFormat`);
  * - `500` "Ha ocurrido un error. Por favor inténtentelo de nuevo." (any exception).
  *
- * Our words are English; DIAN's stay DIAN's (`authorityMessage`, or quoted as DIAN's in an error).
+ * Our words are English; DIAN's stay DIAN's (`authorityMessage`, or an error's `providerMessage`).
  */
 import { ProviderRejectedError, ProviderUnauthorizedError } from "../../ports/providers/errors.ts";
 import type { EventResponse } from "./answers.ts";
@@ -38,7 +38,6 @@ const base = { service: "adapter-tax" as const, operation: "attached_document" a
  */
 export function documentCopy(answer: EventResponse, expected: ExpectedDocument): DocumentCopy {
   const words = quote(answer.message ?? "");
-  const said = words ? ` DIAN said: "${words}"` : "";
   switch (answer.code) {
     case "100":
       if (!answer.xml || answer.xml.byteLength === 0) {
@@ -53,8 +52,8 @@ export function documentCopy(answer: EventResponse, expected: ExpectedDocument):
       };
     case "401":
       throw new ProviderUnauthorizedError(
-        `DIAN says the company's certificate may not read this document (401): the certificate must be the issuer's, or of a provider the issuer authorized in DIAN's portal.${said}`,
-        { ...base, maybeProcessed: false, providerCode: "401" },
+        "DIAN says the company's certificate may not read this document (401): the certificate must be the issuer's, or of a provider the issuer authorized in DIAN's portal.",
+        { ...base, maybeProcessed: false, providerCode: "401", providerMessage: words },
       );
     case "500":
       throw dianError(OPERATION, {
@@ -66,8 +65,8 @@ export function documentCopy(answer: EventResponse, expected: ExpectedDocument):
     case "89":
     case "206":
       throw new ProviderRejectedError(
-        `DIAN refused to hand over its copy of the document (code ${answer.code}).${said}`,
-        { ...base, maybeProcessed: false, providerCode: answer.code },
+        `DIAN refused to hand over its copy of the document (code ${answer.code}).`,
+        { ...base, maybeProcessed: false, providerCode: answer.code, providerMessage: words },
       );
     default:
       throw malformedAnswer(

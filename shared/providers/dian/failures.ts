@@ -106,13 +106,20 @@ export function dianError(operation: DianOperation, failure: DianFailure): Provi
     case "status":
       return failure.unavailable
         ? new ProviderUnavailableError(
-            `DIAN's service failed on ${operation} (status ${failure.statusCode}: ${quote(failure.description)}).${unknown}`,
-            { ...base, maybeProcessed: send, providerCode: failure.statusCode },
+            `DIAN's service failed on ${operation} (status ${failure.statusCode}).${unknown}`,
+            {
+              ...base,
+              maybeProcessed: send,
+              providerCode: failure.statusCode,
+              providerMessage: quote(failure.description),
+            },
           )
-        : new ProviderRejectedError(
-            `DIAN refused ${operation} (status ${failure.statusCode}: ${quote(failure.description)}).`,
-            { ...base, maybeProcessed: false, providerCode: failure.statusCode },
-          );
+        : new ProviderRejectedError(`DIAN refused ${operation} (status ${failure.statusCode}).`, {
+            ...base,
+            maybeProcessed: false,
+            providerCode: failure.statusCode,
+            providerMessage: quote(failure.description),
+          });
     case "fault":
       return faultError(operation, failure.status, failure.fault, unknown);
     case "http":
@@ -131,8 +138,9 @@ function faultError(
     service: "adapter-tax" as const,
     status,
     providerCode: fault.code.local,
+    providerMessage: quote(fault.reason),
   };
-  const said = `SOAP Fault ${fault.code.local}${fault.reason ? `: ${quote(fault.reason)}` : ""}`;
+  const said = `SOAP Fault ${fault.code.local}`;
   const security =
     fault.subcodes.some((s) => s.namespace === WSSE_NAMESPACE && SECURITY_SUBCODES.has(s.local)) ||
     SECURITY_REASON.test(fault.reason);

@@ -171,8 +171,8 @@ function documentOutcome(
     authorityMessage: words,
     rules: [{ code, kind: "rechazo", message: cut(words || "(DIAN gave no reason)", MAX_RULE_MESSAGE) }],
     message: /set de prueba/i.test(words)
-      ? `DIAN did not validate the document and answered about the test set instead: ${quote(words)} Once the test set is accepted, send documents with SendBillSync.`
-      : `DIAN did not validate the document (status ${code}): ${quote(words) || "no reason given"}`,
+      ? "DIAN did not validate the document and answered about the test set instead (see authority_message). Once the test set is accepted, send documents with SendBillSync."
+      : `DIAN did not validate the document (status ${code})${words ? "; see authority_message" : ", giving no reason"}.`,
   };
 }
 
@@ -250,15 +250,15 @@ function pending(statusCode: string, message: string, authority: string): DianOu
 
 /** Our words for a document DIAN did not take in (89), by what DIAN said. */
 function notTakenIn(words: string): string {
-  const said = quote(words) || "no reason given";
+  // DIAN's own words are the outcome's authority_message, not part of ours
   if (/no autorizado/i.test(words)) {
-    return `DIAN did not take the document: the certificate's NIT may not send documents for this issuer (${said}). Authorize the software (or the certificate's holder) for the issuer in DIAN's portal, then send it again.`;
+    return "DIAN did not take the document: the certificate's NIT may not send documents for this issuer. Authorize the software (or the certificate's holder) for the issuer in DIAN's portal, then send it again.";
   }
   if (/solo puede recibir un documento|m[aá]s de un xml|ning[uú]n documento xml/i.test(words)) {
-    return `DIAN did not take the document: the ZIP must hold exactly one XML (${said}).`;
+    return "DIAN did not take the document: the ZIP must hold exactly one XML.";
   }
   if (/parsear|namespace|xml/i.test(words)) {
-    return `DIAN could not read the document's XML (${said}). Nothing was processed; fix the document and send it again.`;
+    return "DIAN could not read the document's XML. Nothing was processed; fix the document and send it again.";
   }
-  return `DIAN did not take the document in (${said}). Nothing was processed; fix the cause and send it again.`;
+  return `DIAN did not take the document in${words ? " (see authority_message)" : ", giving no reason"}. Nothing was processed; fix the cause and send it again.`;
 }

@@ -2,47 +2,83 @@
  * What opening a PKCS#12 will cost, read before any of it is paid. Every password-based step of a
  * PKCS#12 — the MAC key, each encrypted SafeContents, each shrouded private key — derives a key from
  * the password with as many iterations as the file itself declares (RFC 7292 §4 MacData.iterations,
- * Appendix C pkcs-12PbeParams; RFC 8018 PBKDF2-params.iterationCount), and node-forge runs those
- * derivations in JavaScript, synchronously. A file that declares a billion iterations would hold the
- * process for hours, so the counts are read from the ASN.1 first and the file is refused when their
- * sum is over a cap.
+ * Appendix C pkcs-12PbeParams; RFC 8018 PBKDF2-params.iterationCount), synchronously, on the thread
+ * that serves every tenant. So the algorithms are read from the ASN.1 first and held to an
+ * allow-list (./pkcs12-algorithms.ts), the work each step asks for is counted as it will really be
+ * done — iterations × the blocks derived × the hash's weight — and the file is refused when the sum
+ * is over a cap, before any derivation runs.
  *
- * The counts of the MAC, of the encrypted SafeContents and of the shrouded keys in plain SafeContents
- * are in view without the password. A shrouded key inside an encrypted SafeContents is not: those
- * SafeContents are decrypted here first (their cost is within the cap by then), their keys' counts
- * read, and only then does node-forge open the file (deriving those SafeContents' keys a second time,
- * which the sum counts). OpenSSL, Windows and Java put the key in plain SafeContents and the
- * certificates in encrypted ones, so the second pass costs a few milliseconds.
+ * The steps in view without the password are the MAC, the encrypted SafeContents and the shrouded
+ * keys in plain SafeContents. A shrouded key inside an encrypted SafeContents is not: those
+ * SafeContents are decrypted here first (their cost is within the cap by then), their keys read, and
+ * only then does node-forge open the file (deriving those SafeContents' keys a second time, which
+ * the sum counts). OpenSSL, Windows and Java put the key in plain SafeContents and the certificates
+ * in encrypted ones.
+ *
+ * The structure is read no more loosely than node-forge reads it (every tag and class checked, the
+ * PBKDF2 parameters in RFC 8018's order only), so what is counted here is what forge will derive.
  */
 import forgeModule from "node-forge";
+import { useNativePbkdf2 } from "./pbkdf2.ts";
+import {
+  ACCEPTED,
+  algorithmName,
+  blocks,
+  type Hash,
+  type Kdf,
+  MAC_DIGESTS,
+  PBES2,
+  PBES2_CIPHERS,
+  PBKDF2,
+  PBKDF2_PRFS,
+  PKCS12_PBES,
+  WEIGHTS,
+} from "./pkcs12-algorithms.ts";
+
+// every PKCS#12 this service opens is checked here first: from then on forge's PBKDF2 is native
+useNativePbkdf2();
 
 /**
- * The most key-derivation iterations opening one file may cost, all steps summed (the second pass
- * included). Files in the wild: OpenSSL 3 writes 2,048 per step (8,192 summed here for its layout;
- * it opens in about 25 ms on Deno, 45 ms on Node), Windows 2,000, Java's keytool 10,000. Measured
- * on the development machine (node-forge 1.4.3): an OpenSSL AES file of 49,000 iterations a step,
- * 196,000 summed, opens in about 0.5 s on Deno and 0.7 s on Node; that is what the cap allows.
- * Iterations of SHA-384/512 count twice (below), so a file at the cap costs about that whatever its hash.
+ * The most key-derivation work opening one file may cost, every step summed (the second pass
+ * included), in ./pkcs12-algorithms.ts's units (about a microsecond each on the development
+ * machine). Sized so that the costliest file the rules accept (16 KiB at most: the route's bound)
+ * opens in under 200 ms of CPU even on a worker's first request, the limit designed for
+ * (docs/deploying.md, "CPU per request"; bench/pkcs12-timing.ts measures it), and so that what tools
+ * write at their defaults is accepted: OpenSSL 3's 12,288 here, its `-legacy` 49,152, 3DES
+ * throughout 61,440 (Windows' TripleDES-SHA1, at 2,000 iterations, 60,000), Java's keytool (10,000
+ * iterations of PBES2) 60,000.
+ * BouncyCastle's 51,200 iterations of 3DES are refused, with a message saying how to export again.
  */
-export const MAX_PKCS12_ITERATIONS = 200_000;
+export const MAX_PKCS12_WORK = 64_000;
 
-/** The file declares more key-derivation work than the cap: refused before any of it ran. */
-export class Pkcs12CostError extends Error {
+/** The file is refused before any of its work ran; the message says why (a 400 for the caller). */
+export class Pkcs12RefusedError extends Error {
+  override name = "Pkcs12RefusedError";
+}
+
+/** The file declares more key-derivation work than the cap. */
+export class Pkcs12CostError extends Pkcs12RefusedError {
   override name = "Pkcs12CostError";
   constructor(
-    readonly iterations: number,
+    readonly work: number,
     readonly limit: number,
   ) {
-    const asked = Number.isFinite(iterations) ? iterations.toLocaleString("en-US") : "more than 2^53";
+    const asked = Number.isFinite(work) ? Math.ceil(work).toLocaleString("en-US") : "more than 2^53";
     super(
-      `the certificate file asks for ${asked} password key-derivation iterations ` +
-        `to open; at most ${limit.toLocaleString("en-US")} are accepted (export it again with fewer, e.g. ` +
+      `the certificate file asks for ${asked} units of password key-derivation work to open ` +
+        `(iterations × blocks × each hash's weight; OpenSSL's defaults cost 12,288); at most ` +
+        `${limit.toLocaleString("en-US")} are accepted (export it again with fewer iterations, e.g. ` +
         "`openssl pkcs12 -export -iter 2048`)",
     );
   }
 }
 
-/** The structure cannot be read as a PKCS#12 this service opens (the message says what). */
+/** The file uses an algorithm or a mode this service does not accept (named in the message). */
+export class Pkcs12UnsupportedError extends Pkcs12RefusedError {
+  override name = "Pkcs12UnsupportedError";
+}
+
+/** The structure cannot be read as a PKCS#12 (the message says what). */
 export class Pkcs12StructureError extends Error {
   override name = "Pkcs12StructureError";
 }
@@ -78,63 +114,51 @@ const SEQUENCE = 16;
 const OCTET_STRING = 4;
 const INTEGER = 2;
 const OID = 6;
+const UNIVERSAL = 0;
 const CONTEXT = 0x80;
 
 const DATA = "1.2.840.113549.1.7.1";
 const ENCRYPTED_DATA = "1.2.840.113549.1.7.6";
 const SHROUDED_KEY_BAG = "1.2.840.113549.1.12.10.1.2";
-const PBES2 = "1.2.840.113549.1.5.13";
-const PBKDF2 = "1.2.840.113549.1.5.12";
-/** pkcs-12PbeIds (RFC 7292 Appendix C) and PKCS#5 v1.5 PBES1: params are { salt, iterations }. */
-const SALT_AND_COUNT = /^1\.2\.840\.113549\.1\.(12\.1\.[1-6]|5\.(1|3|4|6|10|11))$/;
 
-/**
- * SHA-384 and SHA-512 run on 64-bit words, which JavaScript emulates: an iteration of either costs
- * node-forge about twice one of SHA-1 or SHA-256 (measured at the cap: 1.24 s against 0.65 s on Node),
- * so it counts twice. hmacWithSHA384/512 (RFC 8018 B.1.2) as PBKDF2's PRF; SHA-384/512 as the MAC's digest.
- */
-const DOUBLE_COST = new Set([
-  "1.2.840.113549.2.10",
-  "1.2.840.113549.2.11",
-  "2.16.840.1.101.3.4.2.2",
-  "2.16.840.1.101.3.4.2.3",
-]);
-const weight = (oid: string | undefined) => (oid && DOUBLE_COST.has(oid) ? 2 : 1);
+type Step = "mac" | "encrypted contents" | "private key";
 
-/** One password-based step of opening the file; `iterations` weighted by the hash's cost. */
+/** One password-based key derivation opening the file runs, as node-forge will run it. */
 export interface Pkcs12Derivation {
-  step: "mac" | "encrypted contents" | "private key";
+  step: Step;
+  kdf: Kdf;
+  hash: Hash;
   iterations: number;
+  /** Hash-length blocks derived: PBKDF2's ⌈key length ÷ hash length⌉; PKCS#12's key's and IV's. */
+  blocks: number;
+  /** iterations × blocks × the weight of one (./pkcs12-algorithms.ts). */
+  work: number;
 }
 
 /**
  * The derivations opening `p12` costs, checked against `limit` before node-forge runs any of them
  * (the only ones run here are those of encrypted SafeContents, once their sum is known to be within
- * it). Throws Pkcs12CostError over the cap, Pkcs12StructureError for what is not a PKCS#12 this
- * reads, Pkcs12PasswordError when encrypted contents do not decrypt.
+ * it). Throws Pkcs12UnsupportedError for an algorithm or mode not accepted, Pkcs12CostError over the
+ * cap, Pkcs12StructureError for what is not a PKCS#12, Pkcs12PasswordError when encrypted contents
+ * do not decrypt.
  */
 export function checkPkcs12Cost(
   p12: Uint8Array,
   password: string,
-  limit = MAX_PKCS12_ITERATIONS,
+  limit = MAX_PKCS12_WORK,
 ): Pkcs12Derivation[] {
-  const pfx = parse(binaryString(p12), false);
+  const pfx = parse(binaryString(p12));
   const [version, authSafe, macData] = children(pfx, "the file");
-  if (version?.type !== INTEGER || version.value !== "\x03" || !authSafe) {
+  if (!isUniversal(version, INTEGER) || version.value !== "\x03" || !authSafe) {
     throw structure("the file is not a PKCS#12 (PFX version 3)");
   }
   if (oidOf(child(authSafe, 0)) !== DATA) {
-    throw structure("the PKCS#12 is signed with a public key rather than a password, which is not supported");
+    throw unsupported("the PKCS#12 is signed with a public key rather than a password");
   }
   const derivations: Pkcs12Derivation[] = [];
-  if (macData) {
-    // MacData { mac DigestInfo { digestAlgorithm, digest }, macSalt, iterations DEFAULT 1 }
-    const [mac, , count] = children(macData, "the MAC");
-    const digest = mac ? oidOf(child(child(mac, 0), 0)) : undefined;
-    derivations.push({ step: "mac", iterations: (count ? integer(count) : 1) * weight(digest) });
-  }
+  if (macData) derivations.push(macDerivation(macData));
   const encrypted: { algorithm: Asn1; content: string }[] = [];
-  const authenticatedSafe = parse(octets(explicit(authSafe)), false);
+  const authenticatedSafe = parse(octets(explicit(authSafe)));
   for (const contentInfo of children(authenticatedSafe, "the contents")) {
     const type = oidOf(child(contentInfo, 0));
     const content = explicit(contentInfo);
@@ -145,15 +169,12 @@ export function checkPkcs12Cost(
       const info = child(content, 1);
       const algorithm = child(info, 1);
       const body = child(info, 2);
-      const iterations = iterationsOf(algorithm);
+      const derivation = derivationOf("encrypted contents", algorithm);
       // counted twice: decrypted here to look inside, then again by node-forge
-      derivations.push(
-        { step: "encrypted contents", iterations },
-        { step: "encrypted contents", iterations },
-      );
+      derivations.push(derivation, derivation);
       encrypted.push({ algorithm, content: typeof body.value === "string" ? body.value : joined(body) });
     } else {
-      throw structure("the PKCS#12 holds contents encrypted with a public key, which is not supported");
+      throw unsupported("the PKCS#12 holds contents encrypted with a public key");
     }
   }
   assertWithin(derivations, limit);
@@ -165,39 +186,73 @@ export function checkPkcs12Cost(
 }
 
 function assertWithin(derivations: Pkcs12Derivation[], limit: number): void {
-  const total = derivations.reduce((sum, d) => sum + d.iterations, 0);
+  const total = derivations.reduce((sum, d) => sum + d.work, 0);
   if (total > limit) throw new Pkcs12CostError(total, limit);
+}
+
+/** MacData { mac DigestInfo { digestAlgorithm, digest }, macSalt, iterations DEFAULT 1 }: one block. */
+function macDerivation(macData: Asn1): Pkcs12Derivation {
+  const [mac, , count] = children(macData, "the MAC");
+  const oid = oidOf(child(child(mac, 0), 0));
+  const hash = MAC_DIGESTS[oid];
+  if (!hash) throw unsupported(`its MAC uses ${algorithmName(oid)}`);
+  return derivation("mac", "pkcs12", hash, count ? integer(count) : 1, 1);
 }
 
 /** The shrouded keys' derivations in one SafeContents (DER bytes). */
 function keyDerivations(safeContents: string): Pkcs12Derivation[] {
   if (safeContents.length === 0) return [];
-  return children(parse(safeContents, false), "the contents")
+  return children(parse(safeContents), "the contents")
     .filter((bag) => oidOf(child(bag, 0)) === SHROUDED_KEY_BAG)
-    .map((bag) => ({
-      step: "private key" as const,
-      // EncryptedPrivateKeyInfo { encryptionAlgorithm, encryptedData }
-      iterations: iterationsOf(child(explicit(bag), 0)),
-    }));
+    .map((bag) => derivationOf("private key", child(explicit(bag), 0)));
 }
 
-/** The iteration count of a password-based encryption's AlgorithmIdentifier. */
-function iterationsOf(algorithm: Asn1): number {
+/**
+ * The derivation a password-based encryption's AlgorithmIdentifier asks for: PBES2 with PBKDF2 and
+ * an accepted PRF and cipher, or one of PKCS#12's own accepted encryptions.
+ */
+function derivationOf(step: Step, algorithm: Asn1): Pkcs12Derivation {
   const oid = oidOf(child(algorithm, 0));
   const params = child(algorithm, 1);
+  const what = `its ${step}`;
   if (oid === PBES2) {
-    const kdf = child(params, 0);
-    if (oidOf(child(kdf, 0)) !== PBKDF2)
-      throw structure("the PKCS#12 uses a key derivation other than PBKDF2");
-    // PBKDF2-params { salt, iterationCount, keyLength OPTIONAL, prf DEFAULT hmacWithSHA1 }
-    const pbkdf2 = child(kdf, 1);
-    const prf = Array.isArray(pbkdf2.value)
-      ? pbkdf2.value.slice(2).find((part) => part.type === SEQUENCE)
-      : undefined;
-    return integer(child(pbkdf2, 1)) * weight(prf ? oidOf(child(prf, 0)) : undefined);
+    // PBES2-params { keyDerivationFunc, encryptionScheme }
+    const [kdf, scheme] = children(params, "the PBES2 parameters");
+    const kdfOid = oidOf(children(kdf, "the key derivation")[0]);
+    if (kdfOid !== PBKDF2) throw unsupported(`${what} derives its key with ${algorithmName(kdfOid)}`);
+    const cipherOid = oidOf(children(scheme, "the encryption scheme")[0]);
+    const cipher = PBES2_CIPHERS[cipherOid];
+    if (!cipher) throw unsupported(`${what} is encrypted with ${algorithmName(cipherOid)}`);
+    // PBKDF2-params { salt OCTET STRING, iterationCount, keyLength OPTIONAL, prf DEFAULT hmacWithSHA1 };
+    // node-forge derives the cipher's key length whatever keyLength says, and so does the count here
+    const [salt, count, ...rest] = children(child(kdf, 1), "the PBKDF2 parameters");
+    if (isUniversal(rest[0], INTEGER)) rest.shift();
+    const prf = rest.shift();
+    if (!isUniversal(salt, OCTET_STRING) || typeof salt.value !== "string" || rest.length > 0) {
+      throw structure("the PKCS#12's PBKDF2 parameters are not in RFC 8018's form");
+    }
+    let hash: Hash = "sha1";
+    if (prf !== undefined) {
+      const prfOid = oidOf(children(prf, "the PBKDF2 PRF")[0]);
+      const named = PBKDF2_PRFS[prfOid];
+      if (!named) throw unsupported(`${what} derives its key with PBKDF2 and ${algorithmName(prfOid)}`);
+      hash = named;
+    }
+    return derivation(step, "pbkdf2", hash, integer(count), blocks(cipher.keyBytes, hash));
   }
-  if (SALT_AND_COUNT.test(oid)) return integer(child(params, 1));
-  throw structure(`the PKCS#12 uses an encryption this service cannot read (${oid})`);
+  const pbe = PKCS12_PBES[oid];
+  if (!pbe) throw unsupported(`${what} is encrypted with ${algorithmName(oid)}`);
+  // pkcs-12PbeParams { salt OCTET STRING, iterations INTEGER }
+  const [salt, count] = children(params, "the encryption's parameters");
+  if (!isUniversal(salt, OCTET_STRING) || typeof salt.value !== "string") {
+    throw structure("the PKCS#12's encryption parameters are not in RFC 7292's form");
+  }
+  const derived = blocks(pbe.keyBytes, "sha1") + blocks(pbe.ivBytes, "sha1");
+  return derivation(step, "pkcs12", "sha1", integer(count), derived);
+}
+
+function derivation(step: Step, kdf: Kdf, hash: Hash, iterations: number, derived: number): Pkcs12Derivation {
+  return { step, kdf, hash, iterations, blocks: derived, work: iterations * derived * WEIGHTS[kdf][hash] };
 }
 
 function decrypt(algorithm: Asn1, content: string, password: string): string {
@@ -205,23 +260,28 @@ function decrypt(algorithm: Asn1, content: string, password: string): string {
   try {
     cipher = forge.pki.pbe.getCipher(oidOf(child(algorithm, 0)), child(algorithm, 1), password);
   } catch {
-    throw structure("the PKCS#12 uses an encryption this service cannot read");
+    throw structure("the PKCS#12's encrypted contents cannot be read");
   }
   cipher.update(forge.util.createBuffer(content));
   if (!cipher.finish()) throw new Pkcs12PasswordError("the encrypted contents do not decrypt");
   return cipher.output.getBytes();
 }
 
-function parse(bytes: string, strict: boolean): Asn1 {
+/** BER, as node-forge reads a PKCS#12's inner parts (`strict: false`). */
+function parse(bytes: string): Asn1 {
   try {
-    return forge.asn1.fromDer(forge.util.createBuffer(bytes), { strict });
+    return forge.asn1.fromDer(forge.util.createBuffer(bytes), { strict: false });
   } catch {
     throw structure("the file is not a PKCS#12 certificate");
   }
 }
 
+function isUniversal(node: Asn1 | undefined, type: number): node is Asn1 {
+  return node?.tagClass === UNIVERSAL && node.type === type;
+}
+
 function children(node: Asn1 | undefined, what: string): Asn1[] {
-  if (node?.tagClass !== 0 || node.type !== SEQUENCE || !Array.isArray(node.value)) {
+  if (!isUniversal(node, SEQUENCE) || !Array.isArray(node.value)) {
     throw structure(`${what} is not a PKCS#12 structure`);
   }
   return node.value;
@@ -243,8 +303,7 @@ function explicit(node: Asn1): Asn1 {
 
 /** An OCTET STRING's bytes, its BER chunks joined. */
 function octets(node: Asn1): string {
-  if (node.tagClass !== 0 || node.type !== OCTET_STRING)
-    throw structure("the file is not a PKCS#12 certificate");
+  if (!isUniversal(node, OCTET_STRING)) throw structure("the file is not a PKCS#12 certificate");
   return typeof node.value === "string" ? node.value : joined(node);
 }
 
@@ -254,8 +313,8 @@ function joined(node: Asn1): string {
     .join("");
 }
 
-function oidOf(node: Asn1): string {
-  if (node.type !== OID || typeof node.value !== "string")
+function oidOf(node: Asn1 | undefined): string {
+  if (!isUniversal(node, OID) || typeof node.value !== "string")
     throw structure("the file is not a PKCS#12 certificate");
   return forge.asn1.derToOid(node.value);
 }
@@ -264,10 +323,10 @@ function oidOf(node: Asn1): string {
  * A non-negative INTEGER, as a number; past 2^53 it is Infinity, which is over any cap. A negative
  * or empty one is not a count.
  */
-function integer(node: Asn1): number {
-  const bytes = node.value;
+function integer(node: Asn1 | undefined): number {
+  const bytes = node?.value;
   if (
-    node.type !== INTEGER ||
+    !isUniversal(node, INTEGER) ||
     typeof bytes !== "string" ||
     bytes.length === 0 ||
     bytes.charCodeAt(0) & 0x80
@@ -282,6 +341,13 @@ function integer(node: Asn1): number {
 
 function structure(message: string): Pkcs12StructureError {
   return new Pkcs12StructureError(message);
+}
+
+function unsupported(what: string): Pkcs12UnsupportedError {
+  return new Pkcs12UnsupportedError(
+    `the certificate file is not supported: ${what}; accepted are ${ACCEPTED}, as OpenSSL, Windows and ` +
+      "Java write them (export it again, e.g. `openssl pkcs12 -export`)",
+  );
 }
 
 function binaryString(bytes: Uint8Array): string {

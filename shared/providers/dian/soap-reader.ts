@@ -92,9 +92,11 @@ function parseXml(bytes: Uint8Array): XmlNodeLike {
   if (/<!DOCTYPE/i.test(source) || /<!ENTITY/i.test(source)) {
     throw new MalformedAnswerError("a body with a DOCTYPE, which SOAP forbids");
   }
-  if (deeperThan(source, MAX_DEPTH)) {
+  const nesting = nestingProblem(source, MAX_DEPTH);
+  if (nesting === "too deep") {
     throw new MalformedAnswerError(`a body nesting elements more than ${MAX_DEPTH} deep`);
   }
+  if (nesting === "unbalanced") throw new MalformedAnswerError("a body closing more elements than it opens");
   try {
     const document = new DOMParser({
       locator: false,
@@ -111,11 +113,16 @@ function parseXml(bytes: Uint8Array): XmlNodeLike {
 }
 
 /**
- * Whether `text` opens more than `limit` elements inside one another, by one linear scan of its
- * tags (attribute values, comments and CDATA skipped, so nothing in them can hide a level). Not a
- * parser: what is not well formed is left to the parser to refuse.
+ * How `text` nests its elements, by one linear scan of its tags: "too deep" once more than `limit`
+ * elements are open inside one another, "unbalanced" once more have been closed than opened, else
+ * null. Comments, CDATA sections and processing instructions are skipped to their own ends (`-->`,
+ * `]]>`, `?>`: a processing instruction skipped only to its first `>` let the `</>`s inside it each
+ * take a level back), and attribute values inside start tags, so nothing in them can hide a level.
+ * A close the parser would refuse is not allowed to take back a level either: closing below zero
+ * is refused here. Not a parser: what is otherwise not well formed is left to the parser to refuse,
+ * and it stops at the first such place.
  */
-export function deeperThan(text: string, limit: number): boolean {
+export function nestingProblem(text: string, limit: number): "too deep" | "unbalanced" | null {
   let depth = 0;
   let i = text.indexOf("<");
   while (i !== -1) {
@@ -123,10 +130,12 @@ export function deeperThan(text: string, limit: number): boolean {
       i = text.indexOf("-->", i + 4);
     } else if (text.startsWith("<![CDATA[", i)) {
       i = text.indexOf("]]>", i + 9);
+    } else if (text[i + 1] === "?") {
+      i = text.indexOf("?>", i + 2);
     } else if (text[i + 1] === "/") {
-      depth--;
+      if (--depth < 0) return "unbalanced";
       i = text.indexOf(">", i);
-    } else if (text[i + 1] === "?" || text[i + 1] === "!") {
+    } else if (text[i + 1] === "!") {
       i = text.indexOf(">", i);
     } else {
       // an element's start tag: to its `>` outside quotes; `/>` closes it at once
@@ -142,14 +151,14 @@ export function deeperThan(text: string, limit: number): boolean {
           break;
         }
       }
-      if (j >= text.length) return false;
-      if (text[j - 1] !== "/" && ++depth > limit) return true;
+      if (j >= text.length) return null;
+      if (text[j - 1] !== "/" && ++depth > limit) return "too deep";
       i = j;
     }
-    if (i === -1) return false;
+    if (i === -1) return null;
     i = text.indexOf("<", i + 1);
   }
-  return false;
+  return null;
 }
 
 function readFault(fault: XmlNodeLike): SoapFault {

@@ -6,7 +6,7 @@
  */
 import type { RuleViolation } from "../../ports/providers/protocol.ts";
 import type { UploadDocumentResponse } from "./answers.ts";
-import { dianError, malformedAnswer as malformed, quote } from "./failures.ts";
+import { dianError, malformedAnswer as malformed } from "./failures.ts";
 import { cut, MAX_RULE_MESSAGE } from "./rules.ts";
 
 /** SendTestSetAsync's answer: the batch's ZipKey to ask GetStatusZip with, or why DIAN took nothing. */
@@ -44,7 +44,7 @@ export function uploadOutcome(upload: UploadDocumentResponse): UploadOutcome {
       ? "DIAN refused the test set batch: the test set id is missing (the credential's settings.test_set_id)."
       : /certificado/i.test(words)
         ? "DIAN refused the test set batch: the certificate does not carry the company's NIT where DIAN reads it."
-        : `DIAN refused the test set batch: ${quote(words)}`;
+        : "DIAN refused the test set batch (see authority_message).";
   return {
     status: "rejected",
     message,
