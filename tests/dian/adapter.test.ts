@@ -163,10 +163,10 @@ describe("the DIAN adapter against the stand-in", () => {
     const tax = adapter({ testSetId: TEST_SET_ID });
     for (const kind of ["error", "garbage", "hang"] as const) {
       const request = invoice();
-      standIn.setKnobs({ hangMs: 1_000, failNext: [{ kind, operation: "GetStatusZip", count: 2 }] });
+      standIn.setKnobs({ hangMs: 3_000, failNext: [{ kind, operation: "GetStatusZip", count: 2 }] });
       try {
         // DIAN has the batch: whatever its polls answer, the outcome is pending under the ZipKey
-        const outcome = await adapter({ testSetId: TEST_SET_ID, timeoutMs: 300 }).submit(request);
+        const outcome = await adapter({ testSetId: TEST_SET_ID, timeoutMs: 1_000 }).submit(request);
         expect(outcome.status).toBe("pending");
         expect(outcome.provider_reference).toMatch(/^[0-9a-f-]{36}$/i);
         standIn.setKnobs({ failNext: [] });

@@ -29,11 +29,12 @@ const sandbox = createSandboxProvider();
 const client = createTaxClient({
   baseUrl: "http://sandbox.local",
   apiKey: SANDBOX_KEY,
-  timeoutMs: 300,
+  // no test here waits for a timeout: room for the sandbox's signing on a loaded machine
+  timeoutMs: 5_000,
   fetch: sandbox.fetch,
 });
 beforeEach(() => sandbox.reset());
-// the process's sandbox certificates, generated once, before the timed calls (300 ms)
+// the process's sandbox certificates, generated once, before the timed calls
 beforeAll(() => sandboxSigners(), 60_000);
 
 /** The CA the sandbox's signatures chain to, as its control endpoint serves it. */
