@@ -1,12 +1,14 @@
 /**
  * From the stored invoice to the provider's submit request, with the checks that must pass before
  * anything is sent: required fields present, what this version can send, each line's arithmetic
- * right, and the totals equal to the sum of the lines. Every problem is reported with the field it
- * concerns; amounts are compared in exact integer cents. The database computes those amounts from
+ * right, the totals equal to the sum of the lines, and DIAN's rules the database does not refuse
+ * (../../co/authority-rules.ts: currency, DIVIPOLA, dates, buyer), those with DIAN's rule id. Every
+ * problem is reported with the field it concerns; amounts are compared in exact integer cents. The database computes those amounts from
  * the inputs (supabase/migrations/…_amounts.sql), so the arithmetic checks cannot fail for a stored
  * invoice: they are kept as a second reading of what is about to leave.
  */
 
+import { asAuthorityRules, invoiceRuleProblems } from "../../co/authority-rules.ts";
 import { toCents } from "../../kernel/money.ts";
 import type { Environment, InvoiceDocumentRow } from "../../kernel/rows.ts";
 import { isoTimeWithOffset } from "../../pdf/format.ts";
@@ -52,7 +54,15 @@ export function prepareInvoice(doc: InvoiceDocumentRow, environment: Environment
   checkNumbering(doc, problems);
   // the one-tax arithmetic below describes only what this version sends
   if (unsendable.length === 0) checkArithmetic(doc, problems);
-  if (problems.length > 0) return { ok: false, problems };
+  // DIAN's rules the database lets through (../../co/authority-rules.ts); a problem found above in the
+  // same words (the buyer's check digit, a due date the payload reports) is said once
+  const broken = invoiceRuleProblems(doc);
+  for (const { message } of broken) if (!problems.includes(message)) problems.push(message);
+  if (problems.length > 0) {
+    return broken.length > 0
+      ? { ok: false, problems, rules: asAuthorityRules(broken) }
+      : { ok: false, problems };
+  }
 
   const parsed = SubmitDocumentRequest.safeParse(toRequest(doc, environment));
   if (!parsed.success) {
@@ -133,7 +143,7 @@ function numberingRequest(c: InvoiceDocumentRow["company"]) {
   };
 }
 
-/** The number is the company's prefix and a consecutive inside its DIAN resolution, still in force. */
+/** The number is the company's prefix and a consecutive inside its DIAN resolution's range. */
 function checkNumbering(doc: InvoiceDocumentRow, problems: string[]): void {
   const c = doc.company;
   const prefix = c.invoice_prefix ?? "";
@@ -152,11 +162,7 @@ function checkNumbering(doc: InvoiceDocumentRow, problems: string[]): void {
       `number ${doc.number} is outside the authorised range ${c.resolution_from}–${c.resolution_to}`,
     );
   }
-  if (c.resolution_valid_until && doc.issue_date > c.resolution_valid_until) {
-    problems.push(
-      `the numbering resolution expired on ${c.resolution_valid_until}, before the issue date ${doc.issue_date}`,
-    );
-  }
+  // its period (FAD09a) is one of DIAN's rules: ../../co/authority-rules.ts
 }
 
 const cents = toCents;
