@@ -7,7 +7,7 @@
  * exact decimal text (two decimals; prices up to six; percents two or three), never floats.
  */
 
-import { NIT_ID_TYPE, nitCheckDigit } from "../../co/check-digit.ts";
+import { buyerCheckDigitProblem } from "../../co/authority-rules.ts";
 import { finalConsumerProblems } from "../../co/final-consumer.ts";
 import { personTypeOf } from "../../co/fiscal-profile.ts";
 import { toCents } from "../../kernel/money.ts";
@@ -104,20 +104,8 @@ export function buyerProblems(doc: BuyerFields): string[] {
   const problems: string[] = [];
   if (!doc.buyer_id_number) problems.push("buyer_id_number is missing");
   if (!doc.buyer_name) problems.push("buyer_name is missing");
-  if (doc.buyer_id_type === NIT_ID_TYPE && doc.buyer_id_number) {
-    const expected = nitCheckDigit(doc.buyer_id_number);
-    if (expected === null) {
-      problems.push(`buyer_id_number ${doc.buyer_id_number} is not a NIT (1 to 15 digits)`);
-    } else if (!doc.buyer_check_digit) {
-      problems.push(
-        `buyer_check_digit is missing; the check digit of NIT ${doc.buyer_id_number} is ${expected}`,
-      );
-    } else if (doc.buyer_check_digit !== expected) {
-      problems.push(
-        `buyer_check_digit ${doc.buyer_check_digit} is wrong; the check digit of NIT ${doc.buyer_id_number} is ${expected}`,
-      );
-    }
-  }
+  const digit = buyerCheckDigitProblem(doc);
+  if (digit) problems.push(digit);
   problems.push(
     ...finalConsumerProblems({
       id_type: doc.buyer_id_type,

@@ -1,11 +1,14 @@
 /**
  * From the stored invoice to the provider's submit request, with the checks that must pass before
  * anything is sent: required fields present, the database's problems with its amounts (a discount
- * above the total, …), the numbering, and a second reading of every amount on the request itself
- * (../documents/arithmetic.ts). The database computes those amounts from the inputs
- * (supabase/migrations/…_amounts.sql), so the arithmetic cannot fail for a stored invoice.
+ * above the total, …), the numbering, DIAN's rules the database does not refuse
+ * (../../co/authority-rules.ts: currency, DIVIPOLA, dates, buyer), those with DIAN's rule id, and a
+ * second reading of every amount on the request itself (../documents/arithmetic.ts). The database
+ * computes those amounts from the inputs (supabase/migrations/…_amounts.sql), so the arithmetic
+ * cannot fail for a stored invoice.
  */
 
+import { asAuthorityRules, invoiceRuleProblems } from "../../co/authority-rules.ts";
 import type { Environment, InvoiceDocumentRow } from "../../kernel/rows.ts";
 import { isoTimeWithOffset } from "../../pdf/format.ts";
 import type { PreparedDocument } from "../documents/kind.ts";
@@ -47,7 +50,15 @@ export function prepareInvoice(doc: InvoiceDocumentRow, environment: Environment
     problems.push("the company has no technical key (ClTec) for its numbering range");
   if (doc.lines.length === 0) problems.push("the invoice has no lines");
   checkNumbering(doc, problems);
-  if (problems.length > 0) return { ok: false, problems };
+  // DIAN's rules the database lets through (../../co/authority-rules.ts); a problem found above in the
+  // same words (the buyer's check digit, a due date the payload reports) is said once
+  const broken = invoiceRuleProblems(doc);
+  for (const { message } of broken) if (!problems.includes(message)) problems.push(message);
+  if (problems.length > 0) {
+    return broken.length > 0
+      ? { ok: false, problems, rules: asAuthorityRules(broken) }
+      : { ok: false, problems };
+  }
 
   return checkedRequest(() => toRequest(doc, environment), { exactLineTaxes: true });
 }
@@ -89,7 +100,7 @@ function numberingRequest(c: InvoiceDocumentRow["company"]) {
   };
 }
 
-/** The number is the company's prefix and a consecutive inside its DIAN resolution, still in force. */
+/** The number is the company's prefix and a consecutive inside its DIAN resolution's range. */
 function checkNumbering(doc: InvoiceDocumentRow, problems: string[]): void {
   const c = doc.company;
   const prefix = c.invoice_prefix ?? "";
@@ -108,9 +119,5 @@ function checkNumbering(doc: InvoiceDocumentRow, problems: string[]): void {
       `number ${doc.number} is outside the authorised range ${c.resolution_from}–${c.resolution_to}`,
     );
   }
-  if (c.resolution_valid_until && doc.issue_date > c.resolution_valid_until) {
-    problems.push(
-      `the numbering resolution expired on ${c.resolution_valid_until}, before the issue date ${doc.issue_date}`,
-    );
-  }
+  // its period (FAD09a) is one of DIAN's rules: ../../co/authority-rules.ts
 }
