@@ -61,10 +61,11 @@ export const TAX_NAMES: Record<string, string> = {
 };
 
 /** The longer names the totals print. */
+/** The totals' labels: as long as their column holds without cutting (about 26 characters). */
 const TAX_LONG_NAMES: Record<string, string> = {
-  "03": "Impuesto de industria y comercio (ICA)",
+  "03": "Industria y comercio (ICA)",
   "04": "Impuesto al consumo (INC)",
-  "22": "Impuesto al consumo de bolsas plásticas",
+  "22": "INC bolsas plásticas",
 };
 
 /**

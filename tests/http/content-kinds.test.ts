@@ -339,6 +339,8 @@ function pdfShows(kind: DemoKind): string[] {
     ],
     bolsas: [
       "INC bolsas",
+      // the totals' label whole, not cut ("Impuesto al consumo de bols…")
+      "INC bolsas plásticas",
       "$ 70,00 por Unidad",
       pesos("140.00"),
       "Descuento 10 % (Descuento cliente frecuente): -$ 10.000,00",
