@@ -721,7 +721,7 @@ export interface operations {
                              */
                             status: "pendiente" | "en_proceso" | "transmitida" | "error";
                             /**
-                             * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem. `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
+                             * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem, and `authority_rules` the authority's rules among them (an invoice: DIAN's rule ids, our sentences). `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
                              * @enum {string}
                              */
                             code: "accepted" | "rejected" | "validation_pending" | "outcome_unknown" | "check_failed" | "credential_required" | "not_sent_retry" | "provider_refused" | "already_transmitted" | "reissue_required" | "in_progress" | "not_found";
@@ -729,7 +729,7 @@ export interface operations {
                             message: string;
                             /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
                             authority_message?: string;
-                            /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                            /** @description The rules the authority reported (rejections and notifications), present when it gave any; with `check_failed`, the authority's rules the checks before sending found broken (an invoice's: DIAN's), present when there are any. */
                             authority_rules?: {
                                 /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
                                 rule: string;
@@ -738,7 +738,7 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 kind: "rechazo" | "notificacion";
-                                /** @description The authority's text for the rule, as it wrote it. */
+                                /** @description The authority's text for the rule, as it wrote it; with `check_failed`, our sentence naming the field that breaks it (nothing was sent). */
                                 message: string;
                             }[];
                             /** @description The provider's (or DIAN's) own words about its failure, as it wrote them (the key cut out); present when it gave any, in this answer only. Never part of `message`. */
@@ -826,7 +826,7 @@ export interface operations {
                         message: string;
                         /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
                         authority_message?: string;
-                        /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                        /** @description The rules the authority reported (rejections and notifications), present when it gave any; with `check_failed`, the authority's rules the checks before sending found broken (an invoice's: DIAN's), present when there are any. */
                         authority_rules?: {
                             /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
                             rule: string;
@@ -835,7 +835,7 @@ export interface operations {
                              * @enum {string}
                              */
                             kind: "rechazo" | "notificacion";
-                            /** @description The authority's text for the rule, as it wrote it. */
+                            /** @description The authority's text for the rule, as it wrote it; with `check_failed`, our sentence naming the field that breaks it (nothing was sent). */
                             message: string;
                         }[];
                         /** @description The CUFE (invoice) or CUDE (credit note) once accepted; null before. */
@@ -1131,7 +1131,7 @@ export interface operations {
                          */
                         status: "en_proceso" | "emitida" | "error";
                         /**
-                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem. `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
+                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem, and `authority_rules` the authority's rules among them (an invoice: DIAN's rule ids, our sentences). `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
                          * @enum {string}
                          */
                         code: "accepted" | "rejected" | "validation_pending" | "outcome_unknown" | "check_failed" | "credential_required" | "not_sent_retry" | "provider_refused" | "already_transmitted" | "reissue_required" | "in_progress" | "not_found";
@@ -1139,7 +1139,7 @@ export interface operations {
                         message: string;
                         /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
                         authority_message?: string;
-                        /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                        /** @description The rules the authority reported (rejections and notifications), present when it gave any; with `check_failed`, the authority's rules the checks before sending found broken (an invoice's: DIAN's), present when there are any. */
                         authority_rules?: {
                             /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
                             rule: string;
@@ -1148,7 +1148,7 @@ export interface operations {
                              * @enum {string}
                              */
                             kind: "rechazo" | "notificacion";
-                            /** @description The authority's text for the rule, as it wrote it. */
+                            /** @description The authority's text for the rule, as it wrote it; with `check_failed`, our sentence naming the field that breaks it (nothing was sent). */
                             message: string;
                         }[];
                         /** @description The provider's (or DIAN's) own words about its failure, as it wrote them (the key cut out); present when it gave any, in this answer only. Never part of `message`. */
@@ -1227,7 +1227,7 @@ export interface operations {
                          */
                         status: "en_proceso" | "emitida" | "error";
                         /**
-                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem. `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
+                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem, and `authority_rules` the authority's rules among them (an invoice: DIAN's rule ids, our sentences). `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
                          * @enum {string}
                          */
                         code: "accepted" | "rejected" | "validation_pending" | "outcome_unknown" | "check_failed" | "credential_required" | "not_sent_retry" | "provider_refused" | "already_transmitted" | "reissue_required" | "in_progress" | "not_found";
@@ -1235,7 +1235,7 @@ export interface operations {
                         message: string;
                         /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
                         authority_message?: string;
-                        /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                        /** @description The rules the authority reported (rejections and notifications), present when it gave any; with `check_failed`, the authority's rules the checks before sending found broken (an invoice's: DIAN's), present when there are any. */
                         authority_rules?: {
                             /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
                             rule: string;
@@ -1244,7 +1244,7 @@ export interface operations {
                              * @enum {string}
                              */
                             kind: "rechazo" | "notificacion";
-                            /** @description The authority's text for the rule, as it wrote it. */
+                            /** @description The authority's text for the rule, as it wrote it; with `check_failed`, our sentence naming the field that breaks it (nothing was sent). */
                             message: string;
                         }[];
                         /** @description The provider's (or DIAN's) own words about its failure, as it wrote them (the key cut out); present when it gave any, in this answer only. Never part of `message`. */
@@ -1419,7 +1419,7 @@ export interface operations {
                         message: string;
                         /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
                         authority_message?: string;
-                        /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                        /** @description The rules the authority reported (rejections and notifications), present when it gave any; with `check_failed`, the authority's rules the checks before sending found broken (an invoice's: DIAN's), present when there are any. */
                         authority_rules?: {
                             /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
                             rule: string;
@@ -1428,7 +1428,7 @@ export interface operations {
                              * @enum {string}
                              */
                             kind: "rechazo" | "notificacion";
-                            /** @description The authority's text for the rule, as it wrote it. */
+                            /** @description The authority's text for the rule, as it wrote it; with `check_failed`, our sentence naming the field that breaks it (nothing was sent). */
                             message: string;
                         }[];
                         /** @description The CUFE (invoice) or CUDE (credit note) once accepted; null before. */

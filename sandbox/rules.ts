@@ -75,30 +75,7 @@ export function judge(doc: SubmitDocumentRequest): Verdict {
       message: "El nombre del adquiriente no coincide con el registrado en el RUT.",
     });
   }
-  const sumLines = centsToMoney(sum(doc.lines.map((line) => line.line_extension)));
-  if (doc.totals.subtotal !== sumLines) {
-    errors.push({
-      kind: "rechazo",
-      code: "FAU04",
-      message: `El subtotal (${doc.totals.subtotal}) no es igual a la suma de los valores de las líneas (${sumLines}).`,
-    });
-  }
-  const sumTaxes = centsToMoney(sum(doc.lines.map((line) => line.tax_amount)));
-  if (doc.totals.tax_total !== sumTaxes) {
-    errors.push({
-      kind: "rechazo",
-      code: "FAU06",
-      message: `El total de impuestos (${doc.totals.tax_total}) no es igual a la suma de los impuestos de las líneas (${sumTaxes}).`,
-    });
-  }
-  const expectedTotal = centsToMoney(moneyToCents(doc.totals.subtotal) + moneyToCents(doc.totals.tax_total));
-  if (doc.totals.total !== expectedTotal) {
-    errors.push({
-      kind: "rechazo",
-      code: "FAU14",
-      message: `El total a pagar (${doc.totals.total}) no es igual al subtotal más impuestos (${expectedTotal}).`,
-    });
-  }
+  errors.push(...totalsProblems(doc));
   errors.push(...numberingProblems(doc));
   if (doc.correction?.reason.toUpperCase().includes(REJECT_REASON_MARKER)) {
     errors.push({
@@ -155,17 +132,97 @@ function numberingProblems(doc: SubmitDocumentRequest): RuleViolation[] {
   return problems;
 }
 
-/** The per-scheme amounts DIAN's CUFE and QR use, summed from the lines. */
+/** The amounts of the lines' taxes of `code`, in cents. */
+function linesTax(doc: SubmitDocumentRequest, code: string): bigint {
+  return sum(doc.lines.flatMap((line) => line.taxes.filter((t) => t.code === code).map((t) => t.tax_amount)));
+}
+
+/** A rule's code on this kind of document: a credit note's are the invoice's with CA for FA, as DIAN's. */
+const ruleCode = (doc: SubmitDocumentRequest, code: string) =>
+  doc.kind === "credit_note" ? code.replace(/^FA/, "CA") : code;
+
+/**
+ * The totals, read from the lines as DIAN reads them (brief-business §4, §6; rule codes as Vendix
+ * transcribes Anexo 1.9): FAU02 LineExtensionAmount, FAU04 TaxExclusiveAmount (the lines'
+ * percentage bases), FAU06 TaxInclusiveAmount, FAS02 a scheme's TaxTotal, FAU08 the discounts,
+ * FAU14 PayableAmount (advances and withholdings are not subtracted).
+ */
+function totalsProblems(doc: SubmitDocumentRequest): RuleViolation[] {
+  const t = doc.totals;
+  const out: RuleViolation[] = [];
+  const rule = (code: string, message: string) =>
+    out.push({ kind: "rechazo", code: ruleCode(doc, code), message });
+  const lines = doc.lines;
+  const subtotal = sum(lines.map((l) => l.line_extension));
+  if (moneyToCents(t.subtotal) !== subtotal) {
+    rule(
+      "FAU02",
+      `El valor bruto (${t.subtotal}) no es igual a la suma de los valores de las líneas (${centsToMoney(subtotal)}).`,
+    );
+  }
+  const bases = sum(
+    lines.flatMap((l) => l.taxes.flatMap((x) => ("taxable_amount" in x ? [x.taxable_amount] : []))),
+  );
+  if (moneyToCents(t.tax_exclusive_amount) !== bases) {
+    rule(
+      "FAU04",
+      `La base imponible (${t.tax_exclusive_amount}) no es igual a la suma de las bases de las líneas (${centsToMoney(bases)}).`,
+    );
+  }
+  const taxes = sum(lines.map((l) => l.tax_amount));
+  if (moneyToCents(t.tax_inclusive_amount) !== subtotal + taxes || moneyToCents(t.tax_total) !== taxes) {
+    rule(
+      "FAU06",
+      `El valor con tributos (${t.tax_inclusive_amount}) no es igual al valor bruto más los tributos de las líneas (${centsToMoney(subtotal + taxes)}).`,
+    );
+  }
+  const codes = new Set(lines.flatMap((l) => l.taxes.map((x) => x.code)));
+  const reported = new Set(doc.tax_totals.map((x) => x.code));
+  for (const code of new Set([...codes, ...reported])) {
+    const total = doc.tax_totals.find((x) => x.code === code);
+    if (!total || moneyToCents(total.tax_amount) !== linesTax(doc, code)) {
+      rule(
+        "FAS02",
+        `El total del tributo ${code} (${total?.tax_amount ?? "no informado"}) no es igual a la suma del tributo en las líneas (${centsToMoney(linesTax(doc, code))}).`,
+      );
+    }
+  }
+  const charges = (charge: boolean) =>
+    sum((doc.allowance_charges ?? []).filter((a) => a.charge === charge).map((a) => a.amount));
+  if (moneyToCents(t.allowance_total_amount ?? "0.00") !== charges(false)) {
+    rule(
+      "FAU08",
+      `El total de descuentos (${t.allowance_total_amount ?? "0.00"}) no es igual a la suma de los descuentos del documento (${centsToMoney(charges(false))}).`,
+    );
+  }
+  const payable =
+    moneyToCents(t.tax_inclusive_amount) -
+    moneyToCents(t.allowance_total_amount ?? "0.00") +
+    moneyToCents(t.charge_total_amount ?? "0.00");
+  if (moneyToCents(t.total) !== payable) {
+    rule(
+      "FAU14",
+      `El valor a pagar (${t.total}) no es igual al valor con tributos menos descuentos más cargos (${payable < 0n ? "negativo" : centsToMoney(payable)}).`,
+    );
+  }
+  return out;
+}
+
+/** The per-scheme amounts DIAN's CUFE and QR use, summed from the lines: IVA, INC, ICA, and every tax but IVA. */
 export function dianAmounts(doc: SubmitDocumentRequest): {
   iva: Money;
   inc: Money;
+  ica: Money;
   other: Money;
 } {
-  const byCode = (code: string) => sum(doc.lines.filter((l) => l.tax_code === code).map((l) => l.tax_amount));
-  const iva = byCode("01");
-  const inc = byCode("04");
-  const zz = byCode("ZZ");
-  return { iva: centsToMoney(iva), inc: centsToMoney(inc), other: centsToMoney(inc + zz) };
+  const iva = linesTax(doc, "01");
+  const all = sum(doc.lines.map((l) => l.tax_amount));
+  return {
+    iva: centsToMoney(iva),
+    inc: centsToMoney(linesTax(doc, "04")),
+    ica: centsToMoney(linesTax(doc, "03")),
+    other: centsToMoney(all - iva),
+  };
 }
 
 /**
@@ -174,7 +231,7 @@ export function dianAmounts(doc: SubmitDocumentRequest): {
  */
 export async function stamp(doc: SubmitDocumentRequest): Promise<{ cufe: string; qrText: string }> {
   const environment: DianEnvironment = doc.environment;
-  const { iva, inc, other } = dianAmounts(doc);
+  const { iva, inc, ica, other } = dianAmounts(doc);
   const common = {
     number: doc.number,
     issueDate: doc.issue_date,
@@ -185,8 +242,7 @@ export async function stamp(doc: SubmitDocumentRequest): Promise<{ cufe: string;
     buyerId: doc.buyer.id_number,
     environment,
   };
-  // Our lines carry no ICA (scheme 03).
-  const amounts = { ...common, iva, inc, ica: "0.00" };
+  const amounts = { ...common, iva, inc, ica };
   const credit = doc.kind === "credit_note";
   const cufe = credit
     ? await computeCude({ ...amounts, softwarePin: doc.issuer.software_pin ?? "" })

@@ -5,7 +5,9 @@
 --   Otra Org (2222…):  admin@otra.test (admin)
 --   Invoices: 60 `pendiente` in Demo Org, and a few in every other state in both organizations;
 --   one retail (B2C) sale to DIAN's final consumer, `pendiente` (SETP990000401); 6 `pendiente` of
---   Demo Org's DIAN-direct company, Demo Directo DIAN (SETP990000501–506).
+--   Demo Org's DIAN-direct company, Demo Directo DIAN (SETP990000501–506); and one `pendiente` of each
+--   kind of content (withholdings, INC, bags, discounts and charges, dollars, a person with a NIT)
+--   for each of Demo Org's companies (SETP990000061–065, SETP990000507–511).
 --   Credit notes: one in each state (emitida, error, en_proceso) on Demo Org's transmitted invoices,
 --   and two (emitida, error) on Otra Org's.
 
@@ -91,6 +93,66 @@ select i.id, i.org_id, l.position, l.code, l.description, l.quantity, l.unit_pri
    (2, 'LIB-07', 'Libro técnico (exento)', 1::numeric,
       10000 + 1000 * (regexp_replace(i.number, '\D', '', 'g')::bigint % 50), '[{"code": "01", "percent": 0}]')
  ) as l (position, code, description, quantity, unit_price, taxes);
+
+-- One invoice of each kind of content DIAN's documents carry beyond the simplest sale, `pendiente`,
+-- for Demo Comercial (sandbox provider: SETP990000061–065) and for Demo Directo DIAN (DIAN direct:
+-- SETP990000507–511): B2B services on credit with ReteFuente and ReteICA, a restaurant bill with
+-- INC and a tip to the final consumer, plastic bags (INC bolsas per unit) with a line discount and a
+-- delivery charge, an export-style sale in dollars with its rate and an advance, a natural person
+-- with a NIT. The drafts a web app writes (docs/creating-invoices.md; devkit/demo-kinds.ts holds
+-- the same, and tests/db/seed-kinds.test.ts the two together), inputs only: the database
+-- computes every amount. A credit sale falls due thirty days after the day it is seeded.
+create temporary table seed_kinds (kind, sandbox_number, dian_number, draft, lines) as
+values
+    ('servicios', 'SETP990000061', 'SETP990000507',
+     '{"buyer_id_type": "31", "buyer_id_number": "900373913", "buyer_check_digit": "4", "buyer_person_type": "1", "buyer_fiscal_responsibilities": ["O-13", "O-15"], "buyer_tax_scheme": "01", "buyer_name": "Cliente Industrial S.A.S.", "buyer_email": "compras@industrial.test", "buyer_address": "Carrera 43A # 1-50", "buyer_city_code": "05001", "buyer_city_name": "Medellín", "buyer_department_code": "05", "buyer_department_name": "Antioquia", "buyer_postal_zone": "050021", "payment_form": "2", "payment_method": "42", "withholdings": [{"code": "06", "percent": 4}, {"code": "07", "percent": 0.966}]}'::jsonb,
+     '[{"position": 1, "code": "MNT-01", "description": "Mantenimiento mensual de equipos", "quantity": 1, "unit_price": 2500000, "taxes": [{"code": "01", "percent": 19}]}]'::jsonb),
+    ('restaurante', 'SETP990000062', 'SETP990000508',
+     '{"buyer_id_type": "13", "buyer_id_number": "222222222222", "buyer_name": "Consumidor final", "payment_form": "1", "payment_method": "10", "allowance_charges": [{"charge": true, "reason": "Propina voluntaria", "percent": 10}]}'::jsonb,
+     '[{"position": 1, "code": "MENU-01", "description": "Menú del día", "quantity": 2, "unit_price": 25000, "taxes": [{"code": "04", "percent": 8}]}, {"position": 2, "code": "BEB-03", "description": "Limonada natural", "quantity": 2, "unit_price": 6000, "taxes": [{"code": "04", "percent": 8}]}]'::jsonb),
+    ('bolsas', 'SETP990000063', 'SETP990000509',
+     '{"buyer_id_type": "13", "buyer_id_number": "52123456", "buyer_person_type": "2", "buyer_name": "María Pérez", "buyer_email": "maria.perez@correo.test", "buyer_address": "Calle 45 # 13-20", "buyer_city_code": "11001", "buyer_department_code": "11", "payment_form": "1", "payment_method": "48", "allowance_charges": [{"charge": true, "reason": "Domicilio", "amount": 5000}]}'::jsonb,
+     '[{"position": 1, "code": "MER-01", "description": "Mercado", "quantity": 1, "unit_price": 100000, "taxes": [{"code": "01", "percent": 19}], "allowance_charges": [{"charge": false, "reason_code": "00", "reason": "Descuento cliente frecuente", "percent": 10}]}, {"position": 2, "code": "BOLSA", "description": "Bolsa plástica", "quantity": 2, "unit_price": 100, "taxes": [{"code": "01", "percent": 19}, {"code": "22", "per_unit_amount": 70}]}]'::jsonb),
+    ('exportacion', 'SETP990000064', 'SETP990000510',
+     '{"currency": "USD", "exchange_rate": 3919.109578, "exchange_rate_date": "2026-11-20", "buyer_id_type": "50", "buyer_id_number": "123456789", "buyer_name": "Importer Inc.", "buyer_email": "purchasing@importer.test", "buyer_address": "100 Main Street", "buyer_city_name": "Miami", "buyer_country_code": "US", "payment_form": "1", "payment_method": "45", "prepayments": [{"amount": 100, "received_date": "2026-11-01", "reference": "Anticipo 1"}]}'::jsonb,
+     '[{"position": 1, "code": "CAFE-LB", "description": "Café especial (lb)", "quantity": 1, "unit_price": 226.98, "taxes": [{"code": "01", "percent": 19}]}]'::jsonb),
+    ('persona-natural', 'SETP990000065', 'SETP990000511',
+     '{"buyer_id_type": "31", "buyer_id_number": "1018419008", "buyer_check_digit": "5", "buyer_person_type": "2", "buyer_fiscal_responsibilities": ["R-99-PN"], "buyer_tax_scheme": "ZZ", "buyer_name": "Andrés Gómez", "buyer_email": "andres.gomez@correo.test", "buyer_address": "Carrera 7 # 72-13", "buyer_city_code": "11001", "buyer_department_code": "11", "payment_form": "1", "payment_method": "49"}'::jsonb,
+     '[{"position": 1, "code": "ASE-01", "description": "Asesoría contable", "quantity": 1, "unit_price": 800000, "taxes": [{"code": "01", "percent": 19}]}]'::jsonb);
+
+-- each kind for each company: the sandbox's numbers for Demo Comercial, the DIAN ones for Directo
+create temporary table seed_copies as
+select k.*, c.company_id, case c.dian when true then k.dian_number else k.sandbox_number end as number
+  from seed_kinds k
+ cross join (values ('c1111111-1111-4111-8111-111111111111'::uuid, false),
+                    ('c3333333-3333-4333-8333-333333333333'::uuid, true)) as c (company_id, dian);
+
+insert into public.invoices (id, org_id, company_id, number, issue_date, issue_time, currency, exchange_rate,
+    exchange_rate_date, payment_form, due_date, payment_method, buyer_id_type, buyer_id_number, buyer_check_digit,
+    buyer_person_type, buyer_fiscal_responsibilities, buyer_tax_scheme, buyer_name, buyer_email, buyer_address,
+    buyer_city_code, buyer_city_name, buyer_department_code, buyer_department_name, buyer_postal_zone,
+    buyer_country_code, allowance_charges, withholdings, prepayments)
+select md5('demo-invoice-' || k.number)::uuid, '11111111-1111-4111-8111-111111111111', k.company_id, k.number,
+       date '2026-11-20', time with time zone '10:15:00-05', coalesce(d.currency, 'COP'), d.exchange_rate,
+       d.exchange_rate_date, d.payment_form,
+       case when d.payment_form = '2' then (now() at time zone 'America/Bogota')::date + 30 end,
+       d.payment_method, d.buyer_id_type, d.buyer_id_number, d.buyer_check_digit, d.buyer_person_type,
+       coalesce(d.buyer_fiscal_responsibilities, array['R-99-PN']), coalesce(d.buyer_tax_scheme, 'ZZ'),
+       d.buyer_name, d.buyer_email, d.buyer_address, d.buyer_city_code, d.buyer_city_name,
+       d.buyer_department_code, d.buyer_department_name, d.buyer_postal_zone, coalesce(d.buyer_country_code, 'CO'),
+       coalesce(d.allowance_charges, '[]'), coalesce(d.withholdings, '[]'), coalesce(d.prepayments, '[]')
+  from seed_copies k, jsonb_populate_record(null::public.invoices, k.draft) as d;
+
+insert into public.invoice_lines (invoice_id, org_id, position, code, description, quantity, unit_price, taxes,
+  allowance_charges)
+select md5('demo-invoice-' || k.number)::uuid, '11111111-1111-4111-8111-111111111111', l.position, l.code,
+       l.description, l.quantity, l.unit_price, l.taxes, coalesce(l.allowance_charges, '[]')
+  from seed_copies k
+ cross join lateral jsonb_to_recordset(k.lines)
+   as l (position integer, code text, description text, quantity numeric, unit_price numeric, taxes jsonb,
+         allowance_charges jsonb);
+
+drop table seed_copies, seed_kinds;
 
 -- Fiscal state of the demo invoices that are past `pendiente`, as the service would have left it.
 -- The provider holds the `en_proceso` ones pending and the `transmitida` ones accepted; SQL cannot

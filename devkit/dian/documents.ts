@@ -44,31 +44,37 @@ const ISSUER = {
   trade_name: "Demo",
   person_type: "1",
   tax_regime: "48",
+  tax_scheme: "01",
   fiscal_responsibilities: ["O-13", "O-15"],
   email: "facturas@demo.example",
   address: "Calle 100 # 10-20",
   city_code: "11001",
+  city_name: "Bogotá, D.C.",
+  department_code: "11",
+  department_name: "Bogotá",
+  postal_zone: "110111",
+  country_code: "CO",
 } as const satisfies SubmitDocumentRequest["issuer"];
 
-/** `count` lines alternating 19 % IVA, 5 % IVA, 8 % INC and not taxed (ZZ), with their totals. */
-export function dianLines(count: number): { lines: Line[]; totals: SubmitDocumentRequest["totals"] } {
-  const kinds = [
-    { tax_code: "01", tax_rate: "19.00", rate: 19n },
-    { tax_code: "01", tax_rate: "5.00", rate: 5n },
-    { tax_code: "04", tax_rate: "8.00", rate: 8n },
-    { tax_code: "ZZ", tax_rate: "0.00", rate: 0n },
-  ] as const;
+const KINDS = [
+  { code: "01", name: "IVA", percent: "19.00", rate: 19n },
+  { code: "01", name: "IVA", percent: "5.00", rate: 5n },
+  { code: "04", name: "INC", percent: "8.00", rate: 8n },
+  null, // excluded: no tax at all
+] as const;
+
+/**
+ * `count` lines alternating 19 % IVA, 5 % IVA, 8 % INC and excluded (no tax), with the document's
+ * taxes per scheme and rate and its totals (`withAmounts`).
+ */
+export function dianLines(count: number): Pick<SubmitDocumentRequest, "lines" | "tax_totals" | "totals"> {
   const lines: Line[] = [];
-  let subtotal = 0n;
-  let tax = 0n;
   for (let i = 0; i < count; i++) {
-    const kind = kinds[i % kinds.length] ?? kinds[0];
+    const kind = KINDS[i % KINDS.length] ?? null;
     const quantity = BigInt((i % 3) + 1);
     const unit = BigInt(10_000 + i * 1_250) * 100n;
     const base = quantity * unit;
-    const taxCents = (base * kind.rate + 50n) / 100n;
-    subtotal += base;
-    tax += taxCents;
+    const taxCents = kind ? (base * kind.rate + 50n) / 100n : 0n;
     lines.push({
       position: i + 1,
       code: `REF-${i + 1}`,
@@ -77,18 +83,92 @@ export function dianLines(count: number): { lines: Line[]; totals: SubmitDocumen
       quantity: String(quantity),
       unit_price: cents(unit),
       line_extension: cents(base),
-      tax_code: kind.tax_code,
-      tax_rate: kind.tax_rate,
+      taxes: kind
+        ? [
+            {
+              code: kind.code,
+              name: kind.name,
+              percent: kind.percent,
+              taxable_amount: cents(base),
+              tax_amount: cents(taxCents),
+            },
+          ]
+        : [],
       tax_amount: cents(taxCents),
     });
   }
-  return {
-    lines,
-    totals: { subtotal: cents(subtotal), tax_total: cents(tax), total: cents(subtotal + tax) },
-  };
+  return withAmounts({ lines });
 }
 
 const cents = (value: bigint) => `${value / 100n}.${String(value % 100n).padStart(2, "0")}`;
+const toCents = (value: string) => BigInt(value.replace(".", ""));
+
+/**
+ * `lines`, with the document's taxes per scheme (01, 04, 03 first) and rate and its
+ * LegalMonetaryTotal summed from them, as the database sums them (…_amounts.sql), and the document
+ * discounts or charges given. A fixture's bookkeeping, not a second implementation to test against:
+ * tests assert hand-worked values.
+ */
+export function withAmounts(doc: {
+  lines: Line[];
+  allowance_charges?: SubmitDocumentRequest["allowance_charges"];
+}): Pick<SubmitDocumentRequest, "lines" | "tax_totals" | "totals"> {
+  type Total = SubmitDocumentRequest["tax_totals"][number];
+  type Subtotal = Total["subtotals"][number];
+  const schemes = new Map<string, { total: Total; rates: Map<string, Subtotal> }>();
+  let subtotal = 0n;
+  let taxable = 0n;
+  let tax = 0n;
+  for (const line of doc.lines) {
+    subtotal += toCents(line.line_extension);
+    for (const { code, name, ...part } of line.taxes) {
+      const scheme = schemes.get(code) ?? {
+        total: { code, name, tax_amount: "0.00", subtotals: [] as Subtotal[] },
+        rates: new Map<string, Subtotal>(),
+      };
+      schemes.set(code, scheme);
+      const key =
+        "percent" in part ? part.percent : `${part.per_unit_amount} ${part.per_quantity} ${part.unit_code}`;
+      const same = scheme.rates.get(key);
+      if (!same) {
+        const copy = { ...part };
+        scheme.rates.set(key, copy);
+        scheme.total.subtotals.push(copy);
+      } else if ("percent" in same && "percent" in part) {
+        same.taxable_amount = cents(toCents(same.taxable_amount) + toCents(part.taxable_amount));
+        same.tax_amount = cents(toCents(same.tax_amount) + toCents(part.tax_amount));
+      } else if (!("percent" in same) && !("percent" in part)) {
+        same.base_unit_measure = String(Number(same.base_unit_measure) + Number(part.base_unit_measure));
+        same.tax_amount = cents(toCents(same.tax_amount) + toCents(part.tax_amount));
+      }
+      scheme.total.tax_amount = cents(toCents(scheme.total.tax_amount) + toCents(part.tax_amount));
+      if ("percent" in part) taxable += toCents(part.taxable_amount);
+      tax += toCents(part.tax_amount);
+    }
+  }
+  const order = (code: string) => ["01", "04", "03"].indexOf(code) + 1 || 10 + Number(code);
+  const sum = (charge: boolean) =>
+    (doc.allowance_charges ?? [])
+      .filter((a) => a.charge === charge)
+      .reduce((s, a) => s + toCents(a.amount), 0n);
+  const total = subtotal + tax - sum(false) + sum(true);
+  return {
+    lines: doc.lines,
+    tax_totals: [...schemes.values()].map((s) => s.total).sort((a, b) => order(a.code) - order(b.code)),
+    totals: {
+      subtotal: cents(subtotal),
+      tax_exclusive_amount: cents(taxable),
+      tax_total: cents(tax),
+      tax_inclusive_amount: cents(subtotal + tax),
+      allowance_total_amount: cents(sum(false)),
+      charge_total_amount: cents(sum(true)),
+      prepaid_amount: "0.00",
+      total: cents(total),
+      withholding_total_amount: "0.00",
+      net_payable_amount: cents(total),
+    },
+  };
+}
 
 /** An invoice of `lines` lines in the test range, with a fresh reference and number. */
 export function dianInvoice(lines = 3, change?: (doc: SubmitDocumentRequest) => void): DianDocumentInput {
@@ -114,9 +194,14 @@ export function dianInvoice(lines = 3, change?: (doc: SubmitDocumentRequest) => 
       id_number: "800197268",
       check_digit: "4",
       name: "Cliente Ejemplo S.A.",
+      person_type: "1",
+      fiscal_responsibilities: ["O-13"],
+      tax_scheme: "01",
       email: "compras@cliente.example",
       address: "Carrera 7 # 32-16",
       city_code: "05001",
+      department_code: "05",
+      country_code: "CO",
       phone: "6045550000",
     },
     ...dianLines(lines),
@@ -134,21 +219,26 @@ export function dianCreditNote(invoice: DianDocumentInput, cufe: string, partial
   const source = invoice.document;
   const first = source.lines[0];
   if (!first) throw new Error("the invoice has no lines");
+  const unitTaxes = first.taxes.map((t) =>
+    "percent" in t
+      ? {
+          ...t,
+          taxable_amount: first.unit_price,
+          tax_amount: cents((toCents(first.unit_price) * toCents(t.percent) + 5_000n) / 10_000n),
+        }
+      : t,
+  );
   const lines: Line[] = partial
     ? [
         {
           ...first,
           quantity: "1",
           line_extension: first.unit_price,
-          tax_amount: cents(
-            (BigInt(first.unit_price.replace(".", "")) * BigInt(first.tax_rate.split(".")[0] ?? "0") + 50n) /
-              100n,
-          ),
+          taxes: unitTaxes,
+          tax_amount: cents(unitTaxes.reduce((s, t) => s + toCents(t.tax_amount), 0n)),
         },
       ]
     : source.lines;
-  const subtotal = lines.reduce((s, l) => s + BigInt(l.line_extension.replace(".", "")), 0n);
-  const tax = lines.reduce((s, l) => s + BigInt(l.tax_amount.replace(".", "")), 0n);
   const { technical_key: _key, ...issuer } = source.issuer;
   const document: SubmitDocumentRequest = {
     kind: "credit_note",
@@ -160,8 +250,7 @@ export function dianCreditNote(invoice: DianDocumentInput, cufe: string, partial
     currency: source.currency,
     issuer: { ...issuer, software_pin: TEST_SOFTWARE.pin },
     buyer: source.buyer,
-    lines,
-    totals: { subtotal: cents(subtotal), tax_total: cents(tax), total: cents(subtotal + tax) },
+    ...withAmounts({ lines }),
     billing_reference: { number: source.number, issue_date: source.issue_date, authority_code: cufe },
     correction: partial
       ? { concept_code: "1", reason: "Devolución de una unidad" }

@@ -170,3 +170,77 @@ export async function embeddedDocuments(
     cleanup();
   }
 }
+
+/** The prefixes `xpathValues` declares: UBL's, DIAN's extension (2.1) and the signature's. */
+export const XPATH_NAMESPACES = {
+  inv: `${UBL}Invoice-2`,
+  cn: `${UBL}CreditNote-2`,
+  ad: `${UBL}AttachedDocument-2`,
+  cac: `${UBL}CommonAggregateComponents-2`,
+  cbc: `${UBL}CommonBasicComponents-2`,
+  ext: `${UBL}CommonExtensionComponents-2`,
+  sts: STS_NAMESPACE.invoice,
+  stsv1: STS_NAMESPACE.credit_note,
+  ds: "http://www.w3.org/2000/09/xmldsig#",
+  xades: "http://uri.etsi.org/01903/v1.3.2#",
+} as const;
+
+/** Between two values in xmllint's answer: a character no document of ours carries. */
+const SEPARATOR = "\u241e";
+
+/**
+ * An expression with its prefixed names spelled out for libxml2, which registers no prefix for
+ * `xmllint --xpath`: `cbc:ID` becomes `*[namespace-uri()='…'][local-name()='ID']`. Quoted
+ * literals are left as they are.
+ */
+function withoutPrefixes(expression: string): string {
+  const uris: Record<string, string> = XPATH_NAMESPACES;
+  return expression
+    .split(/('[^']*')/)
+    .map((part) =>
+      part.startsWith("'")
+        ? part
+        : part.replace(
+            /(?<![\w@.-])([a-z][\w]*):([A-Za-z_][\w.-]*)/g,
+            (whole, prefix: string, name: string) => {
+              const uri = uris[prefix];
+              if (!uri) throw new Error(`xpathValues: no namespace for the prefix of ${whole}`);
+              return `*[namespace-uri()='${uri}'][local-name()='${name}']`;
+            },
+          ),
+    )
+    .join("");
+}
+
+/**
+ * Each XPath 1.0 expression evaluated on `xml` by libxml2 (`xmllint --xpath`, one process for them
+ * all: their `string()` values joined by `concat`), with the prefixes of XPATH_NAMESPACES: a string
+ * for `string(…)`, a number's text for `count(…)`, "true"/"false" for a boolean, each whole (the
+ * `--shell`'s answers are cut at 40 bytes). An independent reading of what a document says.
+ */
+export async function xpathValues(xml: Uint8Array, expressions: readonly string[]): Promise<string[]> {
+  if (expressions.some((e) => e.includes(SEPARATOR)))
+    throw new Error("xpathValues: separator in an expression");
+  const { dir, cleanup } = scratch();
+  try {
+    writeFileSync(join(dir, "document.xml"), xml);
+    const joined = `concat(${expressions.map((e) => `string(${withoutPrefixes(e)}), '${SEPARATOR}'`).join(", ")}, '')`;
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile(
+        "xmllint",
+        ["--xpath", joined, join(dir, "document.xml")],
+        { maxBuffer: 16 * 1024 * 1024 },
+        (error, stdout, stderr) =>
+          error ? reject(new Error(`xmllint --xpath: ${stderr}`)) : resolve(stdout),
+      );
+    });
+    const values = output.replace(/\n$/, "").split(SEPARATOR);
+    // the last is what follows the last separator: nothing
+    if (values.pop() !== "" || values.length !== expressions.length) {
+      throw new Error(`xmllint answered ${values.length} of ${expressions.length} expressions:\n${output}`);
+    }
+    return values;
+  } finally {
+    cleanup();
+  }
+}

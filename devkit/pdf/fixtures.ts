@@ -7,7 +7,12 @@ import { createHash } from "node:crypto";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { dianQrText } from "../../shared/co/cufe.ts";
 import { DEMO_SOFTWARE, softwareLine } from "../../shared/co/software.ts";
-import type { CreditNoteDocumentRow, InvoiceDocumentRow } from "../../shared/kernel/rows.ts";
+import type {
+  CreditNoteDocumentRow,
+  InvoiceDocumentRow,
+  LineTaxRow,
+  TaxTotalRow,
+} from "../../shared/kernel/rows.ts";
 import { INVOICE_NAMES, type InvoiceFiscal, type ValidationStamp } from "../../shared/pdf/model.ts";
 
 type Line = InvoiceDocumentRow["lines"][number];
@@ -21,6 +26,7 @@ export const DEMO_COMPANY: InvoiceDocumentRow["company"] = {
   trade_name: "Demo Comercial",
   person_type: "1",
   tax_regime: "48",
+  tax_scheme: "01",
   fiscal_responsibilities: ["R-99-PN"],
   address: "Calle 100 # 10-20",
   city_code: "11001",
@@ -40,15 +46,29 @@ export const DEMO_COMPANY: InvoiceDocumentRow["company"] = {
   active_environment: "uat",
 };
 
-/** A line with its arithmetic done the way the seed's SQL does it (rounded to cents). */
+/**
+ * A line with its arithmetic done the way the database does it (rounded to cents): one IVA at
+ * `taxRate` % (0: exempt, "exento"); a line outside every tax passes `taxes: []` in `extra`.
+ */
 export function line(
   position: number,
   quantity: number,
   unitPrice: number,
   taxRate: number,
-  extra?: Partial<Line>,
+  extra?: Partial<Line> & { taxCode?: "01" | "04" },
 ): Line {
   const extension = Math.round(quantity * unitPrice * 100) / 100;
+  const { taxCode = "01", ...rest } = extra ?? {};
+  const taxAmount = Math.round(extension * taxRate) / 100;
+  const taxes = rest.taxes ?? [
+    {
+      code: taxCode,
+      name: taxCode === "01" ? "IVA" : "INC",
+      percent: taxRate,
+      taxable_amount: extension,
+      tax_amount: taxAmount,
+    },
+  ];
   return {
     id: `00000000-0000-4000-8000-${String(position).padStart(12, "0")}`,
     position,
@@ -57,21 +77,66 @@ export function line(
     unit_code: "94",
     quantity,
     unit_price: unitPrice,
+    price_amount: unitPrice,
     line_extension: extension,
-    // IVA at 0 % is an exempt line ("exento"); a line outside the tax passes tax_code "ZZ" in `extra`
-    tax_code: "01",
-    tax_rate: taxRate,
-    tax_amount: Math.round(extension * taxRate) / 100,
-    ...extra,
+    taxes,
+    allowance_charges: [],
+    tax_amount: taxes.reduce((sum, t) => sum + Math.round(t.tax_amount * 100), 0) / 100,
+    ...rest,
   };
 }
 
-/** The document with its totals recomputed from `lines` (in cents, so no float drift). */
+/**
+ * The document with its amounts summed from `lines` as the database sums them (in cents, so no
+ * float drift): the taxes per scheme (01, 04, 03 first) and rate, and the LegalMonetaryTotal.
+ */
 export function withLines(doc: InvoiceDocumentRow, lines: Line[]): InvoiceDocumentRow {
   const cents = (v: number) => Math.round(v * 100);
+  const schemes = new Map<string, TaxTotalRow>();
+  let taxable = 0;
+  for (const l of lines) {
+    for (const t of l.taxes) {
+      const scheme = schemes.get(t.code) ?? { code: t.code, name: t.name, tax_amount: 0, subtotals: [] };
+      schemes.set(t.code, scheme);
+      const key = (s: Omit<LineTaxRow, "code" | "name">) =>
+        `${s.percent}|${s.per_unit_amount}|${s.per_quantity}`;
+      const { code: _code, name: _name, ...part } = t;
+      const same = scheme.subtotals.find((s) => key(s) === key(part));
+      if (same) {
+        same.tax_amount = (cents(same.tax_amount) + cents(t.tax_amount)) / 100;
+        if (same.taxable_amount !== undefined) {
+          same.taxable_amount = (cents(same.taxable_amount) + cents(t.taxable_amount ?? 0)) / 100;
+        }
+        if (same.measure !== undefined) same.measure += t.measure ?? 0;
+      } else scheme.subtotals.push({ ...part });
+      scheme.tax_amount = (cents(scheme.tax_amount) + cents(t.tax_amount)) / 100;
+      if (t.percent !== undefined) taxable += cents(t.taxable_amount ?? 0);
+    }
+  }
+  const order = (code: string) => ["01", "04", "03"].indexOf(code) + 1 || 10 + Number(code);
   const subtotal = lines.reduce((s, l) => s + cents(l.line_extension), 0);
   const tax = lines.reduce((s, l) => s + cents(l.tax_amount), 0);
-  return { ...doc, lines, subtotal: subtotal / 100, tax_total: tax / 100, total: (subtotal + tax) / 100 };
+  const allowances = doc.allowance_charges.filter((a) => !a.charge).reduce((s, a) => s + cents(a.amount), 0);
+  const charges = doc.allowance_charges.filter((a) => a.charge).reduce((s, a) => s + cents(a.amount), 0);
+  const total = subtotal + tax - allowances + charges;
+  const withheld = cents(doc.withholding_total_amount ?? 0);
+  const prepaid = cents(doc.prepaid_amount ?? 0);
+  return {
+    ...doc,
+    lines,
+    subtotal: subtotal / 100,
+    tax_total: tax / 100,
+    total: total / 100,
+    tax_exclusive_amount: taxable / 100,
+    tax_inclusive_amount: (subtotal + tax) / 100,
+    allowance_total_amount: allowances / 100,
+    charge_total_amount: charges / 100,
+    net_payable_amount: (total - withheld - prepaid) / 100,
+    // as the database orders them: schemes IVA, INC, ICA first, then by code; rates ascending
+    tax_totals: [...schemes.values()]
+      .sort((a, b) => order(a.code) - order(b.code))
+      .map((t) => ({ ...t, subtotals: t.subtotals.sort((a, b) => (a.percent ?? 0) - (b.percent ?? 0)) })),
+  };
 }
 
 export function demoInvoice(): InvoiceDocumentRow {
@@ -95,9 +160,32 @@ export function demoInvoice(): InvoiceDocumentRow {
     buyer_address: "Avenida 68 # 1-1",
     buyer_city_code: "11001",
     buyer_phone: null,
+    buyer_person_type: "1",
+    buyer_fiscal_responsibilities: ["R-99-PN"],
+    buyer_tax_scheme: "ZZ",
+    buyer_city_name: null,
+    buyer_department_code: "11",
+    buyer_department_name: null,
+    buyer_postal_zone: null,
+    buyer_country_code: "CO",
+    exchange_rate: null,
+    exchange_rate_date: null,
     subtotal: 0,
     tax_total: 0,
     total: 0,
+    tax_exclusive_amount: 0,
+    tax_inclusive_amount: 0,
+    allowance_total_amount: 0,
+    charge_total_amount: 0,
+    prepaid_amount: 0,
+    withholding_total_amount: 0,
+    net_payable_amount: 0,
+    tax_totals: [],
+    withholding_totals: [],
+    allowance_charges: [],
+    prepayments: [],
+    currency_totals: null,
+    problems: [],
     lines: [],
     company: DEMO_COMPANY,
   };
@@ -198,12 +286,16 @@ export function demoCreditNote(): CreditNoteDocumentRow {
   const {
     company,
     lines: _lines,
-    due_date: _due,
-    payment_form: _form,
-    payment_method: _method,
     notes: _notes,
+    withholding_totals: _withholdings,
+    prepayments: _prepayments,
+    prepaid_amount: _prepaid,
+    withholding_total_amount: _withheld,
+    net_payable_amount: _net,
+    problems: _problems,
     ...rest
   } = invoice;
+  const note = withLines(invoice, [first]);
   return {
     ...rest,
     id: "6c0b2a8e-0000-4000-8000-00000000c001",
@@ -213,9 +305,12 @@ export function demoCreditNote(): CreditNoteDocumentRow {
     issue_time: "09:30:00-05",
     concept_code: "1",
     reason: "Devolución parcial: el cliente devolvió el servicio de consultoría",
-    subtotal: first.line_extension,
-    tax_total: first.tax_amount,
-    total: first.line_extension + first.tax_amount,
+    subtotal: note.subtotal,
+    tax_total: note.tax_total,
+    total: note.total,
+    tax_exclusive_amount: note.tax_exclusive_amount,
+    tax_inclusive_amount: note.tax_inclusive_amount,
+    tax_totals: note.tax_totals,
     billing_reference: { number: invoice.number, issue_date: invoice.issue_date, authority_code: DEMO_CUFE },
     lines: [{ ...first, invoice_line_id: first.id }],
     company: { ...company, software_pin: "12345" },

@@ -233,3 +233,17 @@ export function qrBox(page: PDFPage): PlacedBox | null {
   const side = bbox instanceof PDFArray ? Number(String(bbox.get(2))) : Number.NaN;
   return { x: Number(x), y: Number(y), width: Number(scale) * side, height: Number(scale) * side };
 }
+
+/**
+ * What poppler's `pdftotext` reads from the PDF, block by block as it finds them (a cell's wrapped
+ * text stays together, which `-layout` would interleave with the cells beside it): an extractor
+ * that shares nothing with pdf-lib.
+ */
+export function pdftotext(pdf: Uint8Array): string {
+  const result = spawnSync("pdftotext", ["-enc", "UTF-8", "-", "-"], {
+    input: pdf,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (result.status !== 0) throw new Error(`pdftotext failed: ${result.stderr.toString()}`);
+  return result.stdout.toString("utf8");
+}

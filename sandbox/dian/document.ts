@@ -4,6 +4,7 @@
  * `Common/Validator.cs`), taken from the DOM by namespace and local name — never through our
  * builder's code, so a field our builder misplaces is missed here as DIAN would miss it.
  */
+import { type DocumentContent, readContent } from "./content.ts";
 import { at, child, childrenNamed, descendants, type Element, textOf } from "./xml-read.ts";
 
 export const UBL = {
@@ -59,6 +60,8 @@ export interface ReceivedDocument {
   taxBySchema: Map<string, string>;
   lines: { lineExtension: string; taxable: string[]; tax: string[] }[];
   signingTime: string;
+  /** The rest of what the content rules read (./content.ts). */
+  content: DocumentContent;
 }
 
 const cbc = (parent: Element | undefined, local: string) => textOf(child(parent, UBL.cbc, local)) ?? "";
@@ -140,5 +143,6 @@ export function readDocument(root: Element): ReceivedDocument | null {
       };
     }),
     signingTime: textOf(descendants(root, UBL.xades, "SigningTime")[0]) ?? "",
+    content: readContent(root, lineName, kind === "invoice" ? "InvoicedQuantity" : "CreditedQuantity"),
   };
 }

@@ -14,7 +14,7 @@ import { type SandboxFetch, sleep, toRequest } from "../common.ts";
 import { faultEnvelope } from "./answers.ts";
 import { handleControl } from "./control.ts";
 import { EnvelopeError, type Operation, operationOfAction, readEnvelope } from "./envelope.ts";
-import { createDianKnobs, type DianKnobs, type DianKnobsPatch } from "./knobs.ts";
+import { createDianKnobs, type DianKnobs, type DianKnobsPatch, ruleSettings } from "./knobs.ts";
 import { MAX_MESSAGE_BYTES, tooLarge } from "./limits.ts";
 import {
   getNumberingRange,
@@ -221,6 +221,7 @@ export function createDianStandIn(options: DianStandInOptions = {}): DianStandIn
       signer: async () => (await dianIdentity()).signer,
       senderNit: security.certificate.nit,
       now: at,
+      rules: ruleSettings(knobs.current, at),
       pendingPolls: knobs.current.pendingPolls,
       holdBatches: knobs.current.holdBatches,
     };

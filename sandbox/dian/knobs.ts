@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { OPERATIONS, type Operation } from "./envelope.ts";
+import type { RuleSettings } from "./finding.ts";
 
 export const DianFault = z.object({
   /**
@@ -33,6 +34,20 @@ export const DianKnobs = z.object({
   /** New batches stay in process until released (POST /_sandbox/dian/release). */
   holdBatches: z.boolean(),
   failNext: z.array(DianFault).max(100),
+  /**
+   * The day DIAN's date rules count from (FAD09c: issued more than 10 days before it), YYYY-MM-DD;
+   * null: the stand-in's clock's date in Colombia. A test whose documents are dated once and for all
+   * sets it to their day, as the world they live in.
+   */
+  today: z.iso.date().nullable(),
+  /**
+   * How far, in cents, a product the rules recompute (FAS07, FAX07, FAT07 base × rate; FAV06 price ×
+   * quantity) may be from the amount written. DIAN's tolerance was not established (brief-business
+   * "Not established": facho's Anexo summary says ±2.00, Vendix assumes one cent); 200 is facho's,
+   * and one cent would refuse documents rounded per line, as Odoo and the database round them
+   * (docs/adr/0009): up to half a cent per line on a document subtotal. Sums are always exact.
+   */
+  productToleranceCents: z.number().int().min(0).max(100_000),
 });
 export type DianKnobs = z.infer<typeof DianKnobs>;
 export const DianKnobsPatch = DianKnobs.partial();
@@ -44,7 +59,17 @@ export const DEFAULT_DIAN_KNOBS: DianKnobs = {
   pendingPolls: 1,
   holdBatches: false,
   failNext: [],
+  today: null,
+  productToleranceCents: 200,
 };
+
+/** The content rules' settings from the knobs, at `now`: `today` is its date in Colombia (UTC−5) by default. */
+export function ruleSettings(knobs: DianKnobs, now: Date): RuleSettings {
+  return {
+    today: knobs.today ?? new Date(now.getTime() - 5 * 3_600_000).toISOString().slice(0, 10),
+    productToleranceCents: knobs.productToleranceCents,
+  };
+}
 
 /** Knobs with their initial values, a patch setter and the queue of faults. */
 export function createDianKnobs(initial: DianKnobsPatch = {}) {

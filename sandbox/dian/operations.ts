@@ -17,6 +17,7 @@ import {
 } from "./answers.ts";
 import { fromBase64 } from "./base64.ts";
 import type { SoapRequest } from "./envelope.ts";
+import type { RuleSettings } from "./finding.ts";
 import { type DianRegistry, findSoftware, mayActFor } from "./registry.ts";
 import type { DianStore } from "./store.ts";
 import { validateDocument } from "./validate.ts";
@@ -29,6 +30,8 @@ export interface OperationContext {
   /** The NIT DIAN read from the client certificate ("" when it found none). */
   senderNit: string;
   now: Date;
+  /** How the content rules judge: the knobs' `today` and product tolerance. */
+  rules: RuleSettings;
   /** Status calls (GetStatusZip, or GetStatus of one of its documents) a new batch stays in process; `hold` keeps it until released. */
   pendingPolls: number;
   holdBatches: boolean;

@@ -11,25 +11,16 @@
  * SHA-384(SoftwareID + PIN + number).
  */
 import { createHash } from "node:crypto";
+import { cents } from "./decimal.ts";
 import type { ReceivedDocument } from "./document.ts";
+import { onePerRule, type RuleFinding, type RuleSettings, ruleId } from "./finding.ts";
 import { type DianRegistry, findIssuer, findSoftware } from "./registry.ts";
+import { amountFindings } from "./rules-amounts.ts";
+import { declaredFindings } from "./rules-content.ts";
 
-export interface RuleFinding {
-  code: string;
-  message: string;
-  /** A notification (Notificación) never rejects on its own. */
-  notification?: boolean;
-}
+export type { RuleFinding, RuleSettings };
 
 const sha384 = (text: string) => createHash("sha384").update(text, "utf8").digest("hex");
-
-/** A decimal string as cents, truncated past two decimals ([D] `TruncateDecimal(…, 2)`); null if not a number. */
-export function cents(value: string): bigint | null {
-  const match = /^(-?)(\d+)(?:\.(\d*))?$/.exec(value.trim());
-  if (!match) return null;
-  const whole = BigInt(match[2] ?? "0") * 100n + BigInt(`${match[3] ?? ""}00`.slice(0, 2));
-  return match[1] ? -whole : whole;
-}
 
 /** DIAN's `ToString("F2")` of a truncated amount; "0.00" for a missing one. */
 function f2(value: string | undefined): string {
@@ -48,8 +39,7 @@ export function checkDigit(nit: string): string {
   return String(r <= 1 ? r : 11 - r);
 }
 
-const code = (doc: ReceivedDocument, invoiceCode: string) =>
-  doc.kind === "credit_note" ? invoiceCode.replace(/^FA/, "CA") : invoiceCode;
+const code = ruleId;
 
 /** The key of the CUFE (ClTec) or CUDE (the software's PIN), as DIAN picks it ([D] ValidateCufe). */
 function authorityKey(doc: ReceivedDocument, registry: DianRegistry): string | undefined {
@@ -220,45 +210,6 @@ function signingDateFinding(doc: ReceivedDocument): RuleFinding | null {
       };
 }
 
-const sum = (values: string[]) => values.reduce((s, v) => s + (cents(v) ?? 0n), 0n);
-
-/** The totals (FAU02, FAU04, FAU06, FAU14 [V]), in cents truncated as DIAN reads amounts. */
-function totalsFindings(doc: ReceivedDocument): RuleFinding[] {
-  const t = doc.totals;
-  const value = (v: string) => cents(v) ?? 0n;
-  const lines = doc.lines;
-  const out: RuleFinding[] = [];
-  if (value(t.lineExtension) !== sum(lines.map((l) => l.lineExtension))) {
-    out.push({
-      code: code(doc, "FAU02"),
-      message:
-        "El Valor Bruto antes de tributos no es igual a la suma de los valores de las líneas de la factura que contienen el valor comercial",
-    });
-  }
-  if (value(t.taxExclusive) !== sum(lines.flatMap((l) => l.taxable))) {
-    out.push({
-      code: code(doc, "FAU04"),
-      message:
-        "Base Imponible es distinto a la suma de los valores de las bases imponibles de todas líneas de detalle.",
-    });
-  }
-  if (value(t.taxInclusive) !== value(t.lineExtension) + sum(lines.flatMap((l) => l.tax))) {
-    out.push({
-      code: code(doc, "FAU06"),
-      message:
-        "Valor Bruto más tributos es diferente a Valor Bruto de la factura que contienen el valor comercial más la Suma de los Tributos de todas las líneas de detalle.",
-    });
-  }
-  if (value(t.payable) !== value(t.taxInclusive) - value(t.allowance) + value(t.charge)) {
-    out.push({
-      code: code(doc, "FAU14"),
-      message:
-        "Valor a Pagar de Factura es distinto de la Suma de Valor Bruto más tributos - Valor del Descuento Total + Valor del Cargo Total",
-    });
-  }
-  return out;
-}
-
 /** FAJ43b [F]: the issuer's name differs from the RUT's (a notification). */
 function rutFinding(doc: ReceivedDocument, registry: DianRegistry): RuleFinding | null {
   const rutName = findIssuer(registry, doc.supplier.id)?.rutName;
@@ -270,15 +221,24 @@ function rutFinding(doc: ReceivedDocument, registry: DianRegistry): RuleFinding 
   };
 }
 
-/** Every content rule's finding, rejections and notifications, in DIAN's reporting order. */
-export function contentFindings(doc: ReceivedDocument, registry: DianRegistry): RuleFinding[] {
-  return [
+/**
+ * Every content rule's finding, rejections and notifications, in DIAN's reporting order, each rule
+ * once: the software, the CUFE, the check digits, the numbering, the dates, the arithmetic
+ * (./rules-amounts.ts), what the document declares (./rules-content.ts), the RUT.
+ */
+export function contentFindings(
+  doc: ReceivedDocument,
+  registry: DianRegistry,
+  settings: RuleSettings,
+): RuleFinding[] {
+  return onePerRule([
     ...softwareFindings(doc, registry),
     authorityCodeFinding(doc, registry),
     ...checkDigitFindings(doc),
     ...rangeFindings(doc, registry),
     signingDateFinding(doc),
-    ...totalsFindings(doc),
+    ...amountFindings(doc, settings),
+    ...declaredFindings(doc, settings),
     rutFinding(doc, registry),
-  ].filter((f): f is RuleFinding => f !== null);
+  ]);
 }

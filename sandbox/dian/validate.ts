@@ -14,7 +14,7 @@ import { type DianResponse, emptyDianResponse } from "./answers.ts";
 import { applicationResponse, approvedMessage } from "./application-response.ts";
 import { type ReceivedDocument, readDocument } from "./document.ts";
 import { type DianRegistry, mayActFor } from "./registry.ts";
-import { contentFindings } from "./rules.ts";
+import { contentFindings, type RuleSettings } from "./rules.ts";
 import { schemaError } from "./schema.ts";
 import type { DianStore, StoredDocument } from "./store.ts";
 import { signatureFindings } from "./xades.ts";
@@ -27,6 +27,8 @@ export interface ValidationContext {
   /** The NIT read from the client certificate. */
   senderNit: string;
   now: Date;
+  /** How the content rules judge (the knobs' `today` and tolerance). */
+  rules: RuleSettings;
 }
 
 /**
@@ -124,7 +126,7 @@ export async function validateDocument(
 
   const findings = [
     ...signatureFindings(parsed, raw, registry, context.now),
-    ...contentFindings(doc, registry),
+    ...contentFindings(doc, registry, context.rules),
   ];
   const rejections = findings.filter((f) => !f.notification);
   const notifications = findings.filter((f) => f.notification);

@@ -24,6 +24,12 @@
 
 import { hexDigest } from "../crypto/digest.ts";
 
+/**
+ * The three taxes the CUFE/CUDE names (ValImp1–3): IVA, INC and ICA, by their DIAN scheme codes;
+ * every other tax reaches it only through ValTot (brief-business §4, DIAN's ValidateCufe).
+ */
+export const CUFE_TAXES = { iva: "01", inc: "04", ica: "03" } as const;
+
 /** DIAN environment names as our protocol spells them: `prd` production, `uat` habilitación. */
 export type DianEnvironment = "prd" | "uat";
 

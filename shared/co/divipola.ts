@@ -2,7 +2,7 @@
  * DIVIPOLA (DANE's division of Colombia) names for the codes documents carry: a municipality is five
  * digits, its first two the department's. The PDF prints them and the DIAN document writes them
  * beside the codes (CityName, CountrySubentity). Only the largest municipalities are named; the
- * departments are all here.
+ * departments are all here. Which codes exist at all is DIAN's list: ./code-lists.ts.
  */
 
 const DEPARTMENTS: Record<string, string> = {

@@ -33,12 +33,16 @@ export const AuthorityRule = z
       description:
         "`rechazo`: the rule rejects the document; `notificacion`: reported only, never rejecting on its own (it may come with an acceptance).",
     }),
-    message: z.string().meta({ description: "The authority's text for the rule, as it wrote it." }),
+    message: z.string().meta({
+      description:
+        "The authority's text for the rule, as it wrote it; with `check_failed`, our sentence naming the field that breaks it (nothing was sent).",
+    }),
   })
   .meta({ description: "One rule the authority applied to the document." });
 
 export const authorityRules = z.array(AuthorityRule).optional().meta({
-  description: "The rules the authority reported (rejections and notifications); present when it gave any.",
+  description:
+    "The rules the authority reported (rejections and notifications), present when it gave any; with `check_failed`, the authority's rules the checks before sending found broken (an invoice's: DIAN's), present when there are any.",
 });
 
 export const providerMessage = z.string().optional().meta({

@@ -45,7 +45,8 @@ export const RESULT_CODES = {
   },
   check_failed: {
     groups: TRANSMISSION,
-    meaning: "Not sent: the document fails the checks made before sending; `message` lists every problem.",
+    meaning:
+      "Not sent: the document fails the checks made before sending; `message` lists every problem, and `authority_rules` the authority's rules among them (an invoice: DIAN's rule ids, our sentences).",
     action: "Fix the data (an invoice is `pendiente` again, editable), then send it again.",
   },
   credential_required: {

@@ -42,7 +42,7 @@ export interface IssuerRow {
   person_type: string;
   tax_regime: string;
   /** The party's TaxScheme: 01 IVA, 04 INC, ZA IVA e INC, ZZ no aplica. */
-  tax_scheme?: string;
+  tax_scheme: string;
   fiscal_responsibilities: string[];
   address: string;
   city_code: string;
@@ -128,16 +128,22 @@ export interface InvoiceLineRow {
   quantity: number;
   /** In the document's currency; `price_amount` is it in pesos (PriceAmount). */
   unit_price: number;
-  price_amount?: number;
+  price_amount: number;
   line_extension: number;
-  /** The line's one tax, as the one-tax builders read it (`taxes` has every tax). */
-  tax_code: "01" | "04" | "ZZ";
-  tax_rate: number;
+  /** The sum of its taxes. */
   tax_amount: number;
-  taxes?: LineTaxRow[];
-  allowance_charges?: AllowanceChargeRow[];
+  /** Its taxes, one per scheme, in pesos; none: the line is excluded ("excluido"). */
+  taxes: LineTaxRow[];
+  /** Its discounts and charges, in pesos. */
+  allowance_charges: AllowanceChargeRow[];
   /** The line in the deal's currency, when the document's is not COP. */
-  currency_amounts?: { line_extension: number; tax_amount: number; taxes: LineTaxRow[] } | null;
+  currency_amounts?: {
+    price_amount: number;
+    line_extension: number;
+    tax_amount: number;
+    taxes: LineTaxRow[];
+    allowance_charges: AllowanceChargeRow[];
+  } | null;
 }
 
 /**
@@ -146,15 +152,17 @@ export interface InvoiceLineRow {
  * advances; `problems`: what must not be sent (it depends on more than one input).
  */
 export interface DocumentAmountsRow {
-  exchange_rate?: number | null;
-  exchange_rate_date?: string | null;
-  tax_exclusive_amount?: number;
-  tax_inclusive_amount?: number;
-  allowance_total_amount?: number;
-  charge_total_amount?: number;
-  tax_totals?: TaxTotalRow[];
-  allowance_charges?: AllowanceChargeRow[];
-  currency_totals?: Record<string, unknown> | null;
+  /** Pesos per unit of `currency`, and the rate's date; null for COP. */
+  exchange_rate: number | null;
+  exchange_rate_date: string | null;
+  tax_exclusive_amount: number;
+  tax_inclusive_amount: number;
+  allowance_total_amount: number;
+  charge_total_amount: number;
+  tax_totals: TaxTotalRow[];
+  allowance_charges: AllowanceChargeRow[];
+  /** The same totals in the deal's currency (`document_amounts`' keys), when it is not COP. */
+  currency_totals: CurrencyTotalsRow | null;
   prepaid_amount?: number;
   withholding_total_amount?: number;
   net_payable_amount?: number;
@@ -162,14 +170,30 @@ export interface DocumentAmountsRow {
   prepayments?: PrepaymentRow[];
   problems?: string[];
   /** The buyer's fiscal profile (AdditionalAccountID, TaxLevelCode, TaxScheme, DIVIPOLA address). */
-  buyer_person_type?: string | null;
-  buyer_fiscal_responsibilities?: string[];
-  buyer_tax_scheme?: string;
-  buyer_city_name?: string | null;
-  buyer_department_code?: string | null;
-  buyer_department_name?: string | null;
-  buyer_postal_zone?: string | null;
-  buyer_country_code?: string;
+  buyer_person_type: string | null;
+  buyer_fiscal_responsibilities: string[];
+  buyer_tax_scheme: string;
+  buyer_city_name: string | null;
+  buyer_department_code: string | null;
+  buyer_department_name: string | null;
+  buyer_postal_zone: string | null;
+  buyer_country_code: string;
+}
+
+/** A document's totals in the deal's currency, as `einv_private.document_amounts` answers them. */
+export interface CurrencyTotalsRow {
+  line_extension_amount: number;
+  tax_total: number;
+  tax_inclusive_amount: number;
+  allowance_total_amount: number;
+  charge_total_amount: number;
+  payable_amount: number;
+  prepaid_amount: number;
+  withholding_total_amount: number;
+  net_payable_amount: number;
+  tax_totals: TaxTotalRow[];
+  withholding_totals: TaxTotalRow[];
+  allowance_charges: AllowanceChargeRow[];
 }
 
 /** `einv_private.invoice_payload`: the invoice's content, its lines and its issuer. */
@@ -233,6 +257,10 @@ export interface CreditNoteDocumentRow extends DocumentAmountsRow {
   concept_code: string;
   reason: string;
   currency: string;
+  /** The invoice's payment form and means, and its due date when sold on credit. */
+  payment_form: string;
+  payment_method: string;
+  due_date: string | null;
   subtotal: number;
   tax_total: number;
   total: number;

@@ -44,9 +44,12 @@ export function formatQuantity(value: number): string {
   return `${negative ? "-" : ""}${grouped}${fraction ? `,${fraction}` : ""}`;
 }
 
-/** A percentage: 19 → "19 %", 8.5 → "8,5 %". */
+/**
+ * A percentage as it is declared, never rounded: 19 → "19 %", 8.5 → "8,5 %", ReteICA's 9,66 per
+ * mil → "0,966 %".
+ */
 export function formatRate(rate: number): string {
-  return `${formatQuantity(Math.round(rate * 100) / 100)} %`;
+  return `${formatQuantity(rate)} %`;
 }
 
 /** "900123456", "7" → "900.123.456-7"; identifiers with letters are printed as they are. */

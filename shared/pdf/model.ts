@@ -4,15 +4,27 @@
  * JSON (no Date, no bigint), so equal inputs give an equal model and, from it, equal PDF bytes.
  */
 
-import { type DianEnvironment, formatAmount as dianAmount, dianQrText } from "../co/cufe.ts";
+import { CUFE_TAXES, type DianEnvironment, formatAmount as dianAmount, dianQrText } from "../co/cufe.ts";
+import { personTypeOf } from "../co/fiscal-profile.ts";
 import { DEMO_SOFTWARE, type SoftwareMaker, softwareLine } from "../co/software.ts";
 import { centsToDecimal, toCents } from "../kernel/money.ts";
 import type { CreditNoteDocumentRow, FiscalStatus, InvoiceDocumentRow, IssuerRow } from "../kernel/rows.ts";
 import {
+  DOCUMENT_CURRENCY,
+  exchangeRateText,
+  lineAllowances,
+  lineTaxes,
+  type PrintedAmounts,
+  type TaxRow,
+  type TotalRow,
+  taxRows,
+  totalRows,
+  withholdingRows,
+} from "./amounts.ts";
+import {
   formatDate,
   formatMoney,
   formatQuantity,
-  formatRate,
   formatTaxId,
   formatTime,
   isoTimeWithOffset,
@@ -21,7 +33,7 @@ import * as label from "./labels.ts";
 import { pesosInWords } from "./words.ts";
 
 /** Bumped whenever the layout changes, so that stored representations are re-rendered. */
-export const INVOICE_TEMPLATE_VERSION = "invoice-pdf/3";
+export const INVOICE_TEMPLATE_VERSION = "invoice-pdf/4";
 
 export type PageSizeName = "letter" | "a4";
 
@@ -128,10 +140,14 @@ export interface DocumentPdfModel {
   /** Label/value pairs of the invoice data box: dates, payment, currency. */
   facts: [string, string][];
   lines: PdfLine[];
-  taxes: { name: string; rate: string; base: string; amount: string }[];
-  totals: { label: string; value: string; grand?: boolean }[];
+  /** Each tax by scheme and rate, the lines outside every tax last. */
+  taxes: TaxRow[];
+  /** The withholdings (an invoice's): informative to DIAN, subtracted from what the buyer pays. */
+  withholdings: TaxRow[];
+  totals: TotalRow[];
   amountInWords: string | null;
   notes: string | null;
+  /** The currency of the amounts printed (the deal's, when another, in `totals` beside them). */
   currency: string;
   fiscal: PdfFiscal;
   /** Fixed PDF creation date (ISO-8601): the validation instant, else the issue date and time. */
@@ -165,7 +181,7 @@ export function toInvoicePdfModel(
       ["Fecha de vencimiento", doc.due_date ? formatDate(doc.due_date) : "—"],
       ["Forma de pago", label.paymentFormLabel(doc.payment_form)],
       ["Medio de pago", label.paymentMethodLabel(doc.payment_method)],
-      ["Moneda", doc.currency],
+      ...currencyFacts(doc),
     ],
     reference: null,
     notes: doc.notes,
@@ -194,7 +210,7 @@ export function toCreditNotePdfModel(
       ["Fecha de emisión", formatDate(doc.issue_date)],
       ["Hora de emisión", formatTime(doc.issue_time)],
       ["Factura que corrige", ref.number],
-      ["Moneda", doc.currency],
+      ...currencyFacts(doc),
     ],
     reference: {
       heading: "FACTURA ELECTRÓNICA REFERENCIADA Y CORRECCIÓN",
@@ -224,11 +240,25 @@ type PrintableDocument = Pick<
   | "buyer_address"
   | "buyer_city_code"
   | "buyer_phone"
-  | "subtotal"
-  | "tax_total"
-  | "total"
+  | "buyer_person_type"
+  | "buyer_fiscal_responsibilities"
+  | "buyer_tax_scheme"
+  | "buyer_city_name"
+  | "buyer_country_code"
   | "lines"
-> & { company: IssuerRow };
+> &
+  PrintedAmounts & { company: IssuerRow; withholding_totals?: InvoiceDocumentRow["withholding_totals"] };
+
+/** The document's currency, and the deal's with its rate when another. */
+function currencyFacts(doc: PrintedAmounts): [string, string][] {
+  const rate = exchangeRateText(doc);
+  return rate
+    ? [
+        ["Moneda", `${DOCUMENT_CURRENCY} (negociada en ${doc.currency})`],
+        ["Tasa de cambio", rate],
+      ]
+    : [["Moneda", DOCUMENT_CURRENCY]];
+}
 
 /** The page size, and the software printed on it (the configured one; a demo one in tests). */
 export interface PdfOptions {
@@ -258,33 +288,10 @@ function buildPdfModel(
 ): DocumentPdfModel {
   const software = softwareLine(options.software ?? DEMO_SOFTWARE);
   const c = doc.company;
-  const str = (value: string | null | undefined) => (value ? value : null);
-  const money = (cents: bigint) => formatMoney(cents, doc.currency);
+  // every amount of the document is in pesos (the deal's currency, if another, is in the totals)
+  const money = (cents: bigint) => formatMoney(cents, DOCUMENT_CURRENCY);
   const issueTime = isoTimeWithOffset(doc.issue_time);
-
-  const taxes = new Map<string, { name: string; rate: string; base: bigint; amount: bigint }>();
-  for (const line of doc.lines) {
-    const key = `${line.tax_code}|${line.tax_rate.toFixed(2)}`;
-    const entry = taxes.get(key) ?? {
-      name: label.taxName(line.tax_code, line.tax_rate),
-      rate: formatRate(line.tax_rate),
-      base: 0n,
-      amount: 0n,
-    };
-    entry.base += toCents(line.line_extension);
-    entry.amount += toCents(line.tax_amount);
-    taxes.set(key, entry);
-  }
-  // by tax code, then highest rate first
-  const taxKeys = [...taxes.keys()].sort((a, b) => {
-    const [codeA = "", rateA = "0"] = a.split("|");
-    const [codeB = "", rateB = "0"] = b.split("|");
-    return codeA === codeB ? Number(rateB) - Number(rateA) : codeA < codeB ? -1 : 1;
-  });
-  const taxByCode = (code: string) =>
-    doc.lines.filter((l) => l.tax_code === code).reduce((sum, l) => sum + toCents(l.tax_amount), 0n);
-  const iva = taxByCode("01");
-  const inc = taxByCode("04");
+  const iva = toCents(doc.tax_totals.find((t) => t.code === CUFE_TAXES.iva)?.tax_amount ?? 0);
   const total = toCents(doc.total);
 
   const environment: DianEnvironment = fiscal.environment ?? (c.active_environment === "prd" ? "prd" : "uat");
@@ -319,18 +326,6 @@ function buildPdfModel(
       }
     : { stamped: false, statusLabel: STATUS_LABELS[fiscal.status], software };
 
-  const city = str(c.city_name);
-  const department = str(c.department_name);
-  // "Bogotá, D.C." already names its department
-  const cityLine = [city, department && !city?.startsWith(department) ? department : null]
-    .filter(Boolean)
-    .join(", ");
-  const regime = [label.taxRegimeLabel(c.tax_regime), label.personTypeLabel(c.person_type)].filter(Boolean);
-  const responsibilities = Array.isArray(c.fiscal_responsibilities)
-    ? c.fiscal_responsibilities.join(", ")
-    : null;
-  const contact = [str(c.phone) && `Tel. ${c.phone}`, str(c.email)].filter(Boolean).join(" · ");
-
   return {
     templateVersion: INVOICE_TEMPLATE_VERSION,
     pageSize: options.pageSize ?? "letter",
@@ -338,16 +333,9 @@ function buildPdfModel(
     number: doc.number,
     issuer: {
       legalName: c.legal_name,
-      tradeName: str(c.trade_name),
+      tradeName: c.trade_name || null,
       taxId: `NIT ${formatTaxId(c.nit, c.check_digit)}`,
-      details: [
-        [regime.join(" · "), responsibilities && `Resp. fiscales: ${responsibilities}`]
-          .filter(Boolean)
-          .join(" · "),
-        str(c.address),
-        cityLine,
-        contact,
-      ].filter((s): s is string => !!s),
+      details: issuerDetails(c),
       resolution: kind.resolution ? resolutionText(c) : null,
     },
     buyer: {
@@ -355,45 +343,66 @@ function buildPdfModel(
       taxId: doc.buyer_id_number
         ? `${label.idTypeLabel(doc.buyer_id_type)} ${formatTaxId(doc.buyer_id_number, doc.buyer_check_digit)}`
         : "—",
-      details: [
-        doc.buyer_address,
-        label.cityLabel(doc.buyer_city_code),
-        doc.buyer_phone && `Tel. ${doc.buyer_phone}`,
-        doc.buyer_email,
-      ].filter((s): s is string => !!s),
+      details: buyerDetails(doc),
     },
     reference: kind.reference,
     facts: kind.facts,
-    lines: doc.lines.map((l) => ({
-      position: String(l.position),
-      code: l.code ?? "",
-      description: l.description,
-      quantity: formatQuantity(l.quantity),
-      unit: label.unitLabel(l.unit_code),
-      unitPrice: money(toCents(l.unit_price)),
-      tax:
-        l.tax_code === "ZZ"
-          ? label.taxName("ZZ", 0)
-          : `${label.taxName(l.tax_code, l.tax_rate)} ${formatRate(l.tax_rate)}`,
-      total: money(toCents(l.line_extension)),
-    })),
-    taxes: taxKeys.map((key) => {
-      const t = taxes.get(key) as { name: string; rate: string; base: bigint; amount: bigint };
-      return { name: t.name, rate: t.rate, base: money(t.base), amount: money(t.amount) };
+    lines: doc.lines.map((l) => {
+      const allowances = lineAllowances(l);
+      return {
+        position: String(l.position),
+        code: l.code ?? "",
+        description: allowances ? `${l.description} · ${allowances}` : l.description,
+        quantity: formatQuantity(l.quantity),
+        unit: label.unitLabel(l.unit_code),
+        unitPrice: money(toCents(l.price_amount)),
+        tax: lineTaxes(l),
+        total: money(toCents(l.line_extension)),
+      };
     }),
-    totals: [
-      { label: "Subtotal (valor bruto)", value: money(toCents(doc.subtotal)) },
-      { label: "IVA", value: money(iva) },
-      ...(inc > 0n ? [{ label: "Impuesto al consumo (INC)", value: money(inc) }] : []),
-      { label: "Total impuestos", value: money(toCents(doc.tax_total)) },
-      { label: kind.grandTotal, value: money(total), grand: true },
-    ],
-    amountInWords: doc.currency === "COP" ? pesosInWords(total) : null,
+    taxes: taxRows(doc.tax_totals, doc.lines),
+    withholdings: withholdingRows(doc.withholding_totals),
+    totals: totalRows(doc, kind.grandTotal),
+    amountInWords: pesosInWords(total),
     notes: kind.notes,
-    currency: doc.currency,
+    currency: DOCUMENT_CURRENCY,
     fiscal: pdfFiscal,
     documentDate: pdfFiscal.stamped ? pdfFiscal.validatedAt : `${doc.issue_date}T${issueTime}`,
   };
+}
+
+/** The issuer's fiscal profile as its codes say, its address and contact. */
+function issuerDetails(c: IssuerRow): string[] {
+  const city = c.city_name || null;
+  const department = c.department_name || null;
+  // "Bogotá, D.C." already names its department
+  const cityLine = [city, department && !city?.startsWith(department) ? department : null]
+    .filter(Boolean)
+    .join(", ");
+  const contact = [c.phone && `Tel. ${c.phone}`, c.email].filter(Boolean).join(" · ");
+  return [
+    [label.taxRegimeLabel(c.tax_regime), label.fiscalProfileLabel(c)].filter(Boolean).join(" · "),
+    c.address,
+    cityLine,
+    contact,
+  ].filter((s): s is string => !!s);
+}
+
+/** The buyer's fiscal profile as its codes say (DIAN's final consumer's too), address and contact. */
+function buyerDetails(doc: PrintableDocument): string[] {
+  const city = doc.buyer_city_name || label.cityLabel(doc.buyer_city_code);
+  const country = doc.buyer_country_code && doc.buyer_country_code !== "CO" ? doc.buyer_country_code : null;
+  return [
+    label.fiscalProfileLabel({
+      person_type: doc.buyer_person_type ?? personTypeOf(null, doc.buyer_id_type),
+      tax_scheme: doc.buyer_tax_scheme,
+      fiscal_responsibilities: doc.buyer_fiscal_responsibilities,
+    }),
+    doc.buyer_address,
+    [city, country].filter(Boolean).join(", "),
+    doc.buyer_phone && `Tel. ${doc.buyer_phone}`,
+    doc.buyer_email,
+  ].filter((s): s is string => !!s);
 }
 
 function resolutionText(c: IssuerRow): string | null {

@@ -14,6 +14,8 @@ interface Column {
   width: number;
   align: "left" | "right";
   wraps?: boolean;
+  /** A cell that lists several items (a line's taxes): one item per text line, each shrunk to fit. */
+  splitsAt?: string;
 }
 
 const COLUMNS: Column[] = [
@@ -23,7 +25,8 @@ const COLUMNS: Column[] = [
   { key: "quantity", title: "Cant.", width: 42, align: "right" },
   { key: "unit", title: "Unidad", width: 38, align: "left" },
   { key: "unitPrice", title: "Valor unitario", width: 78, align: "right" },
-  { key: "tax", title: "Impuesto", width: 52, align: "right" },
+  // several taxes (IVA 19 % + INC bolsas $ 70,00 por Unidad): one per text line of the cell
+  { key: "tax", title: "Impuesto", width: 52, align: "right", splitsAt: " + " },
   { key: "total", title: "Valor total", width: 82, align: "right" },
 ];
 const SIZE = 7.8;
@@ -66,7 +69,11 @@ export function drawLinesTable(kit: Kit, flow: Flow, m: DocumentPdfModel): void 
 
   m.lines.forEach((line, index) => {
     const cells = columns.map((col) =>
-      col.wraps ? kit.wrap(line[col.key], kit.regular, SIZE, col.w - 2 * PAD_X) : [line[col.key]],
+      col.wraps
+        ? kit.wrap(line[col.key], kit.regular, SIZE, col.w - 2 * PAD_X)
+        : col.splitsAt
+          ? line[col.key].split(col.splitsAt).flatMap((item) => fitOrWrap(kit, item, col.w - 2 * PAD_X))
+          : [line[col.key]],
     );
     const rows = Math.max(...cells.map((l) => l.length));
     // A row that fits on a fresh page is kept whole; a taller one (a description of many short
@@ -84,6 +91,11 @@ export function drawLinesTable(kit: Kit, flow: Flow, m: DocumentPdfModel): void 
     }
   });
   flow.y -= 14;
+}
+
+/** An item kept on one text line while it fits a little smaller (as a one-line cell shrinks), else wrapped. */
+function fitOrWrap(kit: Kit, item: string, width: number): string[] {
+  return kit.width(item, kit.regular, 6.5) <= width ? [item] : kit.wrap(item, kit.regular, SIZE, width);
 }
 
 /** About the room on a continuation page below its header (42 pt) and the table's; only decides
@@ -128,12 +140,21 @@ const TOTAL_ROW = 15;
 const GRAND_ROW = 22;
 const TAX_ROW = 12;
 
-/** Tax breakdown and amount in words on the left, totals on the right; kept together on one page. */
+/**
+ * Tax breakdown (each tax by scheme and rate), the withholdings, and the amount in words on the
+ * left; totals on the right; kept together on one page.
+ */
 export function drawSummary(kit: Kit, flow: Flow, m: DocumentPdfModel): void {
   const c = palette(kit.lib);
   const leftWidth = flow.contentWidth - TOTALS_WIDTH - 16;
   const words = m.amountInWords ? kit.wrap(m.amountInWords, kit.bold, 7.8, leftWidth - 8) : [];
-  const leftHeight = 15 + (m.taxes.length + 1) * TAX_ROW + 8 + (words.length ? 12 + words.length * 9.5 : 0);
+  const tables = [
+    { heading: "RESUMEN DE IMPUESTOS", rows: m.taxes },
+    ...(m.withholdings.length ? [{ heading: "RETENCIONES", rows: m.withholdings }] : []),
+  ];
+  const leftHeight =
+    tables.reduce((h, t) => h + 15 + (t.rows.length + 1) * TAX_ROW + 8, 0) +
+    (words.length ? 12 + words.length * 9.5 : 0);
   const rowsHeight = m.totals.reduce((h, t) => h + (t.grand ? GRAND_ROW : TOTAL_ROW), 0);
   const rightHeight = rowsHeight + 14;
   flow.ensure(Math.max(leftHeight, rightHeight));
@@ -141,32 +162,39 @@ export function drawSummary(kit: Kit, flow: Flow, m: DocumentPdfModel): void {
   const top = flow.y;
   const left = flow.frame.left;
 
-  // tax breakdown
-  kit.rect(page, { x: left, y: top - 15, width: leftWidth, height: 15, fill: c.accentLight });
-  kit.text(page, "RESUMEN DE IMPUESTOS", left + 6, top - 10.5, {
-    font: kit.bold,
-    size: 7.5,
-    color: c.accent,
-  });
   const cols: [string, number, "left" | "right"][] = [
-    ["Impuesto", left + 6, "left"],
-    ["Tarifa", left + leftWidth * 0.38, "right"],
-    ["Base gravable", left + leftWidth * 0.7, "right"],
+    ["", left + 6, "left"],
+    ["Tarifa", left + leftWidth * 0.5, "right"],
+    ["Base", left + leftWidth * 0.75, "right"],
     ["Valor", left + leftWidth - 6, "right"],
   ];
-  let y = top - 15 - 9.5;
-  cols.forEach(([title, x, align]) => {
-    kit.text(page, title, x, y, { font: kit.bold, size: 7.3, color: c.muted, align });
-  });
-  for (const tax of m.taxes) {
-    y -= TAX_ROW;
-    [tax.name, tax.rate, tax.base, tax.amount].forEach((text, i) => {
-      const [, x, align] = cols[i] as (typeof cols)[number];
-      kit.text(page, text, x, y, { font: kit.regular, size: 7.8, color: c.ink, align });
+  let y = top;
+  for (const table of tables) {
+    kit.rect(page, { x: left, y: y - 15, width: leftWidth, height: 15, fill: c.accentLight });
+    kit.text(page, table.heading, left + 6, y - 10.5, { font: kit.bold, size: 7.5, color: c.accent });
+    y -= 15 + 9.5;
+    cols.forEach(([title, x, align], i) => {
+      kit.text(page, i === 0 ? "Concepto" : title, x, y, {
+        font: kit.bold,
+        size: 7.3,
+        color: c.muted,
+        align,
+      });
     });
+    for (const tax of table.rows) {
+      y -= TAX_ROW;
+      [tax.name, tax.rate, tax.base, tax.amount].forEach((text, i) => {
+        const [, x, align] = cols[i] as (typeof cols)[number];
+        // a column is as wide as the gap to the one before it
+        const room = i === 0 ? leftWidth * 0.25 : i === 1 ? leftWidth * 0.24 : leftWidth * 0.23;
+        const size = fitSize(kit, text, kit.regular, 7.8, room);
+        kit.text(page, text, x, y, { font: kit.regular, size, color: c.ink, align });
+      });
+    }
+    y -= 6;
+    kit.line(page, [left, y], [left + leftWidth, y], c.rule, 0.6);
+    y -= 2;
   }
-  y -= 6;
-  kit.line(page, [left, y], [left + leftWidth, y], c.rule, 0.6);
   if (words.length) {
     y -= 11;
     kit.text(page, "Valor en letras", left + 6, y, { font: kit.regular, size: 7.3, color: c.muted });
@@ -201,7 +229,9 @@ export function drawSummary(kit: Kit, flow: Flow, m: DocumentPdfModel): void {
       ty -= GRAND_ROW;
       continue;
     }
-    kit.text(page, total.label, x + 8, ty - 10.5, { font: kit.regular, size: 8, color: c.ink });
+    // a discount's or charge's reason may be long: cut to the room the value leaves
+    const [label = ""] = kit.wrapAtMost(total.label, kit.regular, 8, TOTALS_WIDTH - 112, 1);
+    kit.text(page, label, x + 8, ty - 10.5, { font: kit.regular, size: 8, color: c.ink });
     kit.text(page, total.value, x + TOTALS_WIDTH - 8, ty - 10.5, {
       font: kit.regular,
       size: fitSize(kit, total.value, kit.regular, 8.5, TOTALS_WIDTH - 120),

@@ -286,9 +286,7 @@ $$;
 -- and per document (the LegalMonetaryTotal fields, `tax_totals` per scheme and rate,
 -- `withholding_totals`, `allowance_charges`, `prepayments`), and in the deal's currency when it is
 -- not COP (`currency_amounts`, `currency_totals`); `problems` lists what /transmit must refuse.
--- `subtotal`, `tax_total`, `total` and each line's `tax_code`, `tax_rate` are what the one-tax
--- builders read (LineExtensionAmount, the taxes' sum, PayableAmount; the line's one tax: the service
--- refuses to send a line that has more, shared/core/documents/request.ts).
+-- `subtotal`, `tax_total` and `total` are LineExtensionAmount, the taxes' sum and PayableAmount.
 create function einv_private.invoice_payload(p_id uuid, p_issuer jsonb) returns jsonb
 language plpgsql stable set search_path = '' as $$
 begin
@@ -326,10 +324,7 @@ begin
                         'unit_code', l.unit_code, 'quantity', l.quantity, 'unit_price', l.unit_price,
                         'price_amount', l.price_amount, 'line_extension', l.line_extension,
                         'tax_amount', l.tax_amount, 'taxes', l.tax_subtotals,
-                        'allowance_charges', l.allowance_charge_amounts, 'currency_amounts', l.currency_amounts,
-                        -- the line's one tax, for the one-tax builders: its first, or ZZ at 0 for none
-                        'tax_code', coalesce(l.tax_subtotals -> 0 ->> 'code', 'ZZ'),
-                        'tax_rate', coalesce((l.tax_subtotals -> 0 ->> 'percent')::numeric, 0))
+                        'allowance_charges', l.allowance_charge_amounts, 'currency_amounts', l.currency_amounts)
                         order by l.position)
                  from public.invoice_lines l where l.invoice_id = i.id), '[]'::jsonb),
              'company', p_issuer || jsonb_build_object('technical_key',

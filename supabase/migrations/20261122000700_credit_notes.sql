@@ -235,8 +235,9 @@ create policy "members read their organization's credit note lines" on public.cr
 
 -- ─── the kind: payload builder and registry row ──────────────────────────────────────────────────
 -- A note's content, its credited lines, the buyer and the billing reference (the invoice's number,
--- date and CUFE), and `p_issuer` with the CUDE's secret, the software PIN, read live. Its amounts
--- in the shape of an invoice's (…_lifecycle.sql), with the same one-tax fields per line.
+-- date and CUFE), the invoice's payment form, means and due date, and `p_issuer` with the CUDE's
+-- secret, the software PIN, read live. Its amounts in the shape of an invoice's (…_lifecycle.sql):
+-- a line's `unit_price` is already in pesos, so it is its `price_amount` too.
 create function einv_private.credit_note_payload(p_id uuid, p_issuer jsonb) returns jsonb
 language plpgsql stable set search_path = '' as $$
 begin
@@ -253,7 +254,7 @@ begin
              'currency_totals', n.currency_totals)
            -- (in parts: a function takes at most 100 arguments)
            || jsonb_build_object(
-             'payment_form', i.payment_form, 'payment_method', i.payment_method,
+             'payment_form', i.payment_form, 'payment_method', i.payment_method, 'due_date', i.due_date,
              'buyer_id_type', i.buyer_id_type, 'buyer_id_number', i.buyer_id_number,
              'buyer_check_digit', i.buyer_check_digit,
              'buyer_person_type', einv_private.person_type(i.buyer_person_type, i.buyer_id_type),
@@ -270,13 +271,10 @@ begin
                select jsonb_agg(jsonb_build_object(
                         'id', l.id, 'invoice_line_id', l.invoice_line_id, 'position', l.position,
                         'code', l.code, 'description', l.description, 'unit_code', l.unit_code,
-                        'quantity', l.quantity, 'unit_price', l.unit_price,
+                        'quantity', l.quantity, 'unit_price', l.unit_price, 'price_amount', l.unit_price,
                         'line_extension', l.line_extension, 'tax_amount', l.tax_amount,
                         'taxes', l.tax_subtotals, 'allowance_charges', l.allowance_charge_amounts,
-                        'currency_amounts', l.currency_amounts,
-                        -- the line's one tax, for the one-tax builders: its first, or ZZ at 0 for none
-                        'tax_code', coalesce(l.tax_subtotals -> 0 ->> 'code', 'ZZ'),
-                        'tax_rate', coalesce((l.tax_subtotals -> 0 ->> 'percent')::numeric, 0))
+                        'currency_amounts', l.currency_amounts)
                         order by l.position)
                  from public.credit_note_lines l where l.credit_note_id = n.id), '[]'::jsonb),
              'company', p_issuer || jsonb_build_object('software_pin',

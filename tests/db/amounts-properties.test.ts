@@ -11,6 +11,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createTenant, setInvoiceStatus, type Tenant } from "../../devkit/factories.ts";
+import { type Draft, randomDraft, writeDraft } from "../support/random-drafts.ts";
 
 let db: TestDatabase;
 let tenant: Tenant;
@@ -63,113 +64,10 @@ const sum = (values: bigint[]) => values.reduce((s, v) => s + v, 0n);
 const exactJson = <T>(text: string): T =>
   JSON.parse(text.replace(/([:[,]\s*)(-?\d+(?:\.\d+)?)(?=\s*[,}\]])/g, '$1"$2"'));
 
-// ─── random drafts within the bounds ───────────────────────────────────────────────────────────────
-const decimalText = (max: number, scale: number, min = 0) =>
-  fc
-    .integer({ min: Math.round(min * 10 ** scale), max: Math.round(max * 10 ** scale) })
-    .map((n) => (n / 10 ** scale).toFixed(scale));
-
-const percentTax = fc.oneof(
-  fc.constantFrom(0, 5, 16, 19).map((percent) => ({ code: "01", percent })),
-  fc.constantFrom(2, 4, 8, 16).map((percent) => ({ code: "04", percent })),
-  decimalText(2, 3, 0.001).map((percent) => ({ code: "03", percent })),
-  fc.constantFrom(10, 15, 20).map((percent) => ({ code: "35", percent })),
-);
-const unitTax = fc.oneof(
-  decimalText(500, 2, 0.01).map((per_unit_amount) => ({ code: "22", per_unit_amount })),
-  fc
-    .record({
-      per_unit_amount: fc.constantFrom(18, 35, 55, 65),
-      unit_measure: fc.integer({ min: 100, max: 3500 }),
-    })
-    .map((t) => ({ code: "34", per_quantity: 100, measure_unit_code: "MLT", ...t })),
-);
-const taxes = fc
-  .tuple(
-    fc.uniqueArray(percentTax, { maxLength: 3, selector: (t) => t.code }),
-    fc.option(unitTax, { nil: undefined }),
-  )
-  .map(([percent, unit]) => (unit ? [...percent, unit] : percent));
-const lineCharges = fc.array(
-  fc.oneof(
-    decimalText(40, 3, 0.001).map((percent) => ({ charge: false, reason_code: "00", percent })),
-    decimalText(20, 3, 0.001).map((percent) => ({ charge: true, percent })),
-    decimalText(100, 2, 0.01).map((amount) => ({ charge: true, amount })),
-  ),
-  { maxLength: 2 },
-);
-/** A line; in dollars its prices stay small enough for every amount in pesos to stay in bounds. */
-const line = (foreign: boolean) =>
-  fc.record({
-    description: fc.constant("Artículo"),
-    unit_code: fc.constant("94"),
-    quantity: fc.oneof(fc.integer({ min: 1, max: 50 }).map(String), decimalText(200, 6, 0.000001)),
-    unit_price: foreign
-      ? fc.oneof(decimalText(1_000, 2), decimalText(50, 6))
-      : fc.oneof(decimalText(2_000_000, 2), decimalText(5_000, 6)),
-    taxes,
-    allowance_charges: lineCharges,
-  });
-const invoice = fc.constantFrom("COP", "COP", "USD").chain((currency) =>
-  fc.record({
-    currency: fc.constant(currency),
-    rate: decimalText(5_000, 6, 0.5),
-    lines: fc.array(line(currency !== "COP"), { minLength: 1, maxLength: 6 }),
-    allowance_charges: fc.array(
-      fc.oneof(
-        decimalText(10, 3, 0.001).map((percent) => ({ charge: false, reason_code: "01", percent })),
-        decimalText(10, 3, 0.001).map((percent) => ({ charge: true, percent })),
-      ),
-      { maxLength: 2 },
-    ),
-    withholdings: fc.uniqueArray(
-      fc.oneof(
-        fc.constant({ code: "05", percent: 15 }),
-        decimalText(11, 3, 0.1).map((percent) => ({ code: "06", percent })),
-        decimalText(1.4, 3, 0.001).map((percent) => ({ code: "07", percent })),
-      ),
-      { maxLength: 3, selector: (w) => w.code },
-    ),
-    prepayments: fc.array(
-      decimalText(100, 2, 0.01).map((amount) => ({ amount, received_date: "2026-11-01" })),
-      { maxLength: 2 },
-    ),
-  }),
-);
-type Draft = typeof invoice extends fc.Arbitrary<infer T> ? T : never;
-
 let numbered = 0;
-/** The draft written as the web app writes it (its inputs only), as one invoice and one lines insert. */
-async function write(draft: Draft): Promise<string> {
-  const foreign = draft.currency !== "COP";
-  const [row] = await db.superuser<{ id: string }>(
-    `insert into public.invoices (org_id, company_id, number, currency, exchange_rate, exchange_rate_date,
-       allowance_charges, withholdings, prepayments)
-     values ($1, $2, $3, $4, $5, $6, $7::text::jsonb, $8::text::jsonb, $9::text::jsonb) returning id`,
-    [
-      tenant.org.id,
-      tenant.company.id,
-      `SETP${993_000_000 + numbered++}`,
-      draft.currency,
-      foreign ? draft.rate : null,
-      foreign ? "2026-11-20" : null,
-      JSON.stringify(draft.allowance_charges),
-      JSON.stringify(draft.withholdings),
-      JSON.stringify(draft.prepayments),
-    ],
-  );
-  const id = row?.id as string;
-  await db.superuser(
-    `insert into public.invoice_lines (invoice_id, org_id, position, description, unit_code, quantity, unit_price,
-       taxes, allowance_charges)
-     select $1, $2, l.p, l.description, l.unit_code, l.quantity, l.unit_price, l.taxes, l.allowance_charges
-       from rows from (jsonb_to_recordset($3::text::jsonb) as (description text, unit_code text, quantity numeric,
-            unit_price numeric, taxes jsonb, allowance_charges jsonb)) with ordinality as l(description, unit_code,
-            quantity, unit_price, taxes, allowance_charges, p)`,
-    [id, tenant.org.id, JSON.stringify(draft.lines)],
-  );
-  return id;
-}
+/** A random draft written as the web app writes it (tests/support/random-drafts.ts). */
+const write = (draft: Draft) => writeDraft(db, tenant, draft, `SETP${993_000_000 + numbered++}`);
+const invoice = randomDraft;
 
 interface Tax {
   code: string;

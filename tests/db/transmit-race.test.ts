@@ -53,7 +53,7 @@ const claim = async (service: HeldTransaction, tenant: Tenant, invoice: Invoice)
 
 /**
  * The lines as stored, shaped as the claim's document shows them: their columns, with the computed
- * taxes and discounts under the inputs' names, and the one-tax fields (…_lifecycle.sql).
+ * taxes and discounts under the inputs' names (…_lifecycle.sql).
  */
 const storedLines = async (invoice: Invoice): Promise<unknown[]> => {
   const [row] = await db.superuser<{ lines: unknown[] }>(
@@ -61,8 +61,6 @@ const storedLines = async (invoice: Invoice): Promise<unknown[]> => {
               (to_jsonb(l) - array['org_id', 'invoice_id', 'created_at', 'taxes', 'allowance_charges',
                                    'tax_subtotals', 'allowance_charge_amounts'])
               || jsonb_build_object('taxes', l.tax_subtotals, 'allowance_charges', l.allowance_charge_amounts)
-              || jsonb_build_object('tax_code', coalesce(l.tax_subtotals -> 0 ->> 'code', 'ZZ'),
-                                    'tax_rate', coalesce((l.tax_subtotals -> 0 ->> 'percent')::numeric, 0))
               order by l.position), '[]') as lines
        from public.invoice_lines l where l.invoice_id = $1`,
     [invoice.id],

@@ -12,6 +12,7 @@ import {
   signedAtIssue,
   TEST_RESOLUTION,
   TEST_SOFTWARE,
+  withAmounts,
 } from "../../devkit/dian/documents.ts";
 import { xmllintValidate, xmlsecVerify } from "../../devkit/dian/xml-tools.ts";
 import { computeCude } from "../../shared/co/cufe.ts";
@@ -80,7 +81,6 @@ describe("an invoice, as Anexo 1.9 asks", () => {
         number: "323200000129",
         issue_date: "2019-01-16",
         issue_time: "10:53:10-05:00",
-        totals: { subtotal: "1500000.00", tax_total: "285000.00", total: "1785000.00" },
       });
       Object.assign(doc.issuer, {
         nit: "700085371",
@@ -89,18 +89,31 @@ describe("an invoice, as Anexo 1.9 asks", () => {
       });
       Object.assign(doc.buyer, { id_number: "800199436", check_digit: undefined });
       doc.due_date = undefined;
-      doc.lines = [
-        {
-          position: 1,
-          description: "Servicio",
-          quantity: "1",
-          unit_price: "1500000.00",
-          line_extension: "1500000.00",
-          tax_code: "01",
-          tax_rate: "19.00",
-          tax_amount: "285000.00",
-        },
-      ];
+      doc.payment_form = "1";
+      Object.assign(
+        doc,
+        withAmounts({
+          lines: [
+            {
+              position: 1,
+              description: "Servicio",
+              quantity: "1",
+              unit_price: "1500000.00",
+              line_extension: "1500000.00",
+              taxes: [
+                {
+                  code: "01",
+                  name: "IVA",
+                  percent: "19.00",
+                  taxable_amount: "1500000.00",
+                  tax_amount: "285000.00",
+                },
+              ],
+              tax_amount: "285000.00",
+            },
+          ],
+        }),
+      );
     });
     input.dian.resolution = {
       ...TEST_RESOLUTION,
@@ -141,7 +154,15 @@ describe("an invoice, as Anexo 1.9 asks", () => {
   it("identifies a person by cédula without a check digit, as a natural person", async () => {
     const { text } = await build(
       dianInvoice(1, (doc) => {
-        doc.buyer = { id_type: "13", id_number: "222222222222", name: "Consumidor final" };
+        doc.buyer = {
+          id_type: "13",
+          id_number: "222222222222",
+          name: "Consumidor final",
+          person_type: "2",
+          fiscal_responsibilities: ["R-99-PN"],
+          tax_scheme: "ZZ",
+          country_code: "CO",
+        };
       }),
     );
     const customer = element(text, "cac:AccountingCustomerParty");
@@ -181,15 +202,8 @@ describe("an invoice, as Anexo 1.9 asks", () => {
   });
 
   it("totals taxes by scheme and rate; TaxExclusiveAmount is the taxed bases only", async () => {
-    // lines: 19 % IVA, 5 % IVA, 8 % INC, not taxed, 19 % IVA
-    const input = dianInvoice(5);
-    const { text } = await build(input);
-    const lines = input.document.lines;
-    const sum = (pick: (l: (typeof lines)[number]) => string, keep: (l: (typeof lines)[number]) => boolean) =>
-      lines
-        .filter(keep)
-        .reduce((s, l) => s + Number(pick(l)), 0)
-        .toFixed(2);
+    // lines: 19 % IVA, 5 % IVA, 8 % INC, excluded, 19 % IVA; bases 10000×1, 11250×2, 12500×3, 13750×1, 15000×2
+    const { text } = await build(dianInvoice(5));
     const totals = [
       ...text.matchAll(
         /<cac:TaxTotal>(?:(?!<cac:TaxTotal>)[\s\S])*?<\/cac:TaxTotal>(?=<cac:(?:TaxTotal|LegalMonetaryTotal)>)/g,
@@ -197,34 +211,18 @@ describe("an invoice, as Anexo 1.9 asks", () => {
     ].map((m) => m[0]);
     expect(totals).toHaveLength(2);
     const [iva = "", inc = ""] = totals;
+    // one IVA TaxTotal, one subtotal per rate: 19 % of 10000 + 30000 = 7600; 5 % of 22500 = 1125
     expect(contents(iva, "cbc:Percent")).toEqual(["19.00", "5.00"]);
-    expect(content(iva, "cbc:TaxAmount")).toBe(
-      sum(
-        (l) => l.tax_amount,
-        (l) => l.tax_code === "01",
-      ),
-    );
-    expect(contents(iva, "cbc:TaxableAmount")).toEqual([
-      sum(
-        (l) => l.line_extension,
-        (l) => l.tax_rate === "19.00",
-      ),
-      sum(
-        (l) => l.line_extension,
-        (l) => l.tax_rate === "5.00",
-      ),
-    ]);
+    expect(contents(iva, "cbc:TaxableAmount")).toEqual(["40000.00", "22500.00"]);
+    expect(contents(iva, "cbc:TaxAmount")).toEqual(["8725.00", "7600.00", "1125.00"]);
     expect(contents(inc, "cbc:ID")).toEqual(["04"]);
+    expect(contents(inc, "cbc:TaxAmount")).toEqual(["3000.00", "3000.00"]);
     const monetary = element(text, "cac:LegalMonetaryTotal");
-    expect(content(monetary, "cbc:LineExtensionAmount")).toBe(input.document.totals.subtotal);
-    expect(content(monetary, "cbc:TaxExclusiveAmount")).toBe(
-      sum(
-        (l) => l.line_extension,
-        (l) => l.tax_code !== "ZZ",
-      ),
-    );
-    expect(content(monetary, "cbc:TaxInclusiveAmount")).toBe(input.document.totals.total);
-    expect(content(monetary, "cbc:PayableAmount")).toBe(input.document.totals.total);
+    // 10000 + 22500 + 37500 + 13750 + 30000 = 113750; the excluded 13750 is no taxable base
+    expect(content(monetary, "cbc:LineExtensionAmount")).toBe("113750.00");
+    expect(content(monetary, "cbc:TaxExclusiveAmount")).toBe("100000.00");
+    expect(content(monetary, "cbc:TaxInclusiveAmount")).toBe("125475.00");
+    expect(content(monetary, "cbc:PayableAmount")).toBe("125475.00");
     expect(startTag(monetary, "cbc:PayableAmount")).toBe('<cbc:PayableAmount currencyID="COP">');
     const untaxed = element(text.slice(text.indexOf("<cac:InvoiceLine><cbc:ID>4<")), "cac:InvoiceLine");
     expect(untaxed).not.toContain("cac:TaxTotal");
@@ -281,7 +279,9 @@ describe("a credit note, as Anexo 1.9 asks", () => {
     expect(startTag(text, "cbc:CreditedQuantity")).toBe('<cbc:CreditedQuantity unitCode="94">');
     expect(contents(text, "cbc:CreditedQuantity")).toEqual(["1"]);
     expect(text).not.toContain("sts:InvoiceControl");
-    const iva = note.lines.filter((l) => l.tax_code === "01").reduce((s, l) => s + Number(l.tax_amount), 0);
+    const iva = note.lines
+      .flatMap((l) => l.taxes.filter((t) => t.code === "01"))
+      .reduce((s, t) => s + Number(t.tax_amount), 0);
     expect(authorityCode).toBe(
       await computeCude({
         number: note.number,

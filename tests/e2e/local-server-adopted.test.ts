@@ -143,6 +143,25 @@ describe.skipIf(target.kind !== "postgres")(
         const settled = await call(local, "refresh", { invoice_id: pending.id });
         expect(settled).toMatchObject({ status: 200, body: { status: "transmitida" } });
 
+        // each seeded kind of content (devkit/demo-kinds.ts: withholdings, INC, bags, discounts and
+        // charges, dollars, a person with a NIT), SETP990000061–065: transmitida, its container signed
+        const kinds = [
+          "SETP990000061",
+          "SETP990000062",
+          "SETP990000063",
+          "SETP990000064",
+          "SETP990000065",
+        ].map((number) => find(local.invoices, number));
+        const kindsSent = await call(local, "transmit", { invoice_ids: kinds.map((i) => i.id) });
+        expect(kindsSent.status).toBe(200);
+        expect(kindsSent.body.results).toHaveLength(kinds.length);
+        for (const entry of kindsSent.body.results) {
+          expect(entry, entry.message).toMatchObject({ status: "transmitida", code: "accepted" });
+        }
+        for (const kind of kinds) {
+          await expectSignedAttachedDocument(await attachedDocument(local, kind.id), ca, "invoice");
+        }
+
         const draft = find(local.invoices, "SETP990000001");
         const sent = await call(local, "transmit", { invoice_ids: [draft.id] });
         expect(sent).toMatchObject({ status: 200, body: { results: [{ status: "transmitida" }] } });

@@ -130,7 +130,28 @@ describe.skipIf(target.kind !== "postgres")("DIAN direct under npm start", () =>
       /SendTestSetAsync\.xml: envelope signature OK, fv\w+\.xml signature OK, fv\w+\.xml schemas OK/,
     );
     expect(stdout).toMatch(/^(\d+) of \1 requests pass$/m);
-  });
+    // the first transmission pays Deno's and the stand-in's cold start, and dian:check its own
+  }, 120_000);
+
+  it("transmits each seeded kind of content (withholdings, INC, bags, discounts and charges, dollars, a person with a NIT: SETP990000507–511): transmitida; each request verifies and validates", async () => {
+    // devkit/demo-kinds.ts's drafts, which supabase/seed.sql writes for the DIAN-mode company
+    const numbers = ["SETP990000507", "SETP990000508", "SETP990000509", "SETP990000510", "SETP990000511"];
+    const kinds = numbers.map((number) => {
+      const invoice = dianInvoices().find((i) => i.number === number);
+      if (!invoice) throw new Error(`the seed has no pendiente ${number}`);
+      return invoice;
+    });
+    const before = (await requests("SendTestSetAsync")).length;
+    const { status, body } = await call("transmit", { invoice_ids: kinds.map((i) => i.id) });
+    expect(status).toBe(200);
+    expect(body.results).toHaveLength(numbers.length);
+    for (const entry of body.results) {
+      expect(entry, entry.message).toMatchObject({ status: "transmitida", code: "accepted" });
+    }
+    const sent = (await requests("SendTestSetAsync")).slice(before);
+    expect(sent).toHaveLength(numbers.length);
+    for (const file of sent) await checkRequest(file, "invoice");
+  }, 120_000);
 
   it("issues a whole and a partial credit note the same way, and serves the buyer's AttachedDocument, signed", async () => {
     const [whole, partial] = local.invoices.filter((i) => i.company_id === local.dian.company_id);

@@ -34,7 +34,8 @@ beforeAll(async () => {
   db = await createTestDatabase();
   tenant = await createTenant(db);
   const certs = createTestCertificates({ nit: tenant.company.nit });
-  standIn = createDianStandIn();
+  // the service's clock is the test's, on 2026-11-20/21: so is the day FAD09c counts from
+  standIn = createDianStandIn({ knobs: { today: "2026-11-21" } });
   standIn.trustCa(certs.caPem);
   standIn.putIssuer({
     nit: tenant.company.nit,

@@ -143,12 +143,46 @@ describe("POST /transmit", () => {
     );
     const results = await transmit([(wrongDigit as Invoice).id, (noDigit as Invoice).id]);
     expect(results.map((r) => r.code)).toEqual(["check_failed", "check_failed"]);
+    const wrong = "buyer_check_digit 3 is wrong; the check digit of NIT 860000001 is 8";
+    const missing = "buyer_check_digit is missing; the check digit of NIT 860000001 is 8";
+    const because = "the authority would reject it (FAK24; see authority_rules)";
     expect(results.map((r) => r.message)).toEqual([
-      "not sent: buyer_check_digit 3 is wrong; the check digit of NIT 860000001 is 8",
-      "not sent: buyer_check_digit is missing; the check digit of NIT 860000001 is 8",
+      `not sent: ${wrong}; ${because}`,
+      `not sent: ${missing}; ${because}`,
+    ]);
+    expect(results.map((r) => r.authority_rules)).toEqual([
+      [{ rule: "FAK24", kind: "rechazo", message: wrong }],
+      [{ rule: "FAK24", kind: "rechazo", message: missing }],
     ]);
     expect(sandbox.received).toHaveLength(0);
     expect(await row(wrongDigit as Invoice)).toMatchObject({ status: "pendiente" });
+  });
+
+  it("refuses what DIAN would reject and the database lets through, with DIAN's rule ids: a municipality off DIVIPOLA (FAK09)", async () => {
+    const [invoice] = await invoices(1);
+    // five digits, as the database asks, in Bogotá's department: no such municipality in DIAN's list
+    await db.superuser("update invoices set buyer_city_code = '11999' where id = $1", [
+      (invoice as Invoice).id,
+    ]);
+    const [result] = await transmit([(invoice as Invoice).id]);
+    const message = "buyer_city_code 11999 is not a DIVIPOLA municipality";
+    expect(result).toEqual({
+      invoice_id: (invoice as Invoice).id,
+      status: "error",
+      code: "check_failed",
+      message: `not sent: ${message}; the authority would reject it (FAK09; see authority_rules)`,
+      authority_rules: [{ rule: "FAK09", kind: "rechazo", message }],
+    });
+    expect(sandbox.received).toHaveLength(0);
+    const [kept] = await db.superuser<Record<string, unknown>>(
+      "select status, last_code, authority_rules from invoices where id = $1",
+      [(invoice as Invoice).id],
+    );
+    expect(kept).toEqual({
+      status: "pendiente",
+      last_code: "check_failed",
+      authority_rules: [{ rule: "FAK09", kind: "rechazo", message }],
+    });
   });
 
   it("answers another organization's invoice as an error entry, 'not found', and never sends it", async () => {

@@ -58,6 +58,8 @@ describe("Colombian number formatting", () => {
     expect(formatRate(19)).toBe("19 %");
     expect(formatRate(8.5)).toBe("8,5 %");
     expect(formatRate(0)).toBe("0 %");
+    // ReteICA's 9,66 per mil, as declared: not rounded to 0,97
+    expect(formatRate(0.966)).toBe("0,966 %");
   });
 
   it("prints NITs grouped with the check digit", () => {

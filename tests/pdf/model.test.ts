@@ -40,9 +40,9 @@ describe("toInvoicePdfModel", () => {
       line(1, 3, 0.1, 19),
       line(2, 1, 1_000_000, 19),
       line(3, 2.5, 200, 5),
-      line(4, 1, 50_000, 8, { tax_code: "04" }),
+      line(4, 1, 50_000, 8, { taxCode: "04" }),
       line(5, 1, 10_000, 0),
-      line(6, 1, 2_000, 0, { tax_code: "ZZ" }),
+      line(6, 1, 2_000, 0, { taxes: [] }),
     ]);
     const model = toInvoicePdfModel(doc, pendingFiscal());
     expect(model.lines[2]).toMatchObject({
@@ -54,12 +54,13 @@ describe("toInvoicePdfModel", () => {
     // exempt (IVA at 0 %) is not "outside the tax" (ZZ)
     expect(model.lines[4]).toMatchObject({ tax: "IVA exento 0 %", unit: "Unidad" });
     expect(model.lines[5]).toMatchObject({ tax: "No gravado" });
+    // the database's order: IVA, INC, ICA first, rates ascending; the lines outside every tax last
     expect(model.taxes).toEqual([
-      { name: "IVA", rate: "19 %", base: "$ 1.000.000,30", amount: "$ 190.000,06" },
-      { name: "IVA", rate: "5 %", base: "$ 500,00", amount: "$ 25,00" },
       { name: "IVA exento", rate: "0 %", base: "$ 10.000,00", amount: "$ 0,00" },
+      { name: "IVA", rate: "5 %", base: "$ 500,00", amount: "$ 25,00" },
+      { name: "IVA", rate: "19 %", base: "$ 1.000.000,30", amount: "$ 190.000,06" },
       { name: "INC", rate: "8 %", base: "$ 50.000,00", amount: "$ 4.000,00" },
-      { name: "No gravado", rate: "0 %", base: "$ 2.000,00", amount: "$ 0,00" },
+      { name: "No gravado", rate: "—", base: "$ 2.000,00", amount: "$ 0,00" },
     ]);
     expect(model.totals).toEqual([
       { label: "Subtotal (valor bruto)", value: "$ 1.062.500,30" },
@@ -116,12 +117,6 @@ describe("toInvoicePdfModel", () => {
     expect(toInvoicePdfModel(demoInvoice(), acceptedFiscal({ authority_code: null })).fiscal.stamped).toBe(
       false,
     );
-  });
-
-  it("prints no amount in words for foreign currencies", () => {
-    expect(
-      toInvoicePdfModel({ ...demoInvoice(), currency: "USD" }, pendingFiscal()).amountInWords,
-    ).toBeNull();
   });
 });
 

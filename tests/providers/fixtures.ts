@@ -13,7 +13,8 @@ import type { SubmitDocumentRequest } from "../../shared/ports/providers/protoco
 export const SANDBOX_KEY = "sk_sandbox_test_0001";
 
 /**
- * 2 × 50.000 at 19 % IVA and 1 × 10.000 not taxed: subtotal 110.000, IVA 19.000, total 129.000.
+ * 2 × 50.000 at 19 % IVA and 1 × 10.000 excluded from taxes: subtotal 110.000, IVA 19.000, total
+ * 129.000.
  * `change` edits the copy before it is returned.
  */
 export function makeDocument(change?: (doc: SubmitDocumentRequest) => void): SubmitDocumentRequest {
@@ -29,9 +30,21 @@ export function makeDocument(change?: (doc: SubmitDocumentRequest) => void): Sub
       nit: "900123456",
       check_digit: "8",
       legal_name: "Empresa Demo S.A.S.",
+      person_type: "1",
+      tax_scheme: "01",
+      fiscal_responsibilities: ["O-13"],
       technical_key: "fc8eac422eba16e22ffd8c6f94b3f40a6e38162c",
     },
-    buyer: { id_type: "13", id_number: "1020304050", name: "Ana Gómez", email: "ana@example.com" },
+    buyer: {
+      id_type: "13",
+      id_number: "1020304050",
+      name: "Ana Gómez",
+      person_type: "2",
+      fiscal_responsibilities: ["R-99-PN"],
+      tax_scheme: "ZZ",
+      country_code: "CO",
+      email: "ana@example.com",
+    },
     lines: [
       {
         position: 1,
@@ -39,8 +52,9 @@ export function makeDocument(change?: (doc: SubmitDocumentRequest) => void): Sub
         quantity: "2",
         unit_price: "50000.00",
         line_extension: "100000.00",
-        tax_code: "01",
-        tax_rate: "19.00",
+        taxes: [
+          { code: "01", name: "IVA", percent: "19.00", taxable_amount: "100000.00", tax_amount: "19000.00" },
+        ],
         tax_amount: "19000.00",
       },
       {
@@ -49,12 +63,25 @@ export function makeDocument(change?: (doc: SubmitDocumentRequest) => void): Sub
         quantity: "1",
         unit_price: "10000.00",
         line_extension: "10000.00",
-        tax_code: "ZZ",
-        tax_rate: "0.00",
+        taxes: [],
         tax_amount: "0.00",
       },
     ],
-    totals: { subtotal: "110000.00", tax_total: "19000.00", total: "129000.00" },
+    tax_totals: [
+      {
+        code: "01",
+        name: "IVA",
+        tax_amount: "19000.00",
+        subtotals: [{ percent: "19.00", taxable_amount: "100000.00", tax_amount: "19000.00" }],
+      },
+    ],
+    totals: {
+      subtotal: "110000.00",
+      tax_exclusive_amount: "100000.00",
+      tax_total: "19000.00",
+      tax_inclusive_amount: "129000.00",
+      total: "129000.00",
+    },
   };
   change?.(doc);
   return doc;

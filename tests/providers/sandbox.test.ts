@@ -44,7 +44,7 @@ describe("accepting", () => {
 
   it("accepts DIAN's final consumer (222222222222, type 13, no check digit) and puts that id in the CUFE", async () => {
     const doc = makeDocument((d) => {
-      d.buyer = { id_type: "13", id_number: "222222222222", name: "Consumidor final" };
+      d.buyer = { ...d.buyer, id_type: "13", id_number: "222222222222", name: "Consumidor final" };
     });
     const outcome = await client.submit(doc);
     expect(outcome).toMatchObject({ status: "accepted" });
@@ -57,7 +57,7 @@ describe("accepting", () => {
   ])("rejects the final consumer %s (FAK61)", async (_, buyer) => {
     const outcome = await client.submit(
       makeDocument((d) => {
-        d.buyer = { ...buyer, id_number: "222222222222" };
+        d.buyer = { ...d.buyer, ...buyer, id_number: "222222222222" };
       }),
     );
     expect(outcome.status).toBe("rejected");
@@ -84,8 +84,23 @@ describe("rejection rules", () => {
     ],
     ["FAJ44b", "buyer id 999999999 (unknown to the RUT)", (d) => (d.buyer.id_number = "999999999")],
     ["FAJ43b", "buyer name with RECHAZAR", (d) => (d.buyer.name = "Cliente rechazar S.A.")],
-    ["FAU04", "subtotal ≠ sum of lines", (d) => (d.totals.subtotal = "110000.01")],
+    ["FAU02", "subtotal ≠ sum of lines", (d) => (d.totals.subtotal = "110000.01")],
+    [
+      "FAU04",
+      "tax-exclusive amount ≠ sum of the lines' bases",
+      (d) => (d.totals.tax_exclusive_amount = "110000.00"),
+    ],
     ["FAU06", "tax total ≠ sum of line taxes", (d) => (d.totals.tax_total = "18000.00")],
+    [
+      "FAS02",
+      "a scheme's tax total ≠ its lines'",
+      (d) => ((d.tax_totals[0] as { tax_amount: string }).tax_amount = "18999.99"),
+    ],
+    [
+      "FAU08",
+      "discounts total ≠ the document's discounts",
+      (d) => (d.totals.allowance_total_amount = "100.00"),
+    ],
     ["FAU14", "total ≠ subtotal + taxes", (d) => (d.totals.total = "130000.00")],
     ["FAB10b", "number without its resolution's prefix", (d) => (d.numbering = numbering({ prefix: "FE" }))],
     ["FAD05d", "number outside its resolution's range", (d) => (d.numbering = numbering({ to: "999" }))],

@@ -154,11 +154,20 @@ export function errorMessages(xml: string): string[] {
 }
 
 /**
+ * The day the stand-in's date rules count from (its `today` knob) for documents dated once and for
+ * all: devkit/dian/documents.ts issues its invoices on 2026-11-20 and its credit notes on the 21st,
+ * so FAD09c (issued more than 10 days before today) judges them as of that world, whatever the
+ * machine's date. A test of FAD09c sets the knob itself.
+ */
+export const FIXTURES_TODAY = "2026-11-21";
+
+/**
  * A stand-in that knows the test company (NIT 900123456, devkit's software and habilitación's SETP
- * range), trusts its CA, and has one test set.
+ * range), trusts its CA, and has one test set; its date rules count from FIXTURES_TODAY unless the
+ * options' knobs say otherwise.
  */
 export function seededStandIn(certs: TestCertificates, options: DianStandInOptions = {}): DianStandIn {
-  const standIn = createDianStandIn(options);
+  const standIn = createDianStandIn({ ...options, knobs: { today: FIXTURES_TODAY, ...options.knobs } });
   standIn.trustCa(certs.caPem);
   standIn.putIssuer({
     nit: certs.nit,

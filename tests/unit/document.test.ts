@@ -19,28 +19,62 @@ describe("prepareInvoice", () => {
       environment: "uat",
       number: "SETP990000201",
       issue_time: "10:15:00-05:00",
-      totals: { subtotal: "111000.00", tax_total: "19000.00", total: "130000.00" },
+      currency: "COP",
+      totals: {
+        subtotal: "111000.00",
+        tax_exclusive_amount: "111000.00",
+        tax_total: "19000.00",
+        tax_inclusive_amount: "130000.00",
+        total: "130000.00",
+        net_payable_amount: "130000.00",
+      },
+      tax_totals: [
+        {
+          code: "01",
+          name: "IVA",
+          tax_amount: "19000.00",
+          subtotals: [
+            { percent: "0.00", taxable_amount: "11000.00", tax_amount: "0.00" },
+            { percent: "19.00", taxable_amount: "100000.00", tax_amount: "19000.00" },
+          ],
+        },
+      ],
     });
     expect(prepared.request.lines[0]).toMatchObject({
       quantity: "2",
       unit_price: "50000.00",
-      tax_rate: "19.00",
+      taxes: [
+        { code: "01", name: "IVA", percent: "19.00", taxable_amount: "100000.00", tax_amount: "19000.00" },
+      ],
     });
+    expect(prepared.request.buyer).toMatchObject({
+      person_type: "1",
+      fiscal_responsibilities: ["R-99-PN"],
+      tax_scheme: "ZZ",
+      country_code: "CO",
+    });
+    expect(prepared.request.issuer).toMatchObject({ tax_scheme: "01", fiscal_responsibilities: ["R-99-PN"] });
   });
 
-  it("names every missing field and every arithmetic mistake", () => {
+  it("names every missing field, and the problems the database found in its amounts", () => {
+    const doc = demoInvoice();
+    expect(problems({ ...doc, buyer_name: null })).toEqual(["buyer_name is missing"]);
+    const problem =
+      "allowance_charges: the invoice's discounts (200000.00) exceed its amount with taxes and charges (130000.00)";
+    expect(problems({ ...doc, problems: [problem] })).toEqual([problem]);
+  });
+
+  it("reads every amount again on the request, and names each one that does not follow", () => {
     const doc = demoInvoice();
     const bad = {
       ...doc,
-      buyer_name: null,
       total: doc.total + 0.01,
       lines: doc.lines.map((l, i) => (i === 0 ? { ...l, line_extension: 100_000.01 } : l)),
     };
     expect(problems(bad)).toEqual([
-      "buyer_name is missing",
-      "line 1: line_extension 100000.01 ≠ quantity × unit_price = 100000.00",
-      "subtotal 111000.00 ≠ sum of line_extension 111000.01",
-      "total 130000.01 ≠ subtotal + tax_total 130000.00",
+      "line 1: line_extension 100000.01 ≠ quantity × unit_price − discounts + charges = 100000.00",
+      "line 1: taxes 01 taxable_amount 100000.00 ≠ line_extension",
+      "totals.total 130000.01 ≠ 130000.00",
     ]);
   });
 

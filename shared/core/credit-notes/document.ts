@@ -4,24 +4,27 @@
  */
 import type { CreditNoteDocumentRow, Environment } from "../../kernel/rows.ts";
 import { isoTimeWithOffset } from "../../pdf/format.ts";
-import { SubmitDocumentRequest } from "../../ports/providers/protocol.ts";
 import type { PreparedDocument } from "../documents/kind.ts";
 import {
+  amountsRequest,
   buyerProblems,
   buyerRequest,
+  checkedRequest,
   issuerRequest,
   linesRequest,
-  totalsRequest,
-  unsendableContent,
+  opt,
 } from "../documents/request.ts";
 
 /**
- * The checks before a note is sent, then its submit request. Its lines and totals were copied from
- * a transmitted invoice by the database, so what can still be missing is the company's software
- * PIN (its CUDE's secret), the invoice's CUFE, or buyer data.
+ * The checks before a note is sent, then its submit request. Its lines and totals are the parts
+ * of a transmitted invoice's lines the database computed (each tax, the share of each discount or
+ * charge; an annulment's document discounts and charges), so what can still be missing is the
+ * company's software PIN (its CUDE's secret), the invoice's CUFE, or buyer data. A note carries no
+ * withholdings and no advances (UBL's CreditNote has neither), and, like its invoice, is in pesos
+ * with the deal's currency declared.
  */
 export function prepareCreditNote(doc: CreditNoteDocumentRow, environment: Environment): PreparedDocument {
-  const problems: string[] = unsendableContent(doc);
+  const problems: string[] = [];
   if (!doc.company.software_pin) {
     problems.push("the company has no DIAN software PIN, which a credit note's CUDE needs");
   }
@@ -30,23 +33,25 @@ export function prepareCreditNote(doc: CreditNoteDocumentRow, environment: Envir
   if (doc.lines.length === 0) problems.push("the credit note has no lines");
   if (problems.length > 0) return { ok: false, problems };
 
-  const parsed = SubmitDocumentRequest.safeParse({
-    kind: "credit_note",
-    reference: doc.id,
-    environment,
-    number: doc.number,
-    issue_date: doc.issue_date,
-    issue_time: isoTimeWithOffset(doc.issue_time),
-    currency: doc.currency,
-    issuer: issuerRequest(doc.company, { software_pin: doc.company.software_pin }),
-    buyer: buyerRequest(doc),
-    lines: linesRequest(doc.lines),
-    totals: totalsRequest(doc),
-    billing_reference: doc.billing_reference,
-    correction: { concept_code: doc.concept_code, reason: doc.reason },
-  });
-  if (!parsed.success) {
-    return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) };
-  }
-  return { ok: true, request: parsed.data };
+  // a part of a tax is what makes a line's parts add up to its tax: within a cent of base × rate
+  return checkedRequest(
+    () => ({
+      kind: "credit_note",
+      reference: doc.id,
+      environment,
+      number: doc.number,
+      issue_date: doc.issue_date,
+      issue_time: isoTimeWithOffset(doc.issue_time),
+      payment_form: doc.payment_form,
+      payment_method: doc.payment_method,
+      due_date: doc.payment_form === "2" ? opt(doc.due_date) : undefined,
+      issuer: issuerRequest(doc.company, { software_pin: doc.company.software_pin }),
+      buyer: buyerRequest(doc),
+      lines: linesRequest(doc.lines),
+      ...amountsRequest(doc),
+      billing_reference: doc.billing_reference,
+      correction: { concept_code: doc.concept_code, reason: doc.reason },
+    }),
+    { exactLineTaxes: false },
+  );
 }

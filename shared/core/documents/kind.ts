@@ -6,14 +6,19 @@
  */
 
 import type { SoftwareMaker } from "../../co/software.ts";
+import type { AuthorityRule } from "../../kernel/result-codes.ts";
 import type { DocumentKind, DocumentPayloads, Environment, FiscalRow } from "../../kernel/rows.ts";
 import type { DocumentPdfModel } from "../../pdf/model.ts";
 import type { SubmitDocumentRequest } from "../../ports/providers/protocol.ts";
 
-/** The provider's submit request, or every problem that keeps the document from being sent. */
+/**
+ * The provider's submit request, or every problem that keeps the document from being sent, and,
+ * of those, the authority's rules the document breaks (each with our sentence for it: nothing was
+ * sent, so nothing of the authority's was said).
+ */
 export type PreparedDocument =
   | { ok: true; request: SubmitDocumentRequest }
-  | { ok: false; problems: string[] };
+  | { ok: false; problems: string[]; rules?: AuthorityRule[] };
 
 /** The fiscal state a PDF shows. */
 export type PdfFiscal = Pick<

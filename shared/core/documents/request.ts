@@ -1,14 +1,29 @@
 /**
- * The parts of a provider submit request every kind builds the same way: the issuer, the buyer,
- * the lines and the totals, from the rows the database API returns. Amounts become exact decimal
- * text (two decimals), never floats.
+ * The parts of a provider submit request every kind builds the same way, from the rows the database
+ * API returns: the issuer and the buyer with their fiscal profiles, the lines with their taxes and
+ * discounts or charges, the document's taxes per scheme and rate, its own discounts and charges,
+ * withholdings and advances, the deal's currency, and the totals. The database computed every
+ * amount (supabase/migrations/…_amounts.sql, docs/adr/0009); this only writes them as the protocol's
+ * exact decimal text (two decimals; prices up to six; percents two or three), never floats.
  */
 
-import { NIT_ID_TYPE, nitCheckDigit } from "../../co/check-digit.ts";
+import { buyerCheckDigitProblem } from "../../co/authority-rules.ts";
 import { finalConsumerProblems } from "../../co/final-consumer.ts";
+import { personTypeOf } from "../../co/fiscal-profile.ts";
 import { toCents } from "../../kernel/money.ts";
-import type { DocumentAmountsRow, InvoiceDocumentRow, InvoiceLineRow, IssuerRow } from "../../kernel/rows.ts";
-import { centsToMoney } from "../../ports/providers/protocol.ts";
+import type {
+  AllowanceChargeRow,
+  DocumentAmountsRow,
+  InvoiceDocumentRow,
+  InvoiceLineRow,
+  IssuerRow,
+  LineTaxRow,
+  PrepaymentRow,
+  TaxTotalRow,
+} from "../../kernel/rows.ts";
+import { centsToMoney, SubmitDocumentRequest } from "../../ports/providers/protocol.ts";
+import { arithmeticProblems } from "./arithmetic.ts";
+import type { PreparedDocument } from "./kind.ts";
 
 /** null → absent: the protocol's optional fields are left out, never sent as null. */
 export const opt = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
@@ -20,6 +35,19 @@ export function decimal(value: number): string {
   return value.toFixed(6).replace(/\.?0+$/, "");
 }
 
+/** A unit price (PriceAmount) with its decimals, at least two and at most six: "100.00", "889559.492014". */
+export function price(value: number): string {
+  return value.toFixed(6).replace(/(\.\d\d\d*?)0+$/, "$1");
+}
+
+/** A percent with two decimals, or three when it has them: "19.00", "0.966" (FAS01b refuses "19.000"). */
+export function percent(value: number): string {
+  return value.toFixed(3).replace(/(\.\d\d)0$/, "$1");
+}
+
+/** The currency every amount of a document to DIAN is written in: the deal's goes in its exchange rate. */
+export const DOCUMENT_CURRENCY = "COP";
+
 /** The issuer, with the one secret its kind's authority code needs. */
 export function issuerRequest(
   c: IssuerRow,
@@ -30,12 +58,19 @@ export function issuerRequest(
     check_digit: c.check_digit,
     legal_name: c.legal_name,
     trade_name: opt(c.trade_name),
-    person_type: opt(c.person_type),
+    person_type: c.person_type,
     tax_regime: opt(c.tax_regime),
-    fiscal_responsibilities: opt(c.fiscal_responsibilities),
+    tax_scheme: c.tax_scheme,
+    fiscal_responsibilities: c.fiscal_responsibilities,
     email: opt(c.email),
+    phone: opt(c.phone),
     address: opt(c.address),
     city_code: opt(c.city_code),
+    city_name: opt(c.city_name),
+    department_code: opt(c.department_code),
+    department_name: opt(c.department_name),
+    postal_zone: opt(c.postal_zone),
+    country_code: opt(c.country_code),
     ...secret,
   };
 }
@@ -50,6 +85,14 @@ type BuyerFields = Pick<
   | "buyer_address"
   | "buyer_city_code"
   | "buyer_phone"
+  | "buyer_person_type"
+  | "buyer_fiscal_responsibilities"
+  | "buyer_tax_scheme"
+  | "buyer_city_name"
+  | "buyer_department_code"
+  | "buyer_department_name"
+  | "buyer_postal_zone"
+  | "buyer_country_code"
 >;
 
 /**
@@ -61,20 +104,8 @@ export function buyerProblems(doc: BuyerFields): string[] {
   const problems: string[] = [];
   if (!doc.buyer_id_number) problems.push("buyer_id_number is missing");
   if (!doc.buyer_name) problems.push("buyer_name is missing");
-  if (doc.buyer_id_type === NIT_ID_TYPE && doc.buyer_id_number) {
-    const expected = nitCheckDigit(doc.buyer_id_number);
-    if (expected === null) {
-      problems.push(`buyer_id_number ${doc.buyer_id_number} is not a NIT (1 to 15 digits)`);
-    } else if (!doc.buyer_check_digit) {
-      problems.push(
-        `buyer_check_digit is missing; the check digit of NIT ${doc.buyer_id_number} is ${expected}`,
-      );
-    } else if (doc.buyer_check_digit !== expected) {
-      problems.push(
-        `buyer_check_digit ${doc.buyer_check_digit} is wrong; the check digit of NIT ${doc.buyer_id_number} is ${expected}`,
-      );
-    }
-  }
+  const digit = buyerCheckDigitProblem(doc);
+  if (digit) problems.push(digit);
   problems.push(
     ...finalConsumerProblems({
       id_type: doc.buyer_id_type,
@@ -85,16 +116,55 @@ export function buyerProblems(doc: BuyerFields): string[] {
   return problems;
 }
 
+/** The buyer with its fiscal profile, as the draft says it (the database reads the person type). */
 export function buyerRequest(doc: BuyerFields) {
   return {
     id_type: doc.buyer_id_type,
     id_number: doc.buyer_id_number,
     check_digit: opt(doc.buyer_check_digit),
     name: doc.buyer_name,
+    person_type: personTypeOf(doc.buyer_person_type, doc.buyer_id_type),
+    fiscal_responsibilities: doc.buyer_fiscal_responsibilities,
+    tax_scheme: doc.buyer_tax_scheme,
     email: opt(doc.buyer_email),
+    phone: opt(doc.buyer_phone),
     address: opt(doc.buyer_address),
     city_code: opt(doc.buyer_city_code),
-    phone: opt(doc.buyer_phone),
+    city_name: opt(doc.buyer_city_name),
+    department_code: opt(doc.buyer_department_code),
+    department_name: opt(doc.buyer_department_name),
+    postal_zone: opt(doc.buyer_postal_zone),
+    country_code: doc.buyer_country_code,
+  };
+}
+
+/** A subtotal as the database computed it: by percentage, or per unit (BaseUnitMeasure, PerUnitAmount). */
+function subtotalRequest(t: Omit<LineTaxRow, "code" | "name">) {
+  if (t.percent != null) {
+    return {
+      percent: percent(t.percent),
+      taxable_amount: money(t.taxable_amount ?? 0),
+      tax_amount: money(t.tax_amount),
+    };
+  }
+  return {
+    per_unit_amount: money(t.per_unit_amount ?? 0),
+    base_unit_measure: decimal(t.measure ?? 0),
+    unit_code: t.measure_unit_code ?? "NIU",
+    per_quantity: decimal(t.per_quantity ?? 1),
+    tax_amount: money(t.tax_amount),
+  };
+}
+
+export function allowanceChargeRequest(a: AllowanceChargeRow) {
+  return {
+    id: a.id,
+    charge: a.charge,
+    reason_code: a.charge ? undefined : opt(a.reason_code),
+    reason: opt(a.reason),
+    percent: a.percent == null ? undefined : percent(a.percent),
+    base_amount: money(a.base_amount),
+    amount: money(a.amount),
   };
 }
 
@@ -105,47 +175,117 @@ export function linesRequest(lines: InvoiceLineRow[]) {
     description: l.description,
     unit_code: l.unit_code,
     quantity: decimal(l.quantity),
-    unit_price: money(l.unit_price),
+    unit_price: price(l.price_amount),
+    allowance_charges: l.allowance_charges.length
+      ? l.allowance_charges.map(allowanceChargeRequest)
+      : undefined,
     line_extension: money(l.line_extension),
-    tax_code: l.tax_code,
-    tax_rate: l.tax_rate.toFixed(2),
+    taxes: l.taxes.map((t) => ({ code: t.code, name: t.name, ...subtotalRequest(t) })),
     tax_amount: money(l.tax_amount),
   }));
 }
 
-export function totalsRequest(doc: { subtotal: number; tax_total: number; total: number }) {
-  return { subtotal: money(doc.subtotal), tax_total: money(doc.tax_total), total: money(doc.total) };
+/** The document's taxes per scheme, one subtotal per rate, in the database's order (01, 04, 03 first). */
+export function taxTotalsRequest(totals: TaxTotalRow[]) {
+  return totals.map((t) => ({
+    code: t.code,
+    name: t.name,
+    tax_amount: money(t.tax_amount),
+    subtotals: t.subtotals.map(subtotalRequest),
+  }));
 }
 
-/** What the one-tax builders (the protocol's `Line`, the UBL, the PDF) can say of a line's taxes. */
-const ONE_TAX_CODES = new Set(["01", "04"]);
+/** Withholdings: one of each code, one rate each (…_amounts.sql). */
+export function withholdingsRequest(totals: TaxTotalRow[]) {
+  return totals.flatMap((t) =>
+    t.subtotals.map((s) => ({
+      code: t.code,
+      name: t.name,
+      percent: percent(s.percent ?? 0),
+      taxable_amount: money(s.taxable_amount ?? 0),
+      tax_amount: money(s.tax_amount),
+    })),
+  );
+}
+
+export function prepaymentsRequest(prepayments: PrepaymentRow[]) {
+  return prepayments.map((p) => ({
+    id: p.id,
+    reference: opt(p.reference),
+    paid_amount: money(p.paid_amount),
+    received_date: p.received_date,
+  }));
+}
+
+/** The deal's currency, its rate to pesos and the rate's date, with its totals; none for COP. */
+export function exchangeRateRequest(doc: DocumentAmountsRow & { currency: string }) {
+  if (doc.currency === DOCUMENT_CURRENCY) return undefined;
+  const deal = doc.currency_totals;
+  return {
+    currency: doc.currency,
+    rate: doc.exchange_rate == null ? "" : decimal(doc.exchange_rate),
+    date: doc.exchange_rate_date ?? "",
+    totals: {
+      subtotal: money(deal?.line_extension_amount ?? 0),
+      tax_total: money(deal?.tax_total ?? 0),
+      total: money(deal?.payable_amount ?? 0),
+    },
+  };
+}
+
+/** LegalMonetaryTotal, the taxes' sum, the withholdings and what the buyer still pays. */
+export function totalsRequest(
+  doc: DocumentAmountsRow & { subtotal: number; tax_total: number; total: number },
+) {
+  const prepaid = doc.prepaid_amount ?? 0;
+  const withheld = doc.withholding_total_amount ?? 0;
+  return {
+    subtotal: money(doc.subtotal),
+    tax_exclusive_amount: money(doc.tax_exclusive_amount),
+    tax_total: money(doc.tax_total),
+    tax_inclusive_amount: money(doc.tax_inclusive_amount),
+    allowance_total_amount: money(doc.allowance_total_amount),
+    charge_total_amount: money(doc.charge_total_amount),
+    prepaid_amount: money(prepaid),
+    total: money(doc.total),
+    withholding_total_amount: money(withheld),
+    net_payable_amount: money(doc.net_payable_amount ?? doc.total - withheld - prepaid),
+  };
+}
+
+/** What every kind's request carries of its amounts, from the payload's rows. */
+export function amountsRequest(
+  doc: DocumentAmountsRow & { currency: string; subtotal: number; tax_total: number; total: number },
+) {
+  return {
+    currency: DOCUMENT_CURRENCY,
+    tax_totals: taxTotalsRequest(doc.tax_totals),
+    allowance_charges: doc.allowance_charges.length
+      ? doc.allowance_charges.map(allowanceChargeRequest)
+      : undefined,
+    exchange_rate: exchangeRateRequest(doc),
+    totals: totalsRequest(doc),
+  };
+}
 
 /**
- * What this version cannot send yet of what the database computes (issue 36: the provider protocol,
- * the UBL and the PDF say one tax per line, in pesos, with no discounts, withholdings or advances):
- * a document that uses it is not sent, rather than sent without it. And the problems the database
- * found in its amounts (`problems`: a discount or an advance larger than the total, …).
+ * The request `build` makes, checked against the protocol's schema and read again for its
+ * arithmetic (./arithmetic.ts); or every problem found. A negative amount (which the database's
+ * `problems` name first) is a problem, not a crash.
  */
-export function unsendableContent(
-  doc: DocumentAmountsRow & { currency: string; lines: InvoiceLineRow[] },
-): string[] {
-  const problems = [...(doc.problems ?? [])];
-  const notYet = (what: string) => problems.push(`${what} cannot be sent by this version yet`);
-  if (doc.currency !== "COP") notYet(`currency ${doc.currency}: an invoice in another currency than COP`);
-  if (doc.allowance_charges?.length) notYet("allowance_charges: a document's discounts and charges");
-  if (doc.withholding_totals?.length) notYet("withholdings");
-  if (doc.prepayments?.length) notYet("prepayments: advances");
-  for (const line of doc.lines) {
-    const taxes = line.taxes ?? [];
-    const [tax] = taxes;
-    if (taxes.length > 1 || (tax && (!ONE_TAX_CODES.has(tax.code) || tax.percent === undefined))) {
-      notYet(`line ${line.position}: taxes other than one IVA (01) or INC (04) percentage`);
-    }
-    if (line.allowance_charges?.length)
-      notYet(`line ${line.position}: allowance_charges (discounts and charges)`);
-    if (Number(line.unit_price.toFixed(2)) !== line.unit_price) {
-      notYet(`line ${line.position}: a unit_price with more than 2 decimals`);
-    }
+export function checkedRequest(build: () => unknown, options: { exactLineTaxes: boolean }): PreparedDocument {
+  let built: unknown;
+  try {
+    built = build();
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return { ok: false, problems: [`an amount cannot be sent: ${error.message}`] };
   }
-  return problems;
+  const parsed = SubmitDocumentRequest.safeParse(built);
+  if (!parsed.success) {
+    return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) };
+  }
+  const arithmetic = arithmeticProblems(parsed.data, options);
+  if (arithmetic.length > 0) return { ok: false, problems: arithmetic };
+  return { ok: true, request: parsed.data };
 }

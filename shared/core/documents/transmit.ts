@@ -292,7 +292,14 @@ async function decide<K extends DocumentKind>(
   }
   const prepared = kind.prepare(entry.document, entry.environment);
   if (!prepared.ok) {
-    return notSent(kind, entry, "check_failed", prepared.problems.join("; "), { stage: "checks" });
+    const rules = prepared.rules ?? [];
+    const ids = [...new Set(rules.map((r) => r.rule))];
+    const which =
+      ids.length > 0 ? `; the authority would reject it (${ids.join(", ")}; see authority_rules)` : "";
+    const outcome = notSent(kind, entry, "check_failed", prepared.problems.join("; ") + which, {
+      stage: "checks",
+    });
+    return rules.length > 0 ? { ...outcome, authority_rules: rules } : outcome;
   }
   const problem = adapter.precheck?.(prepared.request);
   if (problem) return notSent(kind, entry, "check_failed", problem, { stage: "checks" });

@@ -27,28 +27,93 @@ export type Environment = z.infer<typeof Environment>;
 export const DocumentKind = z.enum(["invoice", "credit_note"]);
 export type DocumentKind = z.infer<typeof DocumentKind>;
 
-/** DIAN tax scheme of a line: 01 IVA, 04 INC, ZZ not taxed. */
-export const TaxCode = z.enum(["01", "04", "ZZ"]);
+/**
+ * A tax DIAN lists (TipoImpuesto-2.1, codes 30–36 as Odoo's l10n_co_edi names them): 01 IVA, 02 IC,
+ * 03 ICA, 04 INC, 20–26, 30, 32–36 (22 INC bolsas, 32 ICL, 34 IBUA per unit). Withholdings have
+ * their own codes (`WithholdingCode`); 08 is left out (the lists disagree on it).
+ */
+export const TaxCode = z.enum([
+  "01",
+  "02",
+  "03",
+  "04",
+  "20",
+  "21",
+  "22",
+  "23",
+  "24",
+  "25",
+  "26",
+  "30",
+  "32",
+  "33",
+  "34",
+  "35",
+  "36",
+]);
 export type TaxCode = z.infer<typeof TaxCode>;
+
+/** A withholding (WithholdingTaxTotal): 05 ReteIVA, 06 ReteFuente, 07 ReteICA. */
+export const WithholdingCode = z.enum(["05", "06", "07"]);
+export type WithholdingCode = z.infer<typeof WithholdingCode>;
 
 const digits = (min: number, max: number) =>
   z.string().regex(new RegExp(`^[0-9]{${min},${max}}$`), `expected ${min} to ${max} digits`);
 const text = (max: number) => z.string().trim().min(1).max(max);
+
+/** A percentage, 0 to 100, with 2 decimals or 3 when the rate has them: "19.00", "0.966" (FAS01b). */
+export const Percent = z
+  .string()
+  .regex(/^(100\.000?|[0-9]{1,2}\.[0-9]{2,3})$/, 'expected a percentage with 2 or 3 decimals, e.g. "19.00"');
+/** A decimal quantity, e.g. "2" or "1.500". */
+export const Quantity = z
+  .string()
+  .regex(/^\d{1,12}(\.\d{1,6})?$/, 'expected a decimal quantity, e.g. "2" or "1.500"');
+/** A unit price (PriceAmount): two to six decimals, "50000.00", "889559.492014". */
+export const Price = z
+  .string()
+  .regex(/^(0|[1-9]\d{0,15})\.\d{2,6}$/, 'expected a price with 2 to 6 decimals, e.g. "50000.00"');
+/** UN/ECE recommendation 20 unit code: 94 unit, NIU, KGM, MLT, LTR … */
+const UnitCode = z.string().regex(/^[A-Z0-9]{1,3}$/, "expected a UN/ECE recommendation 20 unit code");
+/** ISO 3166 alpha-2 country code. */
+const Country = z.string().regex(/^[A-Z]{2}$/, "expected an ISO 3166 alpha-2 country code");
+/** TaxLevelCode: only these five (FAJ26/FAK26 refuse the rest of the RUT's list). */
+export const Responsibility = z.enum(["O-13", "O-15", "O-23", "O-47", "R-99-PN"]);
+/** A party's TaxScheme: 01 IVA, 04 INC, ZA IVA e INC, ZZ no aplica. */
+export const PartyTaxScheme = z.enum(["01", "04", "ZA", "ZZ"]);
+
+/** A DIVIPOLA address's parts beside its municipality code, and the country. */
+const addressFields = {
+  address: text(300).optional(),
+  /** DIVIPOLA municipality code (5 digits; the department's 2 first). */
+  city_code: digits(5, 5).optional(),
+  city_name: text(100).optional(),
+  department_code: digits(2, 2).optional(),
+  department_name: text(100).optional(),
+  postal_zone: z
+    .string()
+    .regex(/^[0-9A-Za-z][0-9A-Za-z -]{1,9}$/, "expected a postal code")
+    .optional(),
+};
 
 export const Issuer = z.object({
   nit: digits(5, 15),
   check_digit: digits(1, 1),
   legal_name: text(450),
   trade_name: text(450).optional(),
-  /** 1 legal person, 2 natural person. */
-  person_type: z.enum(["1", "2"]).optional(),
+  /** AdditionalAccountID: 1 legal person, 2 natural person. */
+  person_type: z.enum(["1", "2"]),
   /** 48 responsible for IVA, 49 not responsible. */
   tax_regime: z.enum(["48", "49"]).optional(),
-  fiscal_responsibilities: z.array(text(20)).max(20).optional(),
+  /** The party's TaxScheme: 01/ZA when responsible for IVA (48), else 04/ZZ. */
+  tax_scheme: PartyTaxScheme,
+  /** TaxLevelCode, joined with ";" in the document. */
+  fiscal_responsibilities: z.array(Responsibility).min(1).max(5),
   email: z.email().optional(),
-  address: text(300).optional(),
-  /** DIVIPOLA municipality code. */
-  city_code: digits(5, 5).optional(),
+  phone: text(50).optional(),
+  ...addressFields,
+  /** The issuer is in Colombia (FAJ16). */
+  country_code: z.literal("CO").optional(),
   /** The numbering range's technical key (ClTec): the CUFE's secret; invoices only. Never log it. */
   technical_key: text(200).optional(),
   /** The issuer's DIAN software PIN: the CUDE's secret; credit notes only. Never log it. */
@@ -62,12 +127,86 @@ export const Buyer = z.object({
   id_number: z.string().regex(/^[A-Za-z0-9-]{1,20}$/, "expected 1 to 20 letters, digits or dashes"),
   check_digit: digits(1, 1).optional(),
   name: text(450),
+  /** AdditionalAccountID: 1 legal person, 2 natural person (a person may hold a NIT). */
+  person_type: z.enum(["1", "2"]),
+  /** TaxLevelCode; DIAN's final consumer is R-99-PN. */
+  fiscal_responsibilities: z.array(Responsibility).min(1).max(5),
+  /** The party's TaxScheme; DIAN's final consumer is ZZ. */
+  tax_scheme: PartyTaxScheme,
   email: z.email().optional(),
-  address: text(300).optional(),
-  city_code: digits(5, 5).optional(),
   phone: text(50).optional(),
+  ...addressFields,
+  country_code: Country,
 });
 export type Buyer = z.infer<typeof Buyer>;
+
+/**
+ * A tax of one scheme and rate, computed (the database's TaxSubtotal): by percentage of a taxable
+ * amount, or per unit — `per_unit_amount` for every `per_quantity` (default 1) units of
+ * `unit_code` in `base_unit_measure` (BaseUnitMeasure), with no taxable amount and no percent
+ * (brief-business §4: INC bolsas 22, ICL 32, IBUA 34).
+ */
+const PercentSubtotal = z.object({ percent: Percent, taxable_amount: Money, tax_amount: Money });
+const PerUnitSubtotal = z.object({
+  per_unit_amount: Money,
+  base_unit_measure: Quantity,
+  unit_code: UnitCode,
+  per_quantity: Quantity.optional(),
+  tax_amount: Money,
+});
+export const TaxSubtotal = z.union([PercentSubtotal.strict(), PerUnitSubtotal.strict()]);
+export type TaxSubtotal = z.infer<typeof TaxSubtotal>;
+
+const scheme = { code: TaxCode, name: text(100) };
+
+/** One tax of a line: its scheme and what it comes to (a line has at most one per scheme, FAX01). */
+export const LineTax = z.union([
+  PercentSubtotal.extend(scheme).strict(),
+  PerUnitSubtotal.extend(scheme).strict(),
+]);
+export type LineTax = z.infer<typeof LineTax>;
+
+/** A document's taxes of one scheme: their sum, and one subtotal per rate (FAS02, FAS04). */
+export const TaxTotal = z.object({
+  ...scheme,
+  tax_amount: Money,
+  subtotals: z.array(TaxSubtotal).min(1).max(100),
+});
+export type TaxTotal = z.infer<typeof TaxTotal>;
+
+/** A withholding on the document (an invoice's only): its base, rate and amount. */
+export const Withholding = z.object({
+  code: WithholdingCode,
+  name: text(100),
+  percent: Percent,
+  taxable_amount: Money,
+  tax_amount: Money,
+});
+export type Withholding = z.infer<typeof Withholding>;
+
+/**
+ * A discount (`charge` false, DIAN's reason 00 no condicionado or 01 condicionado) or a charge,
+ * numbered 1, 2, 3… in its list: `amount` of `base_amount`, `percent` of it when given so.
+ */
+export const AllowanceCharge = z.object({
+  id: z.number().int().min(1).max(100),
+  charge: z.boolean(),
+  reason_code: z.enum(["00", "01"]).optional(),
+  reason: text(200).optional(),
+  percent: Percent.optional(),
+  base_amount: Money,
+  amount: Money,
+});
+export type AllowanceCharge = z.infer<typeof AllowanceCharge>;
+
+/** An advance already received (PrepaidPayment). */
+export const Prepayment = z.object({
+  id: z.number().int().min(1).max(100),
+  reference: text(60).optional(),
+  paid_amount: Money,
+  received_date: z.iso.date(),
+});
+export type Prepayment = z.infer<typeof Prepayment>;
 
 export const Line = z.object({
   position: z.number().int().min(1).max(10_000),
@@ -75,26 +214,57 @@ export const Line = z.object({
   description: text(1000),
   /** UN/ECE rec. 20 unit code; 94 = unit. */
   unit_code: text(10).optional(),
-  quantity: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'expected a decimal quantity, e.g. "2" or "1.500"'),
-  unit_price: Money,
-  /** quantity × unit_price, before taxes. */
+  quantity: Quantity,
+  /** The unit price (PriceAmount), in the document's currency. */
+  unit_price: Price,
+  /** The line's discounts and charges, ids 1, 2, 3… */
+  allowance_charges: z.array(AllowanceCharge).max(10).optional(),
+  /** quantity × unit_price − discounts + charges, before taxes (LineExtensionAmount). */
   line_extension: Money,
-  tax_code: TaxCode,
-  /** Percentage, e.g. "19.00"; "0.00" when tax_code is ZZ. */
-  tax_rate: z.string().regex(/^\d{1,3}(\.\d{1,2})?$/, 'expected a percentage, e.g. "19.00"'),
+  /** Its taxes, one per scheme; none: excluded from them ("excluido"). */
+  taxes: z.array(LineTax).max(10),
+  /** The sum of its taxes. */
   tax_amount: Money,
 });
 export type Line = z.infer<typeof Line>;
 
+/** The document's LegalMonetaryTotal, its taxes' sum, and what the buyer still pays. */
 export const Totals = z.object({
-  /** Sum of line_extension (DIAN LineExtensionAmount). */
+  /** Sum of line_extension (LineExtensionAmount). */
   subtotal: Money,
-  /** Sum of tax_amount. */
+  /** Sum of the lines' taxable amounts (TaxExclusiveAmount). */
+  tax_exclusive_amount: Money,
+  /** Sum of every tax (the document's TaxTotal amounts). */
   tax_total: Money,
-  /** subtotal + tax_total (DIAN PayableAmount). */
+  /** subtotal + tax_total (TaxInclusiveAmount). */
+  tax_inclusive_amount: Money,
+  /** The document's discounts and charges (AllowanceTotalAmount, ChargeTotalAmount); absent: 0. */
+  allowance_total_amount: Money.optional(),
+  charge_total_amount: Money.optional(),
+  /** Advances received (PrepaidAmount); absent: 0. */
+  prepaid_amount: Money.optional(),
+  /** tax_inclusive − allowances + charges (PayableAmount): advances and withholdings are not subtracted. */
   total: Money,
+  /** The withholdings' sum; absent: 0. */
+  withholding_total_amount: Money.optional(),
+  /** total − withholdings − advances: what the buyer still pays; absent: total. */
+  net_payable_amount: Money.optional(),
 });
 export type Totals = z.infer<typeof Totals>;
+
+/**
+ * The deal's currency when it is not the document's: the document stays in pesos and declares the
+ * deal (PaymentExchangeRate, brief-business §8: target currency, pesos per unit, the rate's date),
+ * with its totals in that currency for the representation.
+ */
+export const ExchangeRate = z.object({
+  currency: z.string().regex(/^[A-Z]{3}$/, "expected an ISO 4217 code"),
+  /** Pesos per unit of `currency` (CalculationRate), up to 6 decimals. */
+  rate: z.string().regex(/^[1-9]\d{0,8}(\.\d{1,6})?$|^0\.\d{1,6}$/, 'expected a rate, e.g. "3919.109578"'),
+  date: z.iso.date(),
+  totals: z.object({ subtotal: Money, tax_total: Money, total: Money }),
+});
+export type ExchangeRate = z.infer<typeof ExchangeRate>;
 
 /**
  * The one rule of "these fields come with, and only with, that case" (an accepted outcome's CUFE, a
@@ -168,8 +338,11 @@ export const SubmitDocumentFields = z.object({
   issue_date: z.iso.date(),
   /** HH:MM:SS with the UTC offset; Colombia is -05:00. */
   issue_time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d[+-]\d{2}:\d{2}$/, "expected HH:MM:SS-05:00"),
+  /** When a credit sale (payment_form 2) is due: PaymentDueDate. */
   due_date: z.iso.date().optional(),
+  /** The document's currency (DocumentCurrencyCode): every amount is in it; COP for DIAN. */
   currency: z.string().regex(/^[A-Z]{3}$/, "expected an ISO 4217 code"),
+  /** 1 contado, 2 crédito (then with its due_date). */
   payment_form: z.enum(["1", "2"]).optional(),
   payment_method: z
     .string()
@@ -179,6 +352,16 @@ export const SubmitDocumentFields = z.object({
   issuer: Issuer,
   buyer: Buyer,
   lines: z.array(Line).min(1).max(1000),
+  /** The document's taxes per scheme (IVA 01, INC 04, ICA 03 first), one subtotal per rate. */
+  tax_totals: z.array(TaxTotal).max(20),
+  /** The document's own discounts and charges (they change no tax base), ids 1, 2, 3… */
+  allowance_charges: z.array(AllowanceCharge).max(20).optional(),
+  /** An invoice's withholdings (WithholdingTaxTotal), one per code; never on a note. */
+  withholdings: z.array(Withholding).max(3).optional(),
+  /** An invoice's advances (PrepaidPayment); never on a note. */
+  prepayments: z.array(Prepayment).max(20).optional(),
+  /** The deal's currency, rate and date when it is not `currency` (the document's, COP). */
+  exchange_rate: ExchangeRate.optional(),
   totals: Totals,
   /** An invoice's numbering resolution, when the issuer has one on record; never for credit notes. */
   numbering: Numbering.optional(),
@@ -198,8 +381,24 @@ export const SubmitDocumentRequest = SubmitDocumentFields.superRefine((doc, ctx)
     required: "required for a credit note",
     forbidden: "only allowed for a credit note",
   });
-  if (credit && doc.numbering !== undefined) {
-    ctx.addIssue({ code: "custom", path: ["numbering"], message: "only allowed for an invoice" });
+  for (const field of ["numbering", "withholdings", "prepayments"] as const) {
+    if (credit && doc[field] !== undefined) {
+      ctx.addIssue({ code: "custom", path: [field], message: "only allowed for an invoice" });
+    }
+  }
+  if (doc.payment_form === "2" && doc.due_date === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["due_date"],
+      message: "required for a credit sale (payment_form 2)",
+    });
+  }
+  if (doc.exchange_rate?.currency === doc.currency) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["exchange_rate", "currency"],
+      message: "must be another currency than the document's",
+    });
   }
   presentOnlyWhen(ctx, doc.issuer, ["software_pin"], credit, {
     required: "required for a credit note",

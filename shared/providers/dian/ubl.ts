@@ -4,22 +4,29 @@
  * (./signature.ts). Elements follow the order of the OASIS schemas (maindoc/UBL-Invoice-2.1.xsd,
  * UBL-CreditNote-2.1.xsd), which `xmllint --schema` checks in the tests.
  *
- * The CUFE (invoices: the range's technical key) and the CUDE (credit notes: the software PIN) are
- * computed as DIAN recomputes them (../../co/cufe.ts): IVA is tax scheme 01, INC 04, ICA 03 (never charged
- * here), amounts truncated to two decimals.
+ * Its amounts are the database's, as our protocol carries them (./ubl-amounts.ts, ./ubl-lines.ts);
+ * the parties are their data (./parties.ts). The CUFE (invoices: the range's technical key) and the
+ * CUDE (credit notes: the software PIN) are computed as DIAN recomputes them (../../co/cufe.ts):
+ * ValImp1–3 are the document's TaxTotal amounts of IVA 01, INC 04 and ICA 03 ("0.00" when absent);
+ * every other tax (bags, IBUA, …) enters only through ValTot, the PayableAmount (brief-business §4).
  */
 
-import { computeCude, computeCufe, dianQrText } from "../../co/cufe.ts";
-import {
-  centsToMoney,
-  type Line,
-  moneyToCents,
-  type SubmitDocumentRequest,
-} from "../../ports/providers/protocol.ts";
+import { CUFE_TAXES, computeCude, computeCufe, dianQrText } from "../../co/cufe.ts";
+import { centsToMoney, moneyToCents, type SubmitDocumentRequest } from "../../ports/providers/protocol.ts";
 import { dianExtensions } from "./extensions.ts";
 import { type DianDocumentInput, dianInputProblem } from "./input.ts";
 import { customerParty, supplierParty, text } from "./parties.ts";
 import type { SignableDocument } from "./signature.ts";
+import {
+  allowanceCharge,
+  monetaryTotal,
+  paymentExchangeRate,
+  paymentMeans,
+  prepaidPayment,
+  taxTotal,
+  withholdingTaxTotal,
+} from "./ubl-amounts.ts";
+import { documentLine, type LineNames } from "./ubl-lines.ts";
 import { type Child, el, type Namespaces } from "./xml.ts";
 
 const NS = {
@@ -47,8 +54,7 @@ const KINDS = {
     profile: "DIAN 2.1: Factura Electrónica de Venta",
     typeCode: ["cbc:InvoiceTypeCode", "01"],
     codeName: "CUFE-SHA384",
-    line: "cac:InvoiceLine",
-    quantity: "cbc:InvoicedQuantity",
+    lines: { element: "cac:InvoiceLine", quantity: "cbc:InvoicedQuantity", allowanceChargeFirst: true },
   },
   credit_note: {
     root: "CreditNote",
@@ -58,10 +64,9 @@ const KINDS = {
     profile: "DIAN 2.1: Nota Crédito de Factura Electrónica de Venta",
     typeCode: ["cbc:CreditNoteTypeCode", "91"],
     codeName: "CUDE-SHA384",
-    line: "cac:CreditNoteLine",
-    quantity: "cbc:CreditedQuantity",
+    lines: { element: "cac:CreditNoteLine", quantity: "cbc:CreditedQuantity", allowanceChargeFirst: false },
   },
-} as const;
+} as const satisfies Record<string, { lines: LineNames } & Record<string, unknown>>;
 
 /** The document before its signature (the signature goes in the second `ext:ExtensionContent`). */
 export interface UnsignedDocument extends SignableDocument {
@@ -71,106 +76,38 @@ export interface UnsignedDocument extends SignableDocument {
   qrText: string;
 }
 
-/** A tax scheme's total and its subtotals by rate. Lines not taxed (ZZ) are in none. */
-interface TaxGroup {
-  code: "01" | "04";
-  name: string;
-  cents: bigint;
-  rates: Map<string, { base: bigint; tax: bigint }>;
-}
+/**
+ * The document-level groups after the parties, in the order each kind's schema fixes
+ * (maindoc/UBL-Invoice-2.1.xsd: PaymentMeans, PrepaidPayment, AllowanceCharge,
+ * PaymentExchangeRate, TaxTotal, WithholdingTaxTotal, LegalMonetaryTotal; UBL-CreditNote-2.1.xsd:
+ * PaymentMeans, PaymentExchangeRate, AllowanceCharge, TaxTotal, LegalMonetaryTotal — a credit note
+ * has neither advances nor withholdings).
+ */
+const SECTIONS = {
+  invoice: [
+    "paymentMeans",
+    "prepaidPayments",
+    "allowanceCharges",
+    "exchangeRate",
+    "taxTotals",
+    "withholdings",
+    "monetaryTotal",
+  ],
+  credit_note: ["paymentMeans", "exchangeRate", "allowanceCharges", "taxTotals", "monetaryTotal"],
+} as const;
 
-const TAX_NAMES = { "01": "IVA", "04": "INC" } as const;
+type Section = (typeof SECTIONS)[keyof typeof SECTIONS][number];
 
-/** "19" → "19.00": DIAN wants two decimals (three trigger FAS01b). */
-export function percent(rate: string): string {
-  const [whole = "0", decimals = ""] = rate.split(".");
-  return `${whole}.${decimals.padEnd(2, "0").slice(0, 2)}`;
-}
-
-function taxGroups(lines: readonly Line[]): TaxGroup[] {
-  const groups = new Map<string, TaxGroup>();
-  for (const line of lines) {
-    if (line.tax_code === "ZZ") continue;
-    const group = groups.get(line.tax_code) ?? {
-      code: line.tax_code,
-      name: TAX_NAMES[line.tax_code],
-      cents: 0n,
-      rates: new Map(),
-    };
-    groups.set(line.tax_code, group);
-    const rate = percent(line.tax_rate);
-    const subtotal = group.rates.get(rate) ?? { base: 0n, tax: 0n };
-    group.rates.set(rate, subtotal);
-    subtotal.base += moneyToCents(line.line_extension);
-    subtotal.tax += moneyToCents(line.tax_amount);
-    group.cents += moneyToCents(line.tax_amount);
-  }
-  return [...groups.values()].sort((a, b) => a.code.localeCompare(b.code));
-}
-
-function taxTotal(currency: string, group: TaxGroup) {
-  const amount = (name: string, cents: bigint) => text(name, centsToMoney(cents), { currencyID: currency });
-  return el(
-    "cac:TaxTotal",
-    {},
-    amount("cbc:TaxAmount", group.cents),
-    ...[...group.rates].map(([rate, { base, tax }]) =>
-      el(
-        "cac:TaxSubtotal",
-        {},
-        amount("cbc:TaxableAmount", base),
-        amount("cbc:TaxAmount", tax),
-        el(
-          "cac:TaxCategory",
-          {},
-          text("cbc:Percent", rate),
-          el("cac:TaxScheme", {}, text("cbc:ID", group.code), text("cbc:Name", group.name)),
-        ),
-      ),
-    ),
-  );
-}
-
-function documentLine(doc: SubmitDocumentRequest, line: Line) {
-  const kind = KINDS[doc.kind];
-  const money = (name: string, value: string) => text(name, value, { currencyID: doc.currency });
-  const unit = line.unit_code ?? "94";
-  return el(
-    kind.line,
-    {},
-    text("cbc:ID", String(line.position)),
-    text(kind.quantity, line.quantity, { unitCode: unit }),
-    money("cbc:LineExtensionAmount", line.line_extension),
-    line.tax_code !== "ZZ" &&
-      taxTotal(doc.currency, {
-        code: line.tax_code,
-        name: TAX_NAMES[line.tax_code],
-        cents: moneyToCents(line.tax_amount),
-        rates: new Map([
-          [
-            percent(line.tax_rate),
-            { base: moneyToCents(line.line_extension), tax: moneyToCents(line.tax_amount) },
-          ],
-        ]),
-      }),
-    el(
-      "cac:Item",
-      {},
-      text("cbc:Description", line.description),
-      el(
-        "cac:StandardItemIdentification",
-        {},
-        // 999: the issuer's own coding ("Estándar de adopción del contribuyente")
-        text("cbc:ID", line.code ?? String(line.position), { schemeID: "999" }),
-      ),
-    ),
-    el(
-      "cac:Price",
-      {},
-      money("cbc:PriceAmount", line.unit_price),
-      text("cbc:BaseQuantity", line.quantity, { unitCode: unit }),
-    ),
-  );
+function sections(doc: SubmitDocumentRequest): Record<Section, Child[]> {
+  return {
+    paymentMeans: [paymentMeans(doc)],
+    prepaidPayments: (doc.prepayments ?? []).map((p) => prepaidPayment(doc, p)),
+    allowanceCharges: (doc.allowance_charges ?? []).map((a) => allowanceCharge(doc, a)),
+    exchangeRate: [paymentExchangeRate(doc, doc.exchange_rate)],
+    taxTotals: doc.tax_totals.map((t) => taxTotal(doc, t)),
+    withholdings: (doc.withholdings ?? []).map((w) => withholdingTaxTotal(doc, w)),
+    monetaryTotal: [monetaryTotal(doc)],
+  };
 }
 
 /** The correction of a credit note: its concept and the invoice it corrects. */
@@ -201,17 +138,17 @@ function creditNoteReferences(doc: SubmitDocumentRequest): Child[] {
 }
 
 /** The CUFE or CUDE of `doc`, and its QR text. */
-async function authorityCode(input: DianDocumentInput, groups: TaxGroup[]) {
+async function authorityCode(input: DianDocumentInput) {
   const { document: doc, dian } = input;
-  const taxOf = (code: string) => centsToMoney(groups.find((g) => g.code === code)?.cents ?? 0n);
+  const taxOf = (code: string) => doc.tax_totals.find((t) => t.code === code)?.tax_amount ?? "0.00";
   const fields = {
     number: doc.number,
     issueDate: doc.issue_date,
     issueTime: doc.issue_time,
     subtotal: doc.totals.subtotal,
-    iva: taxOf("01"),
-    inc: taxOf("04"),
-    ica: "0.00",
+    iva: taxOf(CUFE_TAXES.iva),
+    inc: taxOf(CUFE_TAXES.inc),
+    ica: taxOf(CUFE_TAXES.ica),
     total: doc.totals.total,
     issuerNit: doc.issuer.nit,
     buyerId: doc.buyer.id_number,
@@ -223,7 +160,8 @@ async function authorityCode(input: DianDocumentInput, groups: TaxGroup[]) {
       : await computeCude({ ...fields, softwarePin: dian.software.pin });
   const qrText = dianQrText({
     ...fields,
-    otherTaxes: taxOf("04"),
+    // ValOtroIm: every tax but IVA
+    otherTaxes: centsToMoney(moneyToCents(doc.totals.tax_total) - moneyToCents(fields.iva)),
     cufe: code,
     codeLabel: doc.kind === "invoice" ? "CUFE" : "CUDE",
   });
@@ -236,12 +174,8 @@ export async function buildUnsignedDocument(input: DianDocumentInput): Promise<U
   if (problem) throw new RangeError(problem);
   const { document: doc, dian } = input;
   const kind = KINDS[doc.kind];
-  const groups = taxGroups(doc.lines);
-  const { code, qrText } = await authorityCode(input, groups);
-  const money = (name: string, cents: bigint) =>
-    text(name, centsToMoney(cents), { currencyID: doc.currency });
-  const subtotal = moneyToCents(doc.totals.subtotal);
-  const taxed = groups.reduce((sum, g) => sum + [...g.rates.values()].reduce((s, r) => s + r.base, 0n), 0n);
+  const { code, qrText } = await authorityCode(input);
+  const parts = sections(doc);
   const signatureSlot = el("ext:ExtensionContent");
   const namespaces: Namespaces = { "": kind.namespace, ...NS, sts: STS_NAMESPACE[doc.kind] };
   const root = el(
@@ -269,24 +203,8 @@ export async function buildUnsignedDocument(input: DianDocumentInput): Promise<U
     ...creditNoteReferences(doc),
     supplierParty(doc.issuer, dian.resolution?.prefix),
     customerParty(doc.buyer),
-    el(
-      "cac:PaymentMeans",
-      {},
-      text("cbc:ID", doc.payment_form ?? "1"),
-      // 1: "instrumento no definido", when the document does not say how it is paid
-      text("cbc:PaymentMeansCode", doc.payment_method ?? "1"),
-      text("cbc:PaymentDueDate", doc.due_date ?? doc.issue_date),
-    ),
-    ...groups.map((g) => taxTotal(doc.currency, g)),
-    el(
-      "cac:LegalMonetaryTotal",
-      {},
-      money("cbc:LineExtensionAmount", subtotal),
-      money("cbc:TaxExclusiveAmount", taxed),
-      money("cbc:TaxInclusiveAmount", subtotal + moneyToCents(doc.totals.tax_total)),
-      money("cbc:PayableAmount", moneyToCents(doc.totals.total)),
-    ),
-    ...doc.lines.map((line) => documentLine(doc, line)),
+    ...SECTIONS[doc.kind].flatMap((section) => parts[section]),
+    ...doc.lines.map((line) => documentLine(doc, line, kind.lines)),
   );
   return { root, namespaces, signatureSlot, authorityCode: code, qrText };
 }
