@@ -5,12 +5,12 @@
  */
 import { createLocalSigner } from "../../devkit/auth.ts";
 import type { User } from "../../devkit/factories.ts";
+import { createPostgrestFetch, type PostgrestOptions } from "../../devkit/postgrest/index.ts";
 import { createTokenVerifier } from "../../shared/auth/jwt.ts";
 import { createPostgresDb } from "../../shared/db/postgres-transport.ts";
 import type { SqlClient } from "../../shared/db/sql-client.ts";
 import { createSupabaseDb } from "../../shared/db/supabase-transport.ts";
 import type { Caller, Db } from "../../shared/ports/db/port.ts";
-import { createPostgrestFetch, type PostgrestOptions } from "./postgrest.ts";
 
 export const TRANSPORTS = ["postgres", "supabase"] as const;
 export type TransportName = (typeof TRANSPORTS)[number];
