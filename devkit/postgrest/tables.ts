@@ -56,6 +56,8 @@ export async function tableRequest(
   const url = new URL(request.url);
   const params = parseQueryParams(url.searchParams);
   const top = topLevelRange(method, params.ranges, request.headers.get("range"));
+  // ApiRequest.hs getRanges: the root's range is `limit`/`offset` and the Range header together
+  params.ranges.set("limit", top);
   const payload =
     mutation && mutation !== "delete"
       ? parsePayload(
