@@ -18,6 +18,7 @@
  * (./plan.ts, ./query-params.ts), and every level's rows to Supabase's `max-rows` (1000).
  */
 import type { SqlClient } from "../../shared/db/sql-client.ts";
+import { readCapped } from "../../shared/kernel/bytes.ts";
 import type { FetchLike } from "../../shared/providers/tax/client.ts";
 import { errorResponse, errors, PgrstError } from "./errors.ts";
 import { createRpc } from "./rpc.ts";
@@ -187,29 +188,9 @@ function gatewayAnswer(status: number, message: string): Response {
 
 /** The body, or undefined past MAX_BODY_BYTES (read no further than that). */
 async function readBody(request: Request): Promise<string | undefined> {
-  if (!request.body) return "";
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) return undefined;
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  if (Number(request.headers.get("content-length") ?? "0") > MAX_BODY_BYTES) return undefined;
+  const { bytes, truncated } = await readCapped(request.body, MAX_BODY_BYTES);
+  return truncated ? undefined : new TextDecoder().decode(bytes);
 }
 
 /**
