@@ -333,6 +333,9 @@ function respond(
     if (full) headers.set("content-type", contentType);
     else body = null;
   }
+  // Response.hs `contentTypeHeaders` / `profileHeader`: the schema, when the request named it
+  const profile = request.headers.get(write ? "content-profile" : "accept-profile");
+  if (headers.has("content-type") && profile !== null) headers.set("content-profile", profile);
   if (applied) headers.set("preference-applied", applied);
   // Response.hs `overrideStatusHeaders`: `response.status` and `response.headers` set by the SQL
   if (result.gucStatus !== null) {

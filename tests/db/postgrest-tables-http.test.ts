@@ -77,6 +77,27 @@ describe("reads", () => {
     });
   });
 
+  it("answers the schema supabase-js names (Accept-Profile: public), and 406 PGRST106 for another", async () => {
+    const named = await rest("einv_test_items?select=id&id=eq.1", {
+      headers: { "accept-profile": "public" },
+    });
+    expect({ status: named.status, profile: named.headers.get("content-profile") }).toEqual({
+      status: 200,
+      profile: "public",
+    });
+    expect(
+      await json(await rest("einv_test_items", { headers: { "accept-profile": "einv_private" } })),
+    ).toEqual({
+      status: 406,
+      body: {
+        code: "PGRST106",
+        message: "Invalid schema: einv_private",
+        details: null,
+        hint: "Only the following schemas are exposed: public",
+      },
+    });
+  });
+
   it("returns at most Supabase's max-rows (1000), 206 with the count", async () => {
     const all = await rest("einv_test_items?select=id", { headers: { prefer: "count=exact" } });
     expect({
