@@ -10,6 +10,7 @@
  *   const { pdf, filename } = await einvoicing.downloadRepresentation({ org_id, invoice_id });
  *   const { xml } = await einvoicing.downloadAttachedDocument({ org_id, invoice_id });
  *   const stop = einvoicing.onDocumentStatus(org_id, (event) => refetch(event.document_id));
+ *   toast(describe(error.code, "es")); // a sentence for people for every code
  *
  * Every call carries an Idempotency-Key (the caller's, or one it makes) and is retried with it after
  * no answer or a 429/503 (./invoke.ts, ./retry.ts). It is the package `@einvoicing/client`
@@ -31,6 +32,8 @@ import type { RouteErrorCodes } from "./route-errors.ts";
 
 // the tables' types for supabase-js (`createClient<Database>(…)`), generated from the migrations
 export type { Database, Json, Tables, TablesInsert, TablesUpdate } from "./database.ts";
+// sentences for people, Spanish and English, for every code: describe(code, "es")
+export { CLIENT_MESSAGES, type DescribedCode, describe, type Language } from "./describe.ts";
 export {
   type ClientErrorCode,
   EinvoicingError,
@@ -39,6 +42,7 @@ export {
   type ErrorDetail,
 } from "./error.ts";
 export type { CallOptions, SupabaseLike, WithMeta } from "./invoke.ts";
+export { ERROR_MESSAGES, RESULT_MESSAGES, type ResultCode, type Sentences } from "./messages.ts";
 export type {
   DocumentEventType,
   DocumentStatusEvent,
