@@ -20,6 +20,7 @@ export function outcomeFromProvider(
     ...(rules.length > 0 ? { authority_rules: rules } : {}),
   };
   const { noun, howToResend, whileInProgress } = kind.words;
+  const whenRejected = kind.words.whenRejected ?? `correct it, then ${howToResend}`;
   switch (outcome.status) {
     case "accepted":
       return {
@@ -38,7 +39,7 @@ export function outcomeFromProvider(
         ...base,
         status: "error",
         code: "rejected",
-        message: `the authority rejected this ${noun}${which}; correct it, then ${howToResend}`,
+        message: `the authority rejected this ${noun}${which}; ${whenRejected}`,
         detail: { rules: outcome.errors ?? [] },
       };
     }
