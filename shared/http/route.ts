@@ -8,7 +8,7 @@
  */
 import type { Handler } from "hono";
 import { z } from "zod";
-import type { ErrorCode } from "../kernel/errors.ts";
+import { type ErrorCode, invalidBodyMessage } from "../kernel/errors.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Caller, DbScope } from "../ports/db/port.ts";
@@ -133,9 +133,8 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
     const body = c.get("body");
     const parsed = validate(spec.input, body);
     if (!parsed.success) {
-      fail("validation_failed", "The request body is not valid.", {
-        details: toDetails(parsed.error, body, spec.input),
-      });
+      const details = toDetails(parsed.error, body, spec.input);
+      fail("validation_failed", invalidBodyMessage(details), { details });
     }
     const input = parsed.data;
     const idempotencyKey = idempotencyKeyOf(c);
