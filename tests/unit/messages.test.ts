@@ -5,7 +5,7 @@
  * openapi`; `describe(code, lang)` reads them.
  */
 import { readFileSync } from "node:fs";
-import { describe as suite, expect, it } from "vitest";
+import { expect, it, describe as suite } from "vitest";
 import { CLIENT_MESSAGES, describe } from "../../client/index.ts";
 import { MESSAGES_FILE, messagesText } from "../../scripts/docs/messages.ts";
 import { ERROR_STATUS } from "../../shared/kernel/errors.ts";
