@@ -33,7 +33,7 @@ import { ensureDemoCredentials } from "./demo-credentials.ts";
 import { createDemoInvoiceHandler } from "./demo-invoice-route.ts";
 import { startDianDemo } from "./dian-demo.ts";
 import { createDocsHandler } from "./docs.ts";
-import { describeLocalRun, LOCAL_API_KEY, printCurl } from "./local-json.ts";
+import { curlUser, describeLocalRun, LOCAL_API_KEY, printCurl } from "./local-json.ts";
 import { createLocalRouter, FUNCTIONS_PREFIX } from "./router.ts";
 import { createStorageDownloadHandler } from "./storage-download.ts";
 
@@ -176,7 +176,11 @@ const server = (() => {
         storage: download,
         rest: rest.handle,
         sandboxes,
-        docs: createDocsHandler(functionsRoot),
+        // Authorize filled in with the quick start's operador (and the apikey), as curl uses them
+        docs: createDocsHandler(functionsRoot, {
+          apikey: LOCAL_API_KEY,
+          accessToken: curlUser(local)?.access_token ?? "",
+        }),
         demoInvoice: createDemoInvoiceHandler({ client, verifyToken: deps.verifyToken }),
       }),
     );

@@ -63,6 +63,11 @@ export interface OperationContext {
 export interface OperationContract {
   /** One line for the API reference. */
   summary: string;
+  /**
+   * What it does and what to do with the answer, for the reference: every route in
+   * docs/openapi.json must have one (its build fails otherwise).
+   */
+  description?: string;
   input: z.ZodType;
   output: z.ZodType;
   roles: readonly Role[];
@@ -100,6 +105,8 @@ export const PROVIDER_ERRORS: readonly ErrorCode[] = [
 
 export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.ZodType>(spec: {
   summary: string;
+  /** What it does and what to do with the answer (the reference's description). */
+  description?: string;
   input: S;
   /** What the route answers with HTTP 200 (declared beside the request, for the contract). */
   output: R;
