@@ -4,6 +4,8 @@
  * with a count; a draft and its lines written as the operador, which the einvoicing function then
  * transmits; a lector refused; single() and maybeSingle(); a browser's CORS preflight.
  */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import { describe, expect, inject, it } from "vitest";
 import type { Database } from "../../client/database.ts";
@@ -28,6 +30,40 @@ function as(role: "admin" | "operador" | "lector"): {
 }
 
 describe.skipIf(target.kind !== "postgres")("npm start's /rest/v1", () => {
+  it("holds the demo invoices the README counts, per organization and state", async () => {
+    const readme = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
+    const said =
+      /Demo Org: (\d+) `pendiente` and (\d+) in each other state; Otra Org: (\d+) `pendiente`\s+and (\d+) in each other state/.exec(
+        readme.replace(/\s+/g, " "),
+      );
+    expect(said).not.toBeNull();
+    const { run: local } = server.get();
+    const { supabase } = as("admin");
+    const counts = async (orgId: string) => {
+      const { data, error } = await supabase.from("invoices").select("status").eq("org_id", orgId);
+      expect(error).toBeNull();
+      const by = new Map<string, number>();
+      for (const { status } of data ?? []) by.set(status, (by.get(status) ?? 0) + 1);
+      return by;
+    };
+    const [demo, other] = local.orgs.map((o) => o.id) as [string, string];
+    const states = ["en_proceso", "transmitida", "error"];
+    const demoCounts = await counts(demo);
+    expect([demoCounts.get("pendiente"), ...states.map((s) => demoCounts.get(s))]).toEqual([
+      Number(said?.[1]),
+      ...states.map(() => Number(said?.[2])),
+    ]);
+    // the admin of Demo Org sees none of Otra Org's: local.json, written by the seeding superuser, does
+    const otherCounts = new Map<string, number>();
+    for (const { status } of local.invoices.filter((i) => i.org_id === other))
+      otherCounts.set(status, (otherCounts.get(status) ?? 0) + 1);
+    expect((await counts(other)).size).toBe(0);
+    expect([otherCounts.get("pendiente"), ...states.map((s) => otherCounts.get(s))]).toEqual([
+      Number(said?.[3]),
+      ...states.map(() => Number(said?.[4])),
+    ]);
+  });
+
   it("lists the demo organization's invoices with their lines, filtered and paged with a count", async () => {
     const { run: local } = server.get();
     const { supabase, orgId } = as("lector");
