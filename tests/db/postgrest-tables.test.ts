@@ -2,7 +2,7 @@
  * The tables through the PostgREST stand-in (devkit/postgrest/), driven by the real supabase-js as a
  * web app drives PostgREST: invoices listed with their lines, filtered and paged with a count; a
  * draft and its lines written as the operador, refused to a lector (RLS: 42501 → 403), updated,
- * deleted; single() and maybeSingle(). Every call runs as the signed-in user under the real grants
+ * deleted; upserts merged or ignored (and refused where the grants refuse); single() and maybeSingle(). Every call runs as the signed-in user under the real grants
  * and RLS of the migrations. docs/postgrest-stand-in.md cites PostgREST's source for each behaviour.
  */
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
@@ -31,6 +31,18 @@ let listedCompany: string;
 beforeAll(async () => {
   db = await createTestDatabase();
   [tenant, stranger] = await Promise.all([createTenant(db), createTenant(db)]);
+  // a table of this file's own whose columns authenticated may all insert and update, under an RLS
+  // policy of the same form as the migrations' (the members of the row's organization)
+  await db.client.exec(`
+    create table public.einv_test_labels (
+      org_id uuid not null, code text not null, name text not null, primary key (org_id, code));
+    alter table public.einv_test_labels enable row level security;
+    grant select, insert, update, delete on public.einv_test_labels to authenticated;
+    create policy "members write their organization's labels" on public.einv_test_labels
+      for all to authenticated
+      using (org_id in (select einv_private.my_org_ids()))
+      with check (org_id in (select einv_private.my_org_ids()));
+  `);
   api = await createTransports(db.client, { name: "tables" });
   const company = await createCompany(db, tenant.org);
   listedCompany = company.id;
@@ -296,6 +308,121 @@ describe("writing a draft as the signed-in user", () => {
       code: "P0001",
       message: "the lines of a error invoice can no longer change",
     });
+  });
+
+  it("upserts as supabase-js asks: merged or ignored duplicates, under RLS, and PostgreSQL's 42501 where the grants refuse", async () => {
+    const token = (await api.callerOf(tenant.operador)).accessToken;
+    // the labels table is not in the generated Database type: an untyped client
+    const supabase = createClient(api.url, api.publishableKey, {
+      accessToken: async () => token,
+      global: { fetch: api.postgrest as typeof fetch },
+    });
+    const org_id = tenant.org.id;
+    const first = await supabase
+      .from("einv_test_labels")
+      .upsert([
+        { org_id, code: "a", name: "Uno" },
+        { org_id, code: "b", name: "Dos" },
+      ])
+      .select("code, name");
+    expect({ status: first.status, error: first.error, data: first.data }).toEqual({
+      status: 201,
+      error: null,
+      data: [
+        { code: "a", name: "Uno" },
+        { code: "b", name: "Dos" },
+      ],
+    });
+    // every row already there: merged, 200 (PostgREST's pgrst.inserted count is 0), with an exact count
+    const merged = await supabase
+      .from("einv_test_labels")
+      .upsert({ org_id, code: "a", name: "Uno bis" }, { onConflict: "org_id,code", count: "exact" })
+      .select("code, name");
+    expect({ status: merged.status, count: merged.count, data: merged.data }).toEqual({
+      status: 200,
+      count: 1,
+      data: [{ code: "a", name: "Uno bis" }],
+    });
+    const ignored = await supabase
+      .from("einv_test_labels")
+      .upsert(
+        [
+          { org_id, code: "b", name: "ignorado" },
+          { org_id, code: "c", name: "Tres" },
+        ],
+        { ignoreDuplicates: true },
+      )
+      .select("code, name");
+    expect({ status: ignored.status, data: ignored.data }).toEqual({
+      status: 201,
+      data: [{ code: "c", name: "Tres" }],
+    });
+    // another organization's row: RLS's WITH CHECK refuses it, as for an insert
+    const foreign = await supabase
+      .from("einv_test_labels")
+      .upsert({ org_id: stranger.org.id, code: "a", name: "ajeno" });
+    expect({ status: foreign.status, code: foreign.error?.code, message: foreign.error?.message }).toEqual({
+      status: 403,
+      code: "42501",
+      message: 'new row violates row-level security policy for table "einv_test_labels"',
+    });
+    const rows = await db.superuser<{ code: string; name: string }>(
+      "select code, name from public.einv_test_labels order by org_id, code",
+    );
+    expect(rows).toEqual([
+      { code: "a", name: "Uno bis" },
+      { code: "b", name: "Dos" },
+      { code: "c", name: "Tres" },
+    ]);
+
+    // a draft's lines: DO UPDATE SET names every column of the body, and authenticated may not
+    // update invoice_id or org_id, so PostgreSQL refuses the merge (as it would behind PostgREST);
+    // ignoring duplicates needs only the insert grant
+    const typed = await as(tenant.operador);
+    const invoice = await createInvoice(db, tenant.org, tenant.company, {
+      lines: [{ description: "Primera", quantity: 1, unitPrice: 1000, taxRate: 19 }],
+    });
+    const line = (position: number, description: string) => ({
+      invoice_id: invoice.id,
+      org_id,
+      position,
+      description,
+      quantity: 1,
+      unit_price: 1000,
+      line_extension: 1000,
+    });
+    const lines = await typed
+      .from("invoice_lines")
+      .upsert([line(1, "cambiada"), line(2, "Segunda")], {
+        onConflict: "invoice_id,position",
+        ignoreDuplicates: true,
+      })
+      .select("position, description");
+    expect({ status: lines.status, error: lines.error, data: lines.data }).toEqual({
+      status: 201,
+      error: null,
+      data: [{ position: 2, description: "Segunda" }],
+    });
+    const merge = await typed
+      .from("invoice_lines")
+      .upsert(line(1, "cambiada"), { onConflict: "invoice_id,position" });
+    expect({ status: merge.status, error: merge.error }).toEqual({
+      status: 403,
+      error: {
+        code: "42501",
+        message: "permission denied for table invoice_lines",
+        details: null,
+        hint: null,
+      },
+    });
+    const kept = await db.superuser<{ position: number; description: string }>(
+      "select position, description from public.invoice_lines where invoice_id = $1 order by position",
+      [invoice.id],
+    );
+    expect(kept).toEqual([
+      { position: 1, description: "Primera" },
+      { position: 2, description: "Segunda" },
+    ]);
   });
 
   it("writes all rows of a request or none: one bad line rolls back the others", async () => {
