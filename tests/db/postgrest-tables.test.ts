@@ -2,8 +2,9 @@
  * The tables through the PostgREST stand-in (devkit/postgrest/), driven by the real supabase-js as a
  * web app drives PostgREST: invoices listed with their lines, filtered and paged with a count; a
  * draft and its lines written as the operador, refused to a lector (RLS: 42501 → 403), updated,
- * deleted; upserts merged or ignored (and refused where the grants refuse); single() and maybeSingle(). Every call runs as the signed-in user under the real grants
- * and RLS of the migrations. docs/postgrest-stand-in.md cites PostgREST's source for each behaviour.
+ * deleted; upserts merged or ignored (and refused where the grants refuse); single() and
+ * maybeSingle(). Every call runs as the signed-in user under the real grants and RLS of the
+ * migrations. docs/postgrest-stand-in.md cites PostgREST's source for each behaviour.
  */
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
