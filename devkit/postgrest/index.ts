@@ -150,7 +150,13 @@ export function createPostgrest(options: PostgrestOptions): Postgrest {
         },
       });
     }
-    const response = await answer(request);
+    const answered = await answer(request);
+    // Warp (PostgREST's HTTP server) sends no body to HEAD, an error's included: its `sendResponse`
+    // turns every response to a HEAD into `RspNoBody` (Network/Wai/Handler/Warp/Response.hs, `isHead`)
+    const response =
+      request.method === "HEAD" && answered.body !== null
+        ? new Response(null, { status: answered.status, headers: answered.headers })
+        : answered;
     if (origin === null) return response;
     const headers = new Headers(response.headers);
     headers.set("access-control-allow-origin", "*");

@@ -5,6 +5,7 @@
  * types, the errors PostgREST answers before any SQL (PGRST1xx/2xx), tokens (PGRST301/303), CORS,
  * and the stand-in's own bounds. docs/postgrest-stand-in.md cites PostgREST v14.17 for each.
  */
+import { createClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../devkit/database.ts";
 import { createTenant, type Tenant } from "../../devkit/factories.ts";
@@ -387,6 +388,81 @@ describe("writes", () => {
       "return=representation,missing=default",
     );
     expect(await json(defaults)).toEqual({ status: 201, body: [{ made: "2026-01-02", active: true }] });
+  });
+
+  it("answers PostgREST's PGRST127, naming what it lacks, to each feature docs/postgrest-stand-in.md lists as not done", async () => {
+    // as supabase-js sends them
+    const supabase = createClient(api.url, api.publishableKey, {
+      accessToken: async () => token,
+      global: { fetch: api.postgrest as typeof fetch },
+    });
+    const items = () => supabase.from("einv_test_items");
+    const lacking = (details: string) => ({
+      status: 400,
+      error: { code: "PGRST127", message: "Feature not implemented", details, hint: null },
+    });
+    const answers: [string, { status: number; error: unknown }][] = [
+      [
+        "a spread embed",
+        await supabase.from("einv_test_reviews").select("id, ...einv_test_items!item_id(name)"),
+      ],
+      ["a JSON path in select", await items().select("id, tags->0")],
+      ["a JSON path in a filter", await items().select("id").eq("tags->>0", "x")],
+      ["a JSON path in order", await items().select("id").order("tags->0")],
+      ["a cast", await items().select("id, price::text")],
+      ["a function called with GET", await supabase.rpc("einv_anything", {}, { get: true })],
+      ["a function called with HEAD", await supabase.rpc("einv_anything", {}, { head: true })],
+      ["a filter on a function call", await supabase.rpc("einv_anything", {}).eq("id", 1)],
+    ];
+    expect(answers.map(([what, { status, error }]) => [what, { status, error }])).toEqual([
+      ["a spread embed", lacking("the stand-in does not spread embeds (...relation(…))")],
+      ["a JSON path in select", lacking("the stand-in does not select JSON paths (col->key)")],
+      ["a JSON path in a filter", lacking("the stand-in does not filter on JSON paths (col->key)")],
+      ["a JSON path in order", lacking("the stand-in does not order by JSON paths")],
+      ["a cast", lacking("the stand-in does not cast selected columns (col::type)")],
+      ["a function called with GET", lacking("the stand-in calls functions with POST only")],
+      // HEAD has no body (nor has PostgREST's answer): supabase-js reports the status, and an empty message
+      ["a function called with HEAD", { status: 400, error: { message: "" } }],
+      ["a filter on a function call", lacking("the stand-in takes no query parameters on a function call")],
+    ]);
+    // CSV and form bodies, and the root (PostgREST's OpenAPI description)
+    for (const [type, body] of [
+      ["text/csv", "id,name\n4000,csv"],
+      ["application/x-www-form-urlencoded", "id=4000&name=form"],
+    ] as const) {
+      const response = await rest("einv_test_items", {
+        method: "POST",
+        body,
+        headers: { "content-type": type },
+      });
+      expect(await json(response)).toEqual({
+        status: 400,
+        body: lacking(`the stand-in takes JSON bodies only, not ${type}`).error,
+      });
+    }
+    expect(await json(await rest(""))).toEqual({
+      status: 400,
+      body: lacking("the stand-in does not serve the OpenAPI description").error,
+    });
+    // the code is in Proxy-Status; the body PostgREST would have sent is not (Warp drops it for HEAD)
+    for (const path of ["rpc/einv_anything", "nope", "einv_test_items?select=id,,name"]) {
+      const head = await rest(path, { method: "HEAD" });
+      expect({
+        path,
+        status: head.status,
+        proxy: head.headers.get("proxy-status"),
+        body: await head.text(),
+      }).toEqual({
+        path,
+        status: path === "nope" ? 404 : 400,
+        proxy: `PostgREST; error=${path.startsWith("rpc") ? "PGRST127" : path === "nope" ? "PGRST205" : "PGRST100"}`,
+        body: "",
+      });
+    }
+    const [written] = await db.superuser<{ n: number }>(
+      "select count(*)::int as n from public.einv_test_items where id = 4000",
+    );
+    expect(written?.n).toBe(0);
   });
 
   it("refuses bodies PostgREST refuses: PGRST102, PGRST204", async () => {
