@@ -10,6 +10,8 @@
  *   const { pdf, filename } = await einvoicing.downloadRepresentation({ org_id, invoice_id });
  *   const { xml } = await einvoicing.downloadAttachedDocument({ org_id, invoice_id });
  *   const stop = einvoicing.onDocumentStatus(org_id, (event) => refetch(event.document_id));
+ *   toast(describe(error.code, "es")); // a sentence for people for every code
+ *   const event = await verifyWebhook(secret, rawBody, request.headers); // a webhook, checked and typed
  *
  * Every call carries an Idempotency-Key (the caller's, or one it makes) and is retried with it after
  * no answer or a 429/503 (./invoke.ts, ./retry.ts). It is the package `@einvoicing/client`
@@ -31,6 +33,8 @@ import type { RouteErrorCodes } from "./route-errors.ts";
 
 // the tables' types for supabase-js (`createClient<Database>(…)`), generated from the migrations
 export type { Database, Json, Tables, TablesInsert, TablesUpdate } from "./database.ts";
+// sentences for people, Spanish and English, for every code: describe(code, "es")
+export { CLIENT_MESSAGES, type DescribedCode, describe, type Language } from "./describe.ts";
 export {
   type ClientErrorCode,
   EinvoicingError,
@@ -39,6 +43,7 @@ export {
   type ErrorDetail,
 } from "./error.ts";
 export type { CallOptions, SupabaseLike, WithMeta } from "./invoke.ts";
+export { ERROR_MESSAGES, RESULT_MESSAGES, type ResultCode, type Sentences } from "./messages.ts";
 export type {
   DocumentEventType,
   DocumentStatusEvent,
@@ -50,6 +55,15 @@ export type {
 export { documentsTopic, STATUS_EVENT } from "./realtime.ts";
 export type { RetryOptions } from "./retry.ts";
 export type { RouteErrorCodes } from "./route-errors.ts";
+// a webhook message's Standard Webhooks signature checked, and the message typed
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookEvent,
+  type WebhookHeaders,
+  type WebhookRefusal,
+  WebhookVerificationError,
+} from "./webhooks.ts";
 
 /** What a route takes, and what it answers with 200, as docs/openapi.json (generated into ./openapi.ts) says. */
 type Body<O extends keyof operations> = operations[O] extends {

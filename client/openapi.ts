@@ -15,7 +15,21 @@ export interface paths {
         put?: never;
         /**
          * Transmit 1 to 50 invoices to the tax authority
-         * @description Roles: admin, operador.
+         * @description Sends the listed invoices to the tax authority (DIAN) through each company's invoicing provider, at most once each whatever the network does, and answers one result per invoice: its `status`, a `code` to branch on (accepted, rejected with DIAN's rules in `authority_rules`, still pending, or not sent and why) and a `message`. An accepted invoice is never sent again; one in `error` is sent again only with `reissue: true`; one that fails the checks made before sending stays `pendiente`, editable. The issue date and time are stamped when it is first sent.
+         *
+         *     Roles: admin, operador.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.transmit({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       invoice_ids: [
+         *         "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35",
+         *         "9a4d1c2e-6f70-4b83-a5d9-1e2f3c4b5a60"
+         *       ]
+         *     });
+         *     ```
          */
         post: operations["transmit"];
         delete?: never;
@@ -35,7 +49,18 @@ export interface paths {
         put?: never;
         /**
          * Re-query an invoice's status at the tax authority
-         * @description Roles: admin, operador.
+         * @description Asks the provider now what became of an invoice that was sent, and records the answer: accepted (with its CUFE or CUDE), rejected (with the rules it broke), or still undecided. Use it after a pending or unknown outcome; the reconcile job asks the same of documents left open.
+         *
+         *     Roles: admin, operador.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.refresh({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       invoice_id: "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35"
+         *     });
+         *     ```
          */
         post: operations["refresh"];
         delete?: never;
@@ -55,7 +80,18 @@ export interface paths {
         put?: never;
         /**
          * Keep the invoice's PDF current in the private bucket and say where it is
-         * @description Roles: admin, operador.
+         * @description Renders the invoice's PDF (the representación gráfica: once accepted, with the authority's code, the DIAN QR and the validation date) into the private bucket `service-documentos`, or reuses the kept one when nothing it shows has changed, and answers its `path` (and the AttachedDocument XML's, once accepted). Download it with the user's own session: `supabase.storage.from("service-documentos").download(path)`.
+         *
+         *     Roles: admin, operador.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.representation({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       invoice_id: "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35"
+         *     });
+         *     ```
          */
         post: operations["representation"];
         delete?: never;
@@ -75,7 +111,18 @@ export interface paths {
         put?: never;
         /**
          * E-mail a transmitted invoice with its PDF and AttachedDocument
-         * @description Roles: admin, operador.
+         * @description E-mails the invoice to its buyer (or to `to`) through the company's deliver provider, with its PDF and the AttachedDocument XML zipped as DIAN asks, and records the delivery. The same document to the same address moments later is not sent twice (`already_sent`); deliveries per document and per organization are limited per hour by default (429 with `Retry-After`).
+         *
+         *     Roles: admin, operador.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.deliver({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       invoice_id: "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35"
+         *     });
+         *     ```
          */
         post: operations["deliver"];
         delete?: never;
@@ -95,7 +142,26 @@ export interface paths {
         put?: never;
         /**
          * Write a credit note for a transmitted invoice and send it
-         * @description Roles: admin, operador.
+         * @description Writes a credit note for lines of a transmitted invoice (a return of units, a discount, an annulment: DIAN's correction concepts), numbers it in the company's credit note range and sends it to the authority in the same call; the answer is the note's outcome, as /transmit's. What the notes of an invoice credit never exceeds it. A note cannot be edited: one the authority rejected is replaced by a new note for its lines.
+         *
+         *     Roles: admin, operador.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.creditNotes.create({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       invoice_id: "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35",
+         *       concept_code: "1",
+         *       reason: "Devolución de 2 unidades en mal estado",
+         *       lines: [
+         *         {
+         *           line_id: "e2c4a6b8-0d1f-4a3c-8e5b-7d9f1b3d5f70",
+         *           quantity: "2"
+         *         }
+         *       ]
+         *     });
+         *     ```
          */
         post: operations["creditNotes"];
         delete?: never;
@@ -115,7 +181,18 @@ export interface paths {
         put?: never;
         /**
          * Send again a credit note that ended in error (or was left in progress)
-         * @description Roles: admin, operador.
+         * @description Sends again a credit note in `error` (never received by the provider, or stopped before it left), or one a finished transmission left `en_proceso`. One that may have reached the provider is asked about first and never sent twice. A note the authority rejected is rejected again as it is: issue a new note for its lines instead.
+         *
+         *     Roles: admin, operador.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.creditNotes.reissue({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       credit_note_id: "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910"
+         *     });
+         *     ```
          */
         post: operations["creditNotesReissue"];
         delete?: never;
@@ -135,7 +212,18 @@ export interface paths {
         put?: never;
         /**
          * Keep the credit note's PDF current in the private bucket and say where it is
-         * @description Roles: admin, operador.
+         * @description Renders the credit note's PDF (the representación gráfica: once accepted, with the authority's code, the DIAN QR and the validation date) into the private bucket `service-documentos`, or reuses the kept one when nothing it shows has changed, and answers its `path` (and the AttachedDocument XML's, once accepted). Download it with the user's own session: `supabase.storage.from("service-documentos").download(path)`.
+         *
+         *     Roles: admin, operador.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.creditNotes.representation({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       credit_note_id: "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910"
+         *     });
+         *     ```
          */
         post: operations["creditNotesRepresentation"];
         delete?: never;
@@ -155,7 +243,18 @@ export interface paths {
         put?: never;
         /**
          * Re-query a credit note's status at the tax authority
-         * @description Roles: admin, operador.
+         * @description Asks the provider now what became of a credit note that was sent, and records the answer: accepted (with its CUFE or CUDE), rejected (with the rules it broke), or still undecided. Use it after a pending or unknown outcome; the reconcile job asks the same of documents left open.
+         *
+         *     Roles: admin, operador.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.creditNotes.refresh({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       credit_note_id: "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910"
+         *     });
+         *     ```
          */
         post: operations["creditNotesRefresh"];
         delete?: never;
@@ -175,7 +274,18 @@ export interface paths {
         put?: never;
         /**
          * E-mail an accepted credit note with its PDF and AttachedDocument
-         * @description Roles: admin, operador.
+         * @description E-mails the credit note to its buyer (or to `to`) through the company's deliver provider, with its PDF and the AttachedDocument XML zipped as DIAN asks, and records the delivery. The same document to the same address moments later is not sent twice (`already_sent`); deliveries per document and per organization are limited per hour by default (429 with `Retry-After`).
+         *
+         *     Roles: admin, operador.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.creditNotes.deliver({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       credit_note_id: "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910"
+         *     });
+         *     ```
          */
         post: operations["creditNotesDeliver"];
         delete?: never;
@@ -195,7 +305,20 @@ export interface paths {
         put?: never;
         /**
          * Check whether a provider key works (admin)
-         * @description Roles: admin.
+         * @description Asks the provider whether an API key works at a URL (or, in DIAN mode, whether a certificate and software registration do), without saving anything; what is not given is taken from the saved credential. Answers 200 whether it works or not, with a sentence saying why. Admins only.
+         *
+         *     Roles: admin.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.integrations.test({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       company_id: "c1111111-1111-4111-8111-111111111111",
+         *       service: "deliver",
+         *       environment: "prd"
+         *     });
+         *     ```
          */
         post: operations["integrationsTest"];
         delete?: never;
@@ -215,7 +338,22 @@ export interface paths {
         put?: never;
         /**
          * Check a provider key and store it sealed (admin)
-         * @description Roles: admin.
+         * @description Checks a provider credential as /integrations/test does and, only if it works, stores it for the company, service and environment, sealed (AES-256-GCM) and never shown again: answers show the key's last four characters at most. Admins only.
+         *
+         *     Roles: admin.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.integrations.save({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       company_id: "c1111111-1111-4111-8111-111111111111",
+         *       service: "adapter-tax",
+         *       environment: "uat",
+         *       api_key: "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+         *       url: "https://api.proveedor.com.co/v1"
+         *     });
+         *     ```
          */
         post: operations["integrationsSave"];
         delete?: never;
@@ -235,7 +373,24 @@ export interface paths {
         put?: never;
         /**
          * Create or change a webhook endpoint, at most 10 per organization (admin)
-         * @description Roles: admin.
+         * @description Creates one of the organization's webhook endpoints (an https URL and the event types it takes) or changes one. Its `whsec_` signing secret is answered once, when it is created or rotated (`rotate_secret: true`). Every status change then goes to it signed per Standard Webhooks (verify with the client's `verifyWebhook`), at least once, in order per document. Admins only.
+         *
+         *     Roles: admin.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.webhooks.save({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       url: "https://app.example.com/hooks/einvoicing",
+         *       events: [
+         *         "invoice.transmitida",
+         *         "invoice.error",
+         *         "credit_note.emitida",
+         *         "credit_note.error"
+         *       ]
+         *     });
+         *     ```
          */
         post: operations["webhooksSave"];
         delete?: never;
@@ -255,7 +410,18 @@ export interface paths {
         put?: never;
         /**
          * Send a signed ping to a webhook endpoint (admin)
-         * @description Roles: admin.
+         * @description Sends a signed `ping` to one of the organization's endpoints now and says whether it answered 2xx, so a receiver's signature check can be tried before real events arrive. Admins only.
+         *
+         *     Roles: admin.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.webhooks.test({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       webhook_id: "3e1f5a7c-9b2d-4e6f-8a0c-2b4d6f8a0c1e"
+         *     });
+         *     ```
          */
         post: operations["webhooksTest"];
         delete?: never;

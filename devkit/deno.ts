@@ -52,14 +52,17 @@ export function spawnDeno(
   });
 }
 
-/** Starts `deno run` on `entry` with `env` and PORT (a free one unless given) set; resolves once `readyPath` answers. */
+/**
+ * Starts `deno run` on `entry` with `env` and PORT (a free one unless given) set, and `flags`;
+ * resolves once `readyPath` answers.
+ */
 export async function startDeno(
   entry: string,
   env: Record<string, string>,
-  options: { readyPath?: string; timeoutMs?: number; port?: number } = {},
+  options: { readyPath?: string; timeoutMs?: number; port?: number; flags?: string[] } = {},
 ): Promise<DenoProcess> {
   const port = options.port ?? (await freePort());
-  const child = spawnDeno(entry, env, port);
+  const child = spawnDeno(entry, env, port, "pipe", options.flags);
   let output = "";
   child.stdout?.on("data", (chunk) => (output += chunk));
   child.stderr?.on("data", (chunk) => (output += chunk));

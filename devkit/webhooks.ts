@@ -37,6 +37,8 @@ export interface ReceivedMessage {
   id: string;
   timestamp: string;
   signature: string;
+  /** `User-Agent`, or null when none was sent. */
+  userAgent: string | null;
   body: string;
   /** The status the receiver answered with. */
   answered: number;
@@ -103,6 +105,7 @@ export function createWebhookReceiver(): WebhookReceiver {
         id: request.headers.get("webhook-id") ?? "",
         timestamp: request.headers.get("webhook-timestamp") ?? "",
         signature: request.headers.get("webhook-signature") ?? "",
+        userAgent: request.headers.get("user-agent"),
         body,
         answered: status,
       });

@@ -3,11 +3,12 @@
 --
 --   Demo Org (1111…):  admin@demo.test (admin), operador@demo.test (operador), lector@demo.test (lector)
 --   Otra Org (2222…):  admin@otra.test (admin)
---   Invoices: 60 `pendiente` in Demo Org, and a few in every other state in both organizations;
---   one retail (B2C) sale to DIAN's final consumer, `pendiente` (SETP990000401); 6 `pendiente` of
---   Demo Org's DIAN-direct company, Demo Directo DIAN (SETP990000501–506); and one `pendiente` of each
---   kind of content (withholdings, INC, bags, discounts and charges, dollars, a person with a NIT)
---   for each of Demo Org's companies (SETP990000061–065, SETP990000507–511).
+--   Invoices: 77 `pendiente` in Demo Org — 60 (SETP990000001–060), one retail (B2C) sale to DIAN's
+--   final consumer (SETP990000401), 6 of its DIAN-direct company, Demo Directo DIAN
+--   (SETP990000501–506), and one of each kind of content (withholdings, INC, bags, discounts and
+--   charges, dollars, a person with a NIT) for each of its companies (SETP990000061–065,
+--   SETP990000507–511) — and 3 in every other state; in Otra Org 5 `pendiente` and 2 in every other
+--   state (the README says the same; tests/e2e/local-server-rest.test.ts holds it to these).
 --   Credit notes: one in each state (emitida, error, en_proceso) on Demo Org's transmitted invoices,
 --   and two (emitida, error) on Otra Org's.
 

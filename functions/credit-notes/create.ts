@@ -128,6 +128,12 @@ export type CreditNoteResponse = z.infer<typeof CreditNoteResponse>;
 
 export const create = operation({
   summary: "Write a credit note for a transmitted invoice and send it",
+  description:
+    "Writes a credit note for lines of a transmitted invoice (a return of units, a discount, an " +
+    "annulment: DIAN's correction concepts), numbers it in the company's credit note range and sends it " +
+    "to the authority in the same call; the answer is the note's outcome, as /transmit's. What the notes " +
+    "of an invoice credit never exceeds it. A note cannot be edited: one the authority rejected is " +
+    "replaced by a new note for its lines.",
   input: CreditNoteRequest,
   output: CreditNoteResponse,
   roles: DOCUMENT_ROLES,

@@ -14,6 +14,11 @@ export type ReissueRequest = z.input<typeof ReissueRequest>;
 
 export const reissue = operation({
   summary: "Send again a credit note that ended in error (or was left in progress)",
+  description:
+    "Sends again a credit note in `error` (never received by the provider, or stopped before it left), " +
+    "or one a finished transmission left `en_proceso`. One that may have reached the provider is asked " +
+    "about first and never sent twice. A note the authority rejected is rejected again as it is: issue a " +
+    "new note for its lines instead.",
   input: ReissueRequest,
   output: CreditNoteResponse,
   roles: DOCUMENT_ROLES,

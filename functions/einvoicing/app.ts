@@ -28,7 +28,8 @@ export const ROUTE_GROUPS: readonly { name: string; prefix: string; operations: 
   { name: "Invoices", prefix: "", operations: invoiceOperations },
   { name: "Credit notes", prefix: "/credit-notes", operations: creditNoteOperations },
   { name: "Integrations", prefix: "/integrations", operations: integrationOperations },
-  { name: "Webhooks", prefix: "/webhooks", operations: webhookOperations },
+  // not "Webhooks": the reference's section of the messages sent to endpoints is already called that
+  { name: "Webhook endpoints", prefix: "/webhooks", operations: webhookOperations },
 ];
 
 /** The pipeline every route runs behind, without routes: the app below and tests mount on it. */

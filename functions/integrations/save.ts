@@ -55,6 +55,10 @@ export type IntegrationSaveResponse = z.infer<typeof IntegrationSaveResponse>;
 
 export const integrationSave = operation({
   summary: "Check a provider key and store it sealed (admin)",
+  description:
+    "Checks a provider credential as /integrations/test does and, only if it works, stores it for the " +
+    "company, service and environment, sealed (AES-256-GCM) and never shown again: answers show the " +
+    "key's last four characters at most. Admins only.",
   input: IntegrationSaveRequest,
   output: IntegrationSaveResponse,
   roles: ADMIN_ONLY,

@@ -69,6 +69,10 @@ export type IntegrationTestResponse = z.infer<typeof IntegrationTestResponse>;
 
 export const integrationTest = operation({
   summary: "Check whether a provider key works (admin)",
+  description:
+    "Asks the provider whether an API key works at a URL (or, in DIAN mode, whether a certificate and " +
+    "software registration do), without saving anything; what is not given is taken from the saved " +
+    "credential. Answers 200 whether it works or not, with a sentence saying why. Admins only.",
   input: IntegrationTestRequest,
   output: IntegrationTestResponse,
   roles: ADMIN_ONLY,

@@ -47,6 +47,13 @@ export type TransmitResponse = z.infer<typeof TransmitResponse>;
 
 export const transmit = operation({
   summary: "Transmit 1 to 50 invoices to the tax authority",
+  description:
+    "Sends the listed invoices to the tax authority (DIAN) through each company's invoicing provider, " +
+    "at most once each whatever the network does, and answers one result per invoice: its `status`, a " +
+    "`code` to branch on (accepted, rejected with DIAN's rules in `authority_rules`, still pending, or " +
+    "not sent and why) and a `message`. An accepted invoice is never sent again; one in `error` is sent " +
+    "again only with `reissue: true`; one that fails the checks made before sending stays `pendiente`, " +
+    "editable. The issue date and time are stamped when it is first sent.",
   input: TransmitRequest,
   output: TransmitResponse,
   roles: DOCUMENT_ROLES,

@@ -78,6 +78,11 @@ export type WebhookSaveResponse = z.infer<typeof WebhookSaveResponse>;
 
 export const webhookSave = operation({
   summary: `Create or change a webhook endpoint, at most ${MAX_WEBHOOKS_PER_ORG} per organization (admin)`,
+  description:
+    "Creates one of the organization's webhook endpoints (an https URL and the event types it takes) or " +
+    "changes one. Its `whsec_` signing secret is answered once, when it is created or rotated " +
+    "(`rotate_secret: true`). Every status change then goes to it signed per Standard Webhooks " +
+    "(verify with the client's `verifyWebhook`), at least once, in order per document. Admins only.",
   input: WebhookSaveRequest,
   output: WebhookSaveResponse,
   roles: ADMIN_ONLY,

@@ -28,6 +28,9 @@ export type WebhookTestResponse = z.infer<typeof WebhookTestResponse>;
 
 export const webhookTest = operation({
   summary: "Send a signed ping to a webhook endpoint (admin)",
+  description:
+    "Sends a signed `ping` to one of the organization's endpoints now and says whether it answered 2xx, " +
+    "so a receiver's signature check can be tried before real events arrive. Admins only.",
   input: WebhookTestRequest,
   output: WebhookTestResponse,
   roles: ADMIN_ONLY,

@@ -14,10 +14,33 @@ import { unzipSync } from "fflate";
 import { xmllintValidate, xmlsecVerify, xmlsecVerifyEnvelope } from "../../devkit/dian/xml-tools.ts";
 
 const dataDir = process.env.EINV_DATA_DIR ?? ".data";
-const local = JSON.parse(await readFile(join(dataDir, "local.json"), "utf8")) as {
-  dian: { ca_pem: string; requests_dir: string };
-};
-const dir = local.dian.requests_dir;
+const localFile = join(dataDir, "local.json");
+
+/** Says what is wrong and what to do, and exits 1: no stack trace for a missing file. */
+function fail(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
+const text = await readFile(localFile, "utf8").catch(() =>
+  fail(
+    `${localFile} not found: start the local server first (npm start) and transmit the DIAN demo company's invoices, or set EINV_DATA_DIR to its data folder`,
+  ),
+);
+const local = (() => {
+  try {
+    return JSON.parse(text) as { dian?: { ca_pem?: string; requests_dir?: string } };
+  } catch {
+    return fail(`${localFile} is not JSON: stop the local server, delete the file and start it again`);
+  }
+})();
+const dian =
+  local.dian?.ca_pem && local.dian.requests_dir
+    ? { ca_pem: local.dian.ca_pem, requests_dir: local.dian.requests_dir }
+    : fail(
+        `${localFile} names no DIAN demo company (another version of the local server wrote it): restart npm start`,
+      );
+const dir = dian.requests_dir;
 const files = (await readdir(dir).catch(() => [] as string[]))
   .filter((name) => /-(SendBillSync|SendTestSetAsync)\.xml$/.test(name))
   .sort();
@@ -44,7 +67,7 @@ for (const name of files) {
     const kind = /<CreditNote[\s>]/.test(new TextDecoder().decode(document.subarray(0, 400)))
       ? "credit_note"
       : "invoice";
-    checks.push([`${xmlName} signature`, (await xmlsecVerify(document, local.dian.ca_pem)).ok]);
+    checks.push([`${xmlName} signature`, (await xmlsecVerify(document, dian.ca_pem)).ok]);
     checks.push([`${xmlName} schemas`, (await xmllintValidate(document, kind)).ok]);
   }
   const bad = checks.filter(([, ok]) => !ok);

@@ -3,6 +3,7 @@
  * writer (`npm run openapi`) and the staleness test both call this.
  */
 
+import { ROUTES } from "../../client/index.ts";
 import { FUNCTION_NAME, ROUTE_GROUPS } from "../../functions/einvoicing/app.ts";
 import packageJson from "../../package.json" with { type: "json" };
 import { DOCUMENT_EVENT_EXAMPLE, WebhookMessageSchema } from "../../shared/events/schema.ts";
@@ -20,6 +21,7 @@ export async function openApiText(): Promise<string> {
     functionName: FUNCTION_NAME,
     version: packageJson.version,
     groups,
+    clientMethods: Object.fromEntries(Object.entries(ROUTES).map(([method, route]) => [`/${route}`, method])),
     webhooks: {
       documentStatus: {
         summary: "A status changed (an invoice, a credit note, a delivery, a credential)",

@@ -1,6 +1,9 @@
 /**
  * The API reference at /docs: Swagger UI (swagger-ui-dist, from node_modules; nothing from a CDN)
- * rendering docs/openapi.json, whose server points at this local server so "Try it out" works.
+ * rendering docs/openapi.json, whose server points at this local server so "Try it out" works. On
+ * the local server only, Authorize comes filled in: the publishable key and a demo user's token
+ * (Swagger UI's `preauthorizeApiKey`, once the document is loaded); docs/openapi.json itself holds
+ * neither.
  */
 import { readFile } from "node:fs/promises";
 import { CORS_HEADERS, localError, methodNotAllowed } from "./answers.ts";
@@ -25,13 +28,27 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/** What Authorize is filled in with: the apikey and a demo user's access token. */
+export interface DocsAuthorization {
+  apikey: string;
+  accessToken: string;
+}
+
 // validatorUrl: null — Swagger UI would otherwise send the document to validator.swagger.io.
-const INIT = `window.ui = SwaggerUIBundle({
+const init = (authorization: DocsAuthorization | undefined) => `window.ui = SwaggerUIBundle({
   url: "/docs/openapi.json",
   dom_id: "#reference",
   deepLinking: true,
   validatorUrl: null,
-  docExpansion: "list",
+  docExpansion: "list",${
+    authorization
+      ? `
+  onComplete: () => {
+    window.ui.preauthorizeApiKey("apikey", ${JSON.stringify(authorization.apikey)});
+    window.ui.preauthorizeApiKey("bearerAuth", ${JSON.stringify(authorization.accessToken)});
+  },`
+      : ""
+  }
 });
 `;
 
@@ -47,8 +64,15 @@ export function isDocsPath(url: URL): boolean {
   return url.pathname === "/docs" || url.pathname.startsWith("/docs/");
 }
 
-/** Serves the page, its script and styles, and the document with `base_url` set to `functionsRoot`. */
-export function createDocsHandler(functionsRoot: string): (request: Request) => Promise<Response> {
+/**
+ * Serves the page, its script and styles, and the document with `base_url` set to `functionsRoot`;
+ * with `authorization`, Authorize is filled in with it.
+ */
+export function createDocsHandler(
+  functionsRoot: string,
+  authorization?: DocsAuthorization,
+): (request: Request) => Promise<Response> {
+  const INIT = init(authorization);
   return async (request) => {
     if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed(request.method, "GET");
     const { pathname } = new URL(request.url);

@@ -1,6 +1,7 @@
 /**
  * The local server's front door, laid out like `supabase start`: functions under /functions/v1 (the
- * prefix stripped, as Supabase does), the JWKS under /auth/v1, downloads under /storage/v1, the
+ * prefix stripped, as Supabase does), the tables and database functions under /rest/v1 (the
+ * PostgREST stand-in, devkit/postgrest/), the JWKS under /auth/v1, downloads under /storage/v1, the
  * sandboxes under /sandbox, the API reference under /docs, and the local server's own
  * /local/v1/demo-invoice (npm run demo:invoice). Whatever the method or path, the answer
  * is a JSON one with `x-request-id` — never a bare 500, even for a method a `Request` cannot carry.
@@ -21,6 +22,8 @@ export interface LocalRoutes {
   functions: Record<string, Handler>;
   jwks: () => unknown;
   storage: Handler;
+  /** `/rest/v1/…`: tables and database functions, as PostgREST answers them. */
+  rest: Handler;
   sandboxes: Handler;
   docs: Handler;
   /** POST: a pending demo invoice, created as the caller (./demo-invoice-route.ts). */
@@ -46,13 +49,14 @@ export function createLocalRouter(routes: LocalRoutes): (request: Request) => Pr
         : methodNotAllowed(request.method, "GET");
     }
     if (isStorageDownload(url)) return routes.storage(request);
+    if (url.pathname === "/rest/v1" || url.pathname.startsWith("/rest/v1/")) return routes.rest(request);
     if (url.pathname.startsWith("/sandbox/")) return routes.sandboxes(request);
     if (isDocsPath(url)) return routes.docs(request);
     if (url.pathname === DEMO_INVOICE_PATH) return routes.demoInvoice(request);
     return localError(
       404,
       "not_found",
-      `Nothing at ${url.pathname}: functions live under /functions/v1, the API reference at /docs.`,
+      `Nothing at ${url.pathname}: functions live under /functions/v1, the tables under /rest/v1, the API reference at /docs.`,
     );
   };
   return async (request) => {

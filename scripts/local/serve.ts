@@ -6,13 +6,16 @@
  * and seeded on first use. The sandbox providers answer in-process under /sandbox/<service>, and
  * the demo companies have credentials for them; adapter-tax adopts, at every start, what the database
  * says it accepted or holds pending (./adopt.ts). PDFs go to .data/storage and can be downloaded with
- * a user's own token at /storage/v1/object/service-documentos/<path>. Writes .data/local.json and
- * prints a curl line that works as pasted.
+ * a user's own token at /storage/v1/object/service-documentos/<path>. The tables answer at
+ * /rest/v1/<table> as PostgREST does, as the signed-in user under the real grants and RLS (the
+ * stand-in the tests use too, devkit/postgrest/). Writes .data/local.json and prints a curl line
+ * that works as pasted.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { createLocalSigner } from "../../devkit/auth.ts";
 import { createFilesystemStore } from "../../devkit/filesystem-store.ts";
+import { createPostgrest } from "../../devkit/postgrest/index.ts";
 import { createApp, FUNCTION_NAME } from "../../functions/einvoicing/app.ts";
 import { createReconcileApp, RECONCILE_FUNCTION } from "../../functions/reconcile/app.ts";
 import {
@@ -30,7 +33,7 @@ import { ensureDemoCredentials } from "./demo-credentials.ts";
 import { createDemoInvoiceHandler } from "./demo-invoice-route.ts";
 import { startDianDemo } from "./dian-demo.ts";
 import { createDocsHandler } from "./docs.ts";
-import { describeLocalRun, LOCAL_API_KEY, printCurl } from "./local-json.ts";
+import { curlUser, describeLocalRun, LOCAL_API_KEY, printCurl } from "./local-json.ts";
 import { createLocalRouter, FUNCTIONS_PREFIX } from "./router.ts";
 import { createStorageDownloadHandler } from "./storage-download.ts";
 
@@ -107,6 +110,13 @@ const deps = await buildDeps(
 // mounted where the router hands requests on, as they come (./router.ts)
 const app = createApp(deps, { mountedAt: FUNCTIONS_PREFIX });
 const reconcileApp = createReconcileApp(deps, { mountedAt: FUNCTIONS_PREFIX });
+// No service key: locally nothing may act as service_role through /rest/v1.
+const rest = createPostgrest({
+  client,
+  url: baseUrl,
+  publishableKey: LOCAL_API_KEY,
+  verify: (token) => deps.verifyToken(token),
+});
 const download = createStorageDownloadHandler({
   client,
   store: deps.documents,
@@ -164,8 +174,13 @@ const server = (() => {
         functions: { [FUNCTION_NAME]: app.fetch, [RECONCILE_FUNCTION]: reconcileApp.fetch },
         jwks: () => signer.jwks,
         storage: download,
+        rest: rest.handle,
         sandboxes,
-        docs: createDocsHandler(functionsRoot),
+        // Authorize filled in with the quick start's operador (and the apikey), as curl uses them
+        docs: createDocsHandler(functionsRoot, {
+          apikey: LOCAL_API_KEY,
+          accessToken: curlUser(local)?.access_token ?? "",
+        }),
         demoInvoice: createDemoInvoiceHandler({ client, verifyToken: deps.verifyToken }),
       }),
     );

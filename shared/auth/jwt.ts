@@ -109,7 +109,7 @@ export function createTokenVerifier(jwt: Config["jwt"], options: TokenVerifierOp
       if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError("token expired");
       if (error instanceof joseErrors.JWTClaimValidationFailed)
         throw new InvalidTokenError(claimProblem(error));
-      if (error instanceof joseErrors.JOSEError) throw new InvalidTokenError(`invalid token: ${error.code}`);
+      if (error instanceof joseErrors.JOSEError) throw new InvalidTokenError(joseProblem(error.code));
       throw error;
     }
   }
@@ -225,6 +225,26 @@ function inlineThenFetched(inline: JSONWebKeySet, url: URL, options: TokenVerifi
     if (failure) throw failure;
     throw new joseErrors.JWKSNoMatchingKey();
   };
+}
+
+/**
+ * jose's error codes in words a caller can act on: a developer reading `message` should not have to
+ * look up `ERR_JWS_SIGNATURE_VERIFICATION_FAILED`.
+ */
+const JOSE_PROBLEMS: Record<string, string> = {
+  ERR_JWS_SIGNATURE_VERIFICATION_FAILED:
+    "invalid token: its signature does not match (it was altered, or signed with another key); sign in again",
+  ERR_JWKS_NO_MATCHING_KEY:
+    "invalid token: it was signed with a key this project does not have (another project's, or one rotated out); sign in again",
+  ERR_JWKS_MULTIPLE_MATCHING_KEYS: "invalid token: more than one of this project's keys matches its key id",
+  ERR_JWS_INVALID: "invalid token: it is not a well-formed signed token",
+  ERR_JWT_INVALID: "invalid token: its payload is not a well-formed set of claims",
+  ERR_JOSE_ALG_NOT_ALLOWED: "invalid token: it is signed with an algorithm this project does not accept",
+  ERR_JOSE_NOT_SUPPORTED: "invalid token: it uses a key or an algorithm that is not supported",
+};
+
+function joseProblem(code: string): string {
+  return JOSE_PROBLEMS[code] ?? "invalid token: it could not be verified; sign in again";
 }
 
 function headerAlg(token: string): string {

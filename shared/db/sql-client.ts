@@ -12,8 +12,24 @@ import { lifoPool } from "./lifo-pool.ts";
 export type SqlParam = string | number | boolean | null | Record<string, unknown> | unknown[];
 
 export interface SqlSession {
-  query<Row = Record<string, unknown>>(text: string, params?: SqlParam[]): Promise<Row[]>;
+  query<Row = Record<string, unknown>>(
+    text: string,
+    params?: SqlParam[],
+    options?: QueryOptions,
+  ): Promise<Row[]>;
 }
+
+export interface QueryOptions {
+  /**
+   * Every parameter is sent as text of type `unknown` (OID 705), as PostgREST's driver (hasql's
+   * `Encoders.unknown`) sends a filter's value: PostgreSQL types it from where it stands and parses
+   * the text with that type's input function, and the driver leaves the text as it is.
+   */
+  unknownTypes?: boolean;
+}
+
+/** The `unknown` pseudo-type's OID. */
+const UNKNOWN_OID = 705;
 
 export interface SqlClient {
   /** Runs a script of several statements without parameters (migrations, seeds). */
@@ -84,8 +100,14 @@ export async function connectPostgres(url: string, options: { max?: number } = {
             throw error;
           };
           return work({
-            query: async (text, params = []) =>
-              (await tx.unsafe(text, params as never[]).catch((e: unknown) => mark(fromDriver, e))) as never,
+            query: async (text, params = [], queryOptions = {}) => {
+              const values = queryOptions.unknownTypes
+                ? params.map((p) => (p === null ? p : tx.typed(String(p) as never, UNKNOWN_OID)))
+                : params;
+              return (await tx
+                .unsafe(text, values as never[])
+                .catch((e: unknown) => mark(fromDriver, e))) as never;
+            },
           }).catch((error: unknown) =>
             fromDriver.has(error as object) ? Promise.reject(error) : mark(workErrors, error),
           );
@@ -123,7 +145,9 @@ function isPostgresError(error: unknown): boolean {
 export interface PGliteLike {
   exec(script: string): Promise<{ rows: unknown[] }[]>;
   transaction<T>(
-    work: (tx: { query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }> }) => Promise<T>,
+    work: (tx: {
+      query<R>(text: string, params?: unknown[], options?: { paramTypes?: number[] }): Promise<{ rows: R[] }>;
+    }) => Promise<T>,
   ): Promise<T>;
   close(): Promise<void>;
 }
@@ -137,7 +161,18 @@ export function fromPGlite(pg: PGliteLike): SqlClient {
     script: async (statements) => ((await pg.exec(statements)).at(-1)?.rows ?? []) as never,
     transaction: (work) =>
       pg.transaction((tx) =>
-        work({ query: async (text, params) => (await tx.query(text, params)).rows as never }),
+        work({
+          query: async (text, params, queryOptions) =>
+            (
+              await tx.query(
+                text,
+                params,
+                queryOptions?.unknownTypes
+                  ? { paramTypes: (params ?? []).map(() => UNKNOWN_OID) }
+                  : undefined,
+              )
+            ).rows as never,
+        }),
       ),
     close: () => pg.close(),
   };

@@ -38,6 +38,12 @@ export interface SendOptions {
   allowPrivateUrls: boolean;
 }
 
+/**
+ * `User-Agent` of every message: the service by name (a product and a comment, RFC 9110 §10.1.5),
+ * not the runtime's default (`Deno/2.x` where the runtime's fetch sends it, none over a pinned connection).
+ */
+export const WEBHOOK_USER_AGENT = "einvoicing-service (webhooks)";
+
 /** An answer's body is read up to this much, then dropped: a receiver has nothing to tell us. */
 const MAX_ANSWER_BYTES = 4096;
 
@@ -60,6 +66,7 @@ export async function sendWebhook(
         method: "POST",
         headers: {
           "content-type": "application/json",
+          "user-agent": WEBHOOK_USER_AGENT,
           "webhook-id": message.id,
           "webhook-timestamp": String(message.timestamp),
           "webhook-signature": message.signature,

@@ -60,6 +60,11 @@ export function deliverRoute<F extends string>({
     request,
     response,
     operation: operation({
+      description:
+        `E-mails the ${noun} to its buyer (or to \`to\`) through the company's deliver provider, with its ` +
+        "PDF and the AttachedDocument XML zipped as DIAN asks, and records the delivery. The same document " +
+        "to the same address moments later is not sent twice (`already_sent`); deliveries per document and " +
+        "per organization are limited per hour by default (429 with `Retry-After`).",
       summary,
       input: request,
       output: response,

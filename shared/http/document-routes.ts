@@ -61,6 +61,10 @@ export function refreshRoute<F extends string, A extends "transmitida" | "emitid
     response,
     operation: operation({
       summary: `Re-query ${withArticle(noun)}'s status at the tax authority`,
+      description:
+        `Asks the provider now what became of ${withArticle(noun)} that was sent, and records the answer: ` +
+        "accepted (with its CUFE or CUDE), rejected (with the rules it broke), or still undecided. Use it " +
+        "after a pending or unknown outcome; the reconcile job asks the same of documents left open.",
       input: request,
       output: response,
       roles: DOCUMENT_ROLES,
@@ -133,6 +137,12 @@ export function representationRoute<F extends string, A extends "transmitida" | 
     response,
     operation: operation({
       summary: `Keep the ${noun}'s PDF current in the private bucket and say where it is`,
+      description:
+        `Renders the ${noun}'s PDF (the representación gráfica: once accepted, with the authority's code, ` +
+        "the DIAN QR and the validation date) into the private bucket `service-documentos`, or reuses the " +
+        "kept one when nothing it shows has changed, and answers its `path` (and the AttachedDocument " +
+        "XML's, once accepted). Download it with the user's own session: " +
+        '`supabase.storage.from("service-documentos").download(path)`.',
       input: request,
       output: response,
       roles: DOCUMENT_ROLES,

@@ -12,7 +12,7 @@ export const ERROR_EXAMPLES: Record<
   invalid_json: { summary: "The body is not JSON", message: "The request body is not valid JSON." },
   validation_failed: {
     summary: "A field is missing, misspelled or out of bounds",
-    message: "The request body is not valid.",
+    message: "The request body is not valid: org_id: required (and 1 more in details).",
     details: [
       { field: "org_id", message: "required" },
       { field: "colour", message: "unknown field" },

@@ -7,7 +7,7 @@ import { cors } from "hono/cors";
 import { InvalidTokenError } from "../auth/jwt.ts";
 import { corsOptions } from "../cors.ts";
 import { readCapped } from "../kernel/bytes.ts";
-import { ApiError } from "../kernel/errors.ts";
+import { ApiError, invalidBodyMessage } from "../kernel/errors.ts";
 import type { AppDeps, AppEnv, Mounting } from "./context.ts";
 import { fail } from "./errors.ts";
 
@@ -130,7 +130,7 @@ export const jsonBody: Middleware = async (c, next) => {
     });
   }
   const problem = unstorable(body);
-  if (problem) fail("validation_failed", "The request body is not valid.", { details: [problem] });
+  if (problem) fail("validation_failed", invalidBodyMessage([problem]), { details: [problem] });
   c.set("body", body as Record<string, unknown>);
   await next();
 };

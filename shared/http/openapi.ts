@@ -20,6 +20,8 @@ export interface ContractSource {
   groups: readonly { name: string; prefix: string; operations: Readonly<Record<string, Operation>> }[];
   /** What the service POSTs to its webhook endpoints, by name (OpenAPI 3.1 `webhooks`). */
   webhooks?: Readonly<Record<string, WebhookContract>>;
+  /** Each path's method of the typed client (`/credit-notes/reissue` → `creditNotes.reissue`), for its example. */
+  clientMethods?: Readonly<Record<string, string>>;
 }
 
 /** A message the service sends to a receiver: its body and an example. */
@@ -53,7 +55,8 @@ export function buildOpenApi(source: ContractSource): Json {
   for (const group of source.groups) {
     for (const [route, handler] of Object.entries(group.operations)) {
       const path = `${group.prefix}${route === "/" ? "" : route}`;
-      paths[path] = { post: operationObject(path, group.name, handler.contract, errorResponses) };
+      const method = source.clientMethods?.[path];
+      paths[path] = { post: operationObject(path, group.name, handler.contract, errorResponses, method) };
     }
   }
   return {
@@ -132,8 +135,15 @@ export function buildOpenApi(source: ContractSource): Json {
   };
 }
 
-function operationObject(path: string, tag: string, contract: OperationContract, shared: Json): Json {
+function operationObject(
+  path: string,
+  tag: string,
+  contract: OperationContract,
+  shared: Json,
+  clientMethod: string | undefined,
+): Json {
   if (!contract.example) throw new Error(`${path} declares no example request and answer`);
+  if (!contract.description) throw new Error(`${path} declares no description`);
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set([...PIPELINE_ERRORS, ...contract.errors])) {
     const status = ERROR_STATUS[code];
@@ -164,7 +174,11 @@ function operationObject(path: string, tag: string, contract: OperationContract,
   return {
     operationId: operationIdOf(path),
     summary: contract.summary,
-    description: `Roles: ${contract.roles.join(", ")}.`,
+    description: [
+      contract.description,
+      `Roles: ${contract.roles.join(", ")}.`,
+      ...(clientMethod ? [clientExample(clientMethod, contract.example.request)] : []),
+    ].join("\n\n"),
     tags: [tag],
     parameters: [{ $ref: "#/components/parameters/IdempotencyKey" }],
     requestBody: {
@@ -178,6 +192,19 @@ function operationObject(path: string, tag: string, contract: OperationContract,
     },
     responses,
   };
+}
+
+/** The call of the typed client that sends `request`, as a web app writes it. */
+function clientExample(method: string, request: unknown): string {
+  // JSON with the keys a JavaScript object literal needs no quotes for
+  const literal = JSON.stringify(request, null, 2).replace(/^(\s*)"([A-Za-z_$][\w$]*)":/gm, "$1$2:");
+  return [
+    "With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):",
+    "",
+    "```ts",
+    `const answer = await einvoicing.${method}(${literal});`,
+    "```",
+  ].join("\n");
 }
 
 /** Each message a receiver gets, as a POST it must answer 2xx (anything else is retried). */

@@ -8,7 +8,7 @@
  */
 import type { Handler } from "hono";
 import { z } from "zod";
-import type { ErrorCode } from "../kernel/errors.ts";
+import { type ErrorCode, invalidBodyMessage } from "../kernel/errors.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Caller, DbScope } from "../ports/db/port.ts";
@@ -63,6 +63,11 @@ export interface OperationContext {
 export interface OperationContract {
   /** One line for the API reference. */
   summary: string;
+  /**
+   * What it does and what to do with the answer, for the reference: every route in
+   * docs/openapi.json must have one (its build fails otherwise).
+   */
+  description?: string;
   input: z.ZodType;
   output: z.ZodType;
   roles: readonly Role[];
@@ -100,6 +105,8 @@ export const PROVIDER_ERRORS: readonly ErrorCode[] = [
 
 export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.ZodType>(spec: {
   summary: string;
+  /** What it does and what to do with the answer (the reference's description). */
+  description?: string;
   input: S;
   /** What the route answers with HTTP 200 (declared beside the request, for the contract). */
   output: R;
@@ -139,9 +146,8 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
     const body = c.get("body");
     const parsed = validate(spec.input, body);
     if (!parsed.success) {
-      fail("validation_failed", "The request body is not valid.", {
-        details: toDetails(parsed.error, body, spec.input),
-      });
+      const details = toDetails(parsed.error, body, spec.input);
+      fail("validation_failed", invalidBodyMessage(details), { details });
     }
     const input = parsed.data;
     const idempotencyKey = idempotencyKeyOf(c);

@@ -35,6 +35,17 @@ export interface ErrorDetail {
   message: string;
 }
 
+/**
+ * `validation_failed`'s message: it names the first problem, so a developer reading only `message`
+ * (a log line, a toast) knows what to fix; `details` has every one.
+ */
+export function invalidBodyMessage(details: readonly ErrorDetail[]): string {
+  const [first] = details;
+  if (!first) return "The request body is not valid.";
+  const more = details.length > 1 ? ` (and ${details.length - 1} more in details)` : "";
+  return `The request body is not valid: ${first.field}: ${first.message}${more}.`;
+}
+
 /** An error that becomes an API answer as it is. `message` is shown to the caller: no secrets. */
 export class ApiError extends Error {
   readonly code: ErrorCode;
@@ -162,7 +173,7 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof FieldError) {
     const { details } = error;
-    return new ApiError("validation_failed", "The request body is not valid.", { details, cause: error });
+    return new ApiError("validation_failed", invalidBodyMessage(details), { details, cause: error });
   }
   if (error instanceof DomainError) {
     const message = UNAVAILABLE.has(error.code)

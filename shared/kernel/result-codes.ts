@@ -29,7 +29,8 @@ export const RESULT_CODES = {
   rejected: {
     groups: BOTH,
     meaning: "The authority rejected the document (`error`); `authority_rules` lists the rules it broke.",
-    action: "Correct the cause, then send it again (`reissue: true`, `/credit-notes/reissue`).",
+    action:
+      "An invoice: correct it, then send it again (`reissue: true`). A credit note cannot be edited: issue a new note for its lines (`/credit-notes`), which replaces it.",
   },
   validation_pending: {
     groups: BOTH,

@@ -143,6 +143,26 @@ declare const org_id: string, company_id: string, draft_id: string;
     expect([...errors.values()]).toEqual([]);
   }, 60_000);
 
+  it("type-checks every operation's TypeScript example in docs/openapi.json (what /docs shows)", async () => {
+    const document = JSON.parse(readFileSync(join(root, "docs/openapi.json"), "utf8"));
+    const blocks = Object.entries(document.paths as Record<string, { post: { description: string } }>).map(
+      ([path, item]) => {
+        const code = /```ts\n([\s\S]*?)```/.exec(item.post.description)?.[1];
+        if (!code) throw new Error(`${path}: no TypeScript example in its description`);
+        return `{\n${code}void answer;\n}`;
+      },
+    );
+    expect(blocks).toHaveLength(13);
+    // the page says `einvoicing = createEinvoicingClient(supabase)`, and nothing else is in scope
+    const preamble = `import { createClient } from "@supabase/supabase-js";
+import { createEinvoicingClient, type Database } from "@einvoicing/client";
+
+const supabase = createClient<Database>("https://project.supabase.co", "sb_publishable_x");
+const einvoicing = createEinvoicingClient(supabase);
+`;
+    expect([...(await typeCheck(`${preamble}${blocks.join("\n")}\n`)).values()]).toEqual([]);
+  }, 60_000);
+
   it("refuses a misspelt field, method or route, a code the route never answers, and meta not asked for", async () => {
     const mistakes: [string, RegExp][] = [
       [

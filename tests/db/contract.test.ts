@@ -160,7 +160,7 @@ describe.each(TRANSPORTS)("the %s transport", (name) => {
   });
 });
 
-// Supabase's API roles time out after 8 s (tests/support/postgrest.ts); here 300 ms, on a call that
+// Supabase's API roles time out after 8 s (devkit/postgrest/index.ts); here 300 ms, on a call that
 // waits for a lock someone else holds. PostgREST answers it 500; we answer a retryable 503.
 describe.each(TRANSPORTS)("a statement timeout on the %s transport", (name) => {
   const onPostgres = inject("database").kind === "postgres";

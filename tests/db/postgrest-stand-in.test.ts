@@ -1,5 +1,5 @@
 /**
- * The PostgREST stand-in (tests/support/postgrest.ts) answers as PostgREST v14 does where our
+ * The PostgREST stand-in (devkit/postgrest/index.ts) answers as PostgREST v14 does where our
  * transport depends on it: the status of each SQLSTATE, READ ONLY transactions for STABLE and
  * IMMUTABLE functions, JSON null as SQL NULL, PGRST202 before any SQL for missing or unknown
  * arguments, 204 for `void`, and Supabase's statement timeouts. It speaks HTTP here, as supabase-js

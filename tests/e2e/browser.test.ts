@@ -126,6 +126,57 @@ describe.skipIf(target.kind !== "postgres" || !hasChromium)("in a real browser (
     await page.close();
   }, 60_000);
 
+  it("fills in Authorize with the demo operador's token and the apikey, so Try it out works; describes every operation with a TypeScript example; says Webhooks once", async () => {
+    const { page, problems } = await watchedPage();
+    await page.goto(`${server.get().baseUrl}/docs`, { waitUntil: "networkidle0" });
+    await page.waitForFunction(() => document.querySelectorAll(".opblock").length >= 10, { timeout: 20_000 });
+    const local = server.get().run;
+    const operador = local.users.find((u) => u.role === "operador");
+    const authorized = await page.evaluate(() => {
+      const ui = (
+        window as unknown as {
+          ui: { authSelectors: { authorized(): { toJS(): Record<string, { value: string }> } } };
+        }
+      ).ui;
+      const all = ui.authSelectors.authorized().toJS();
+      return { apikey: all.apikey?.value, bearer: all.bearerAuth?.value };
+    });
+    expect(authorized).toEqual({ apikey: local.apikey, bearer: operador?.access_token });
+
+    // "Webhooks" heads the messages sent to endpoints; the routes that manage endpoints are another tag
+    const headings = await page.$$eval("h1, h2, h3, h4, .opblock-tag", (elements) =>
+      elements.map((element) => element.textContent?.trim().toLowerCase() ?? ""),
+    );
+    expect(headings.filter((text) => text === "webhooks")).toHaveLength(1);
+
+    const document_ = JSON.parse(await (await fetch(`${server.get().baseUrl}/docs/openapi.json`)).text());
+    for (const path of API_ROUTES) {
+      const block = `.opblock[id$="-${document_.paths[path].post.operationId}"]`;
+      await (await page.$(`${block} .opblock-summary-control, ${block} .opblock-summary`))?.click();
+      await page.waitForSelector(`${block} .opblock-description-wrapper`, { timeout: 10_000 });
+      const description = await page.$eval(
+        `${block} .opblock-description-wrapper`,
+        (e) => e.textContent ?? "",
+      );
+      expect(description.length, path).toBeGreaterThan(200);
+      expect(description, path).toMatch(/const answer = await einvoicing\.[A-Za-z.]+\(\{/);
+    }
+
+    // Try it out on /transmit, as a newcomer would: the prefilled token and apikey are accepted
+    const transmit = `.opblock[id$="-${document_.paths["/transmit"].post.operationId}"]`;
+    await (await page.$(`${transmit} .try-out__btn`))?.click();
+    await (await page.waitForSelector(`${transmit} .execute`, { timeout: 10_000 }))?.click();
+    await page.waitForSelector(`${transmit} .live-responses-table tbody .response-col_status`, {
+      timeout: 20_000,
+    });
+    const status = await page.$eval(`${transmit} .live-responses-table tbody .response-col_status`, (e) =>
+      e.textContent?.trim(),
+    );
+    expect(status).toMatch(/^200/);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+
   it("shows each operation's example request and answer, and under each error status that status's own codes", async () => {
     const { page, problems } = await watchedPage();
     await page.goto(`${server.get().baseUrl}/docs`, { waitUntil: "networkidle0" });

@@ -255,13 +255,15 @@ describe("an unknown outcome, a rejection, and their reissue", () => {
     expect(queried(body.credit_note_id)).toHaveLength(1);
   });
 
-  it("a rejected note is error, reissuable under a new key; an emitida one is 409", async () => {
+  it("a rejected note is error, says to issue a new note (it cannot be edited), reissuable under a new key; an emitida one is 409", async () => {
     const invoice = await transmitted();
     const body = await (await note({ invoice_id: invoice.id, reason: "RECHAZAR por prueba" })).json();
     expect(body).toMatchObject({
       status: "error",
       code: "rejected",
-      message: expect.stringMatching(/\(CAJ51; see authority_rules\).*\/credit-notes\/reissue/),
+      message:
+        "the authority rejected this credit note (CAJ51; see authority_rules); a note cannot be edited: " +
+        "issue a new note for its lines with /credit-notes (it replaces this one)",
       authority_message: expect.stringMatching(/^Documento rechazado\. CAJ51: /),
       authority_rules: [{ rule: "CAJ51", kind: "rechazo", message: expect.stringMatching(/^El motivo/) }],
     });

@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => db?.close());
 
 describe("operation()", () => {
-  it("answers an invalid body with every field and what is wrong with it", async () => {
+  it("answers an invalid body with every field and what is wrong with it, the first one in the message", async () => {
     const response = await t.post(
       "/transmit",
       { org_id: "nope", invoice_ids: ["also-nope"] },
@@ -30,7 +30,9 @@ describe("operation()", () => {
     );
     expect(response.status).toBe(400);
     const { error } = await response.json();
-    expect(error.message).toBe("The request body is not valid.");
+    expect(error.message).toBe(
+      `The request body is not valid: ${error.details[0].field}: must be a UUID (and 1 more in details).`,
+    );
     expect(error.details).toEqual(
       expect.arrayContaining([
         { field: "org_id", message: "must be a UUID" },

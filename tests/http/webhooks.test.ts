@@ -199,6 +199,8 @@ describe("/webhooks/test", () => {
     });
     const [ping] = receiver.received;
     expect(ping?.id).toMatch(/^ping_[0-9a-f]{32}$/);
+    // the service by name, not the runtime's default (Deno/2.x)
+    expect(ping?.userAgent).toBe("einvoicing-service (webhooks)");
     expect(verified(secret, ping as ReceivedMessage)).toEqual({
       type: "ping",
       timestamp: expect.any(String),
@@ -219,6 +221,10 @@ describe("the messages", () => {
       (m) => verified(secret, m) as { type: string; data: Record<string, unknown> },
     );
     expect(events.map((e) => e.type)).toEqual(["invoice.en_proceso", "invoice.transmitida"]);
+    expect(receiver.received.map((m) => m.userAgent)).toEqual([
+      "einvoicing-service (webhooks)",
+      "einvoicing-service (webhooks)",
+    ]);
     const [claimed, accepted] = receiver.received;
     expect(events[1]).toEqual({
       type: "invoice.transmitida",

@@ -3,6 +3,7 @@
  * clone of the migrated template) that the local server migrates and seeds itself, its own data
  * folder, and the `.data/local.json` it writes.
  */
+import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,8 +42,24 @@ export interface LocalServer extends DenoProcess {
 }
 
 /**
+ * The flags `npm start` gives `deno run` (package.json's `start`, such as
+ * `--unstable-no-legacy-abort`), so the tests run the server as a developer does.
+ */
+export function npmStartFlags(): string[] {
+  const root = new URL("../../", import.meta.url);
+  const { scripts } = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as {
+    scripts: { start: string };
+  };
+  const words = scripts.start.split(/\s+/);
+  return words
+    .slice(words.indexOf("run") + 1, words.indexOf("scripts/local/serve.ts"))
+    .filter((word) => word !== "--allow-all");
+}
+
+/**
  * Starts scripts/local/serve.ts on `databaseUrl` with a data folder of its own (kept across restarts),
- * on `port` if given (a restart that keeps the demo credentials' URLs), else a free one.
+ * on `port` if given (a restart that keeps the demo credentials' URLs), else a free one, with the
+ * flags `npm start` gives it.
  */
 export async function startLocalServer(
   databaseUrl: string,
@@ -58,7 +75,7 @@ export async function startLocalServer(
       EINV_RECONCILE_INTERVAL_MS: "0",
       ...options.env,
     },
-    { readyPath: "/functions/v1/einvoicing/transmit", port: options.port },
+    { readyPath: "/functions/v1/einvoicing/transmit", port: options.port, flags: npmStartFlags() },
   );
   return {
     ...server,

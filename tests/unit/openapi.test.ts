@@ -2,9 +2,11 @@ import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import openapiTS, { astToString, COMMENT_HEADER } from "openapi-typescript";
 import { describe, expect, it } from "vitest";
+import { ROUTES } from "../../client/index.ts";
 import { API_ROUTES, expectAnswerInContract } from "../../devkit/contract.ts";
 import { OPENAPI_FILE, openApiText } from "../../scripts/docs/openapi-document.ts";
 import { ROUTE_ERRORS_FILE, routeErrorsText } from "../../scripts/docs/route-errors.ts";
+import { LOCAL_API_KEY } from "../../scripts/local/local-json.ts";
 
 const committed = readFileSync(OPENAPI_FILE, "utf8");
 const document = JSON.parse(committed);
@@ -73,9 +75,37 @@ describe("docs/openapi.json", () => {
     }
   });
 
+  it("describes what each operation does and shows its call with the typed client; no tag is named as the webhooks section", () => {
+    const methodOf = Object.fromEntries(
+      Object.entries(ROUTES).map(([method, route]) => [`/${route}`, method]),
+    );
+    for (const path of Object.keys(document.paths)) {
+      const [what, roles, ...example] = post(path).description.split("\n\n");
+      expect(what.length, path).toBeGreaterThan(150);
+      expect(roles, path).toMatch(/^Roles: /);
+      const code = /```ts\n([\s\S]*?)```/.exec(example.join("\n\n"))?.[1];
+      expect(code, path).toMatch(new RegExp(`^const answer = await einvoicing\\.${methodOf[path]}\\(\\{\n`));
+      // the example's argument is the route's example request
+      const literal = code?.slice(code.indexOf("(") + 1, code.lastIndexOf(")")) ?? "";
+      expect(JSON.parse(literal.replace(/^(\s*)([A-Za-z_$][\w$]*):/gm, '$1"$2":')), path).toEqual(
+        post(path).requestBody.content["application/json"].example ??
+          Object.values(
+            post(path).requestBody.content["application/json"].examples as Record<string, { value: unknown }>,
+          )[0]?.value,
+      );
+    }
+    // the local server fills in Authorize on its /docs page only: the document holds no key or token
+    expect(committed).not.toContain(LOCAL_API_KEY);
+    expect(committed).not.toMatch(/eyJ[\w-]+\.eyJ/);
+    expect(Object.keys(document.webhooks).length).toBeGreaterThan(0);
+    expect(document.tags.map((tag: { name: string }) => tag.name)).not.toContain("Webhooks");
+    expect(document.tags.map((tag: { name: string }) => tag.name)).toContain("Webhook endpoints");
+  });
+
   it("says who may call each route and which codes each status carries", () => {
-    expect(post("/integrations/save").description).toBe("Roles: admin.");
-    expect(post("/transmit").description).toBe("Roles: admin, operador.");
+    // a paragraph of the description, between what the route does and the client example
+    expect(post("/integrations/save").description.split("\n\n")).toContain("Roles: admin.");
+    expect(post("/transmit").description.split("\n\n")).toContain("Roles: admin, operador.");
     const codes = (path: string, status: number) =>
       errorResponse(path, status).content["application/json"].schema.properties.error.properties.code.enum;
     expect(codes("/integrations/save", 422)).toEqual(["business_rule", "credential_rejected"]);

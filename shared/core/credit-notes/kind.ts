@@ -19,6 +19,9 @@ export const creditNoteKind: DocumentKindSpec<"credit_note"> & { accepted: "emit
     noun: "credit note",
     alreadyAccepted: "already issued: the authority accepted this credit note",
     howToResend: "send it again with /credit-notes/reissue",
+    // what a note says never changes: a corrected one is a new note, which discards this one
+    whenRejected:
+      "a note cannot be edited: issue a new note for its lines with /credit-notes (it replaces this one)",
     whileInProgress:
       "use /credit-notes/refresh to ask the authority, or /credit-notes/reissue once it is idle",
   },

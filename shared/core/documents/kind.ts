@@ -44,6 +44,11 @@ export interface DocumentKindSpec<K extends DocumentKind = DocumentKind> {
     alreadyAccepted: string;
     /** How to send a failed document again. */
     howToResend: string;
+    /**
+     * What to do about one the authority rejected; by default "correct it, then <howToResend>". A
+     * kind whose documents cannot be edited (a note) says what replaces them instead.
+     */
+    whenRejected?: string;
     /** What to do about one whose transmission is in progress. */
     whileInProgress: string;
   };

@@ -20,6 +20,7 @@ export function outcomeFromProvider(
     ...(rules.length > 0 ? { authority_rules: rules } : {}),
   };
   const { noun, howToResend, whileInProgress } = kind.words;
+  const whenRejected = kind.words.whenRejected ?? `correct it, then ${howToResend}`;
   switch (outcome.status) {
     case "accepted":
       return {
@@ -39,7 +40,7 @@ export function outcomeFromProvider(
       const fix =
         broken.length > 0 && broken.every((rule) => SIGNED_ANOTHER_DAY.has(rule))
           ? `it was signed on another day than its issue date and needs no correction: ${howToResend}; it will be issued anew on the day it is sent`
-          : `correct it, then ${howToResend}`;
+          : whenRejected;
       return {
         ...base,
         status: "error",
