@@ -1810,7 +1810,7 @@ export interface operations {
                         /** @description DIAN mode: what should be fixed whatever the verdict. Absent when nothing. */
                         warnings?: {
                             /**
-                             * @description `software_pin_guessable`: the software PIN (fewer than 10 characters, or digits only and fewer than 16) can be recovered from any credit note's CUDE by trying PINs; register a longer one with DIAN.
+                             * @description `software_pin_guessable`: the software PIN (under 72 bits: e.g. fewer than 13 letters of both cases and digits, or 22 digits) can be recovered from any credit note's CUDE by trying PINs; register a longer one with DIAN.
                              * @enum {string}
                              */
                             code: "software_pin_guessable";

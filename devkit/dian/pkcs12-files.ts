@@ -81,6 +81,37 @@ export function withIterations(p12: Uint8Array, counts: { mac?: bigint; key?: bi
 }
 
 /**
+ * `p12` with its password-protected parts repeated `times` times over: each ContentInfo holding
+ * encrypted SafeContents (`"encrypted contents"`), or each shrouded key bag inside the plain ones
+ * (`"keys"`). The MAC then no longer verifies: only a reader that counts the parts before deriving
+ * anything can say more than "wrong password".
+ */
+export function withPartsRepeated(
+  p12: Uint8Array,
+  part: "encrypted contents" | "keys",
+  times: number,
+): Uint8Array {
+  const pfx = fromBytes(p12);
+  const authSafe = at(pfx, 1, 1, 0);
+  const contents = asn1.fromDer(authSafe.value as string, false);
+  const repeat = (items: Asn1[], which: (item: Asn1) => boolean) =>
+    items.flatMap((item) => (which(item) ? Array.from({ length: times }, () => item) : [item]));
+  const typeOf = (node: Asn1) => asn1.derToOid(at(node, 0).value as string);
+  if (part === "encrypted contents") {
+    contents.value = repeat(children(contents), (info) => typeOf(info) === OIDS.encryptedData);
+  } else {
+    for (const info of children(contents)) {
+      if (typeOf(info) !== OIDS.data) continue;
+      const safe = asn1.fromDer(at(info, 1, 0).value as string, false);
+      safe.value = repeat(children(safe), (bag) => typeOf(bag) === OIDS.shroudedKeyBag);
+      at(info, 1, 0).value = asn1.toDer(safe).getBytes();
+    }
+  }
+  authSafe.value = asn1.toDer(contents).getBytes();
+  return toBytes(pfx);
+}
+
+/**
  * A PKCS#12 whose one SafeContents is encrypted (PBES2, AES-256, 2,048 iterations) and holds both the
  * shrouded key and the certificates, with a valid HMAC-SHA-256 MAC: the key's count is out of sight
  * until the contents are decrypted. `keyIterations` rewrites that count (the key then no longer

@@ -52,7 +52,7 @@ export const IntegrationTestResponse = z.object({
       z.object({
         code: z.enum(["software_pin_guessable"]).meta({
           description:
-            "`software_pin_guessable`: the software PIN (fewer than 10 characters, or digits only and fewer than 16) " +
+            "`software_pin_guessable`: the software PIN (under 72 bits: e.g. fewer than 13 letters of both cases and digits, or 22 digits) " +
             "can be recovered from any credit note's CUDE by trying PINs; register a longer one with DIAN.",
         }),
         message: z.string().meta({ description: "What to fix, for a person to read." }),

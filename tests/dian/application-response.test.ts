@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import {
   MAX_APPLICATION_RESPONSE_BYTES,
+  MAX_APPLICATION_RESPONSE_ELEMENTS,
   readApplicationResponse,
   utf8Text,
 } from "../../shared/providers/dian/application-response.ts";
@@ -149,6 +150,20 @@ describe("reading DIAN's ApplicationResponse", () => {
       "the ApplicationResponse is not well-formed XML",
     );
     expect(() => read(response().slice(0, -5))).toThrow("the ApplicationResponse is not well-formed XML");
+  });
+
+  it("lets no stray quote hide levels, and refuses more elements than DIAN writes, before parsing", () => {
+    // xmldom only warns of `a=b'`; a scan that took the `'` for a value's start skipped the rest of
+    // the text, and 149,699 levels after it reached the parser (1.4 s), which took them
+    const hidden = `<x a=b'>${"<b>".repeat(1_000)}${"</b>".repeat(1_000)}</x>`;
+    expect(() => read(response({}, hidden))).toThrow("the ApplicationResponse is not well-formed XML");
+    const flat = (n: number) => "<cbc:Note/>".repeat(n);
+    const elements = (text: string) => text.match(/<[A-Za-z]/g)?.length ?? 0;
+    const at = response({}, flat(MAX_APPLICATION_RESPONSE_ELEMENTS - elements(response())));
+    expect(read(at).id).toBe("1234567");
+    expect(() =>
+      read(response({}, flat(MAX_APPLICATION_RESPONSE_ELEMENTS - elements(response()) + 1))),
+    ).toThrow(`the ApplicationResponse has more than ${MAX_APPLICATION_RESPONSE_ELEMENTS} elements`);
   });
 
   it("names what is not UTF-8 as it was asked to", () => {

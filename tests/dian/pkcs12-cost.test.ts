@@ -17,10 +17,12 @@ import {
   opensslPkcs12Files,
   pkcs12File,
   withIterations,
+  withPartsRepeated,
 } from "../../devkit/dian/pkcs12-files.ts";
 import { CertificateError, openPkcs12, readPkcs12 } from "../../shared/providers/dian/certificate.ts";
 import {
   checkPkcs12Cost,
+  MAX_PKCS12_PARTS,
   MAX_PKCS12_WORK,
   Pkcs12CostError,
   type Pkcs12Derivation,
@@ -210,6 +212,32 @@ describe("the cost of opening a PKCS#12", () => {
       /asks for 64,002 units of password key-derivation work to open/,
     );
     expect(() => checkPkcs12Cost(at, "x", MAX_PKCS12_WORK - 1)).toThrow(Pkcs12CostError);
+  });
+
+  it("counts the password-protected parts too: tools write three, at most six are taken, refused before any derivation", () => {
+    // every part costs a fixed setup besides its counted work: 254 encrypted contents of one
+    // iteration each stayed under the work cap and took 300 ms of CPU to open
+    expect(MAX_PKCS12_PARTS).toBe(6);
+    const parts = (p12: Uint8Array) => {
+      try {
+        return checkPkcs12Cost(p12, "s3creta").length;
+      } catch (error) {
+        return error instanceof Pkcs12UnsupportedError ? (error as Error).message : error;
+      }
+    };
+    // a MAC and five keys: six parts, taken (each key's 2,048 iterations of two SHA-1 blocks)
+    expect(parts(withPartsRepeated(certs.p12, "keys", 5))).toBe(6);
+    expect(parts(withPartsRepeated(certs.p12, "keys", 6))).toMatch(
+      /has 7 password-protected parts \(its MAC, encrypted contents and keys\); at most 6 are accepted/,
+    );
+    // OpenSSL's MAC, contents and key, the contents six times over: eight parts, refused before
+    // any of them is decrypted (the password is not even right), at the cost of reading the ASN.1
+    expect(parts(read("aes.p12"))).toBe(4);
+    const many = withPartsRepeated(read("aes.p12"), "encrypted contents", 6);
+    expect(many.byteLength).toBeLessThanOrEqual(16 * 1024); // what the route takes
+    const { error, cpuMs } = attempt(() => checkPkcs12Cost(many, "wrong"));
+    expect((error as Error).message).toMatch(/has 8 password-protected parts/);
+    expect(cpuMs).toBeLessThan(50);
   });
 
   it("reads the count of a key hidden inside encrypted contents before node-forge derives it", async () => {

@@ -13,6 +13,7 @@ import {
   elements,
   isNil,
   MAX_ANSWER_BYTES,
+  MAX_ELEMENTS,
   MAX_LIST_ITEMS,
   MalformedAnswerError,
   nestingProblem,
@@ -60,10 +61,21 @@ describe("the nesting scan", () => {
     ["a `/>` in a single-quoted attribute, then a level", "<r x='/>'><a></a></r>", 1, "too deep"],
     ["a `>` in a double-quoted attribute", '<r x="/>"><a></a></r>', 1, "too deep"],
     ["a self-closing tag", "<r><a/></r>", 1, null],
-    ["an unterminated start tag at the end", "<r><a", 1, null],
-    ["an unterminated comment", "<r><!-- never closed", 1, null],
-    ["an unterminated CDATA section", "<r><![CDATA[ never closed", 1, null],
-    ["an unterminated instruction", "<r><?pi never closed", 1, null],
+    ["an unterminated start tag at the end", "<r><a", 1, "malformed"],
+    ["an unterminated comment", "<r><!-- never closed", 1, "malformed"],
+    ["an unterminated CDATA section", "<r><![CDATA[ never closed", 1, "malformed"],
+    ["an unterminated instruction", "<r><?pi never closed", 1, "malformed"],
+    ["an unterminated end tag", "<r></r", 1, "malformed"],
+    ["an unterminated declaration", "<r><!X never closed", 1, "malformed"],
+    [
+      "a quote where no value starts (xmldom only warns), hiding what follows",
+      "<x a=b'><a><a>'</x>",
+      1,
+      "malformed",
+    ],
+    ["a quote after a name, not after `=`", "<x a'b='c'><a/></x>", 5, "malformed"],
+    ["an attribute value never closed", '<x a="b><a></a></x>', 5, "malformed"],
+    ["a value after `=` and blanks", "<x a = \n 'b>'><a/></x>", 5, null],
     ["a close before any open", "</r><r><a>", 5, "unbalanced"],
     ["one close too many", "<r></r></r>", 5, "unbalanced"],
     ["a depth exactly at the limit", "<a><b><c></c></b></a>", 3, null],
@@ -72,9 +84,28 @@ describe("the nesting scan", () => {
   ] as const)("%s", (_what, source, limit, expected) => {
     expect(nestingProblem(source, limit)).toBe(expected);
   });
+
+  it("counts the elements opened, self-closing ones too: at the bound accepted, one more refused", () => {
+    expect(nestingProblem(`<r>${"<a/>".repeat(9)}</r>`, 5, 10)).toBeNull();
+    expect(nestingProblem(`<r>${"<a/>".repeat(10)}</r>`, 5, 10)).toBe("too many");
+    expect(nestingProblem(`<r>${"<a></a>".repeat(10)}</r>`, 5, 10)).toBe("too many");
+  });
 });
 
 describe("what is refused before parsing", () => {
+  it("refuses an answer of more elements than DIAN writes, however flat, before parsing", () => {
+    // a flat 10 MB answer of 2.6 million empty elements kept the parser busy 9.6 s
+    const flat = (n: number) => envelope(`<r>${"<a/>".repeat(n)}</r>`);
+    // the envelope, its body and <r> are 3 of them
+    expect(problem(utf8(flat(MAX_ELEMENTS - 3)))).toBeUndefined();
+    expect(problem(utf8(flat(MAX_ELEMENTS - 2)))).toBe(`a body of more than ${MAX_ELEMENTS} elements`);
+    const started = performance.now();
+    const big = utf8(flat(2_600_000));
+    expect(big.byteLength).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
+    expect(problem(big)).toBe(`a body of more than ${MAX_ELEMENTS} elements`);
+    expect(performance.now() - started).toBeLessThan(1_500);
+  });
+
   it("takes an answer of exactly DIAN's limit, refuses one byte more", () => {
     const body = envelope("<x/>");
     const full = utf8(body + " ".repeat(MAX_ANSWER_BYTES - body.length));

@@ -407,17 +407,17 @@ describe("testing a DIAN-mode credential", () => {
       {
         code: "software_pin_guessable",
         message: expect.stringMatching(
-          /^The software PIN is short: .* at least 10 random letters and digits \(16 if only digits\)/,
+          /^The software PIN is guessable: .* at least 13 random letters of both cases and digits \(22 if only digits\)/,
         ),
       },
     ];
-    for (const pin of ["12345", "k7Qp2vXn9", "123456789012345"]) {
+    for (const pin of ["12345", "k7Qp2vXn9", "123456789012345", "k7Qp2vXn9L", "1234567890123456"]) {
       const response = await call("test", { ...dianFields(certs), software_pin: pin });
       const text = await response.text();
       expect(JSON.parse(text), pin).toMatchObject({ ok: true, warnings: warned });
       expect(text).not.toContain(pin);
     }
-    for (const pin of ["k7Qp2vXn9L", "1234567890123456"]) {
+    for (const pin of ["k7Qp2vXn9LmZr", "1234567890123456789012"]) {
       const body = IntegrationTestResponse.parse(
         await (await call("test", { ...dianFields(certs), software_pin: pin })).json(),
       );

@@ -14,9 +14,19 @@ describe("a guessable software PIN", () => {
     ["k7Qp2vXn9", true],
     ["123456789", true],
     ["123456789012345", true],
-    ["k7Qp2vXn9L", false],
-    ["1234567890123456", false],
-    ["a234567890", false],
+    // 10 of both cases and digits are 59.5 bits, 16 digits 53: a card's search, not a core's
+    ["k7Qp2vXn9L", true],
+    ["1234567890123456", true],
+    ["a234567890", true],
+    // 12 of both cases and digits are 71.5 bits; 13, 77.4
+    ["k7Qp2vXn9LmZ", true],
+    ["k7Qp2vXn9LmZr", false],
+    // 21 digits are 69.8 bits; 22, 73.1
+    ["1".repeat(21), true],
+    ["1".repeat(22), false],
+    // lowercase letters alone: 15 are 70.5 bits, 16 are 75.2
+    ["abcdefghijklmno", true],
+    ["abcdefghijklmnop", false],
     ["", true],
   ])("%s: %s", (pin, guessable) => {
     expect(isGuessablePin(pin)).toBe(guessable);
@@ -52,7 +62,7 @@ describe("a guessable software PIN", () => {
   });
 
   it("says so without the PIN", () => {
-    expect(GUESSABLE_PIN_WARNING).toMatch(/^The software PIN is short: /);
+    expect(GUESSABLE_PIN_WARNING).toMatch(/^The software PIN is guessable: /);
     expect(GUESSABLE_PIN_WARNING).not.toMatch(/12345\b/);
   });
 });

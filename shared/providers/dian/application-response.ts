@@ -20,6 +20,8 @@ const NS = {
  * hundred bytes each) beside a signature of about 8 KB; a megabyte is thousands of rules.
  */
 export const MAX_APPLICATION_RESPONSE_BYTES = 1024 * 1024;
+/** Its most elements: DIAN's carry a few dozen (one LineResponse per rule it reports). */
+export const MAX_APPLICATION_RESPONSE_ELEMENTS = 5_000;
 
 /** ResponseCode of a document DIAN validated (accepted); 04 is a rejection. */
 export const VALIDATED = "02";
@@ -72,9 +74,14 @@ export function readApplicationResponse(bytes: Uint8Array): ApplicationResponseF
   }
   const text = utf8Text(bytes, "the ApplicationResponse");
   if (text.includes("<!DOCTYPE")) throw new RangeError("the ApplicationResponse has a DTD");
-  const nesting = nestingProblem(text, MAX_DEPTH);
+  const nesting = nestingProblem(text, MAX_DEPTH, MAX_APPLICATION_RESPONSE_ELEMENTS);
   if (nesting === "too deep")
     throw new RangeError(`the ApplicationResponse nests more than ${MAX_DEPTH} deep`);
+  if (nesting === "too many") {
+    throw new RangeError(
+      `the ApplicationResponse has more than ${MAX_APPLICATION_RESPONSE_ELEMENTS} elements`,
+    );
+  }
   if (nesting) throw new RangeError("the ApplicationResponse is not well-formed XML");
   let root: Element | null;
   try {

@@ -51,6 +51,14 @@ useNativePbkdf2();
  */
 export const MAX_PKCS12_WORK = 64_000;
 
+/**
+ * The most password-protected parts (the MAC, each encrypted SafeContents, each shrouded key) a file
+ * may have. Each costs a fixed setup besides its counted work (tens of microseconds, more with a
+ * long password), and an encrypted SafeContents is decrypted twice: 254 of them at one iteration
+ * each stayed under the work cap yet took 300 ms of CPU. OpenSSL, Windows and Java write three.
+ */
+export const MAX_PKCS12_PARTS = 6;
+
 /** The file is refused before any of its work ran; the message says why (a 400 for the caller). */
 export class Pkcs12RefusedError extends Error {
   override name = "Pkcs12RefusedError";
@@ -177,15 +185,24 @@ export function checkPkcs12Cost(
       throw unsupported("the PKCS#12 holds contents encrypted with a public key");
     }
   }
-  assertWithin(derivations, limit);
+  assertWithin(derivations, limit, encrypted.length);
   for (const { algorithm, content } of encrypted) {
     derivations.push(...keyDerivations(decrypt(algorithm, content, password)));
-    assertWithin(derivations, limit);
+    assertWithin(derivations, limit, encrypted.length);
   }
   return derivations;
 }
 
-function assertWithin(derivations: Pkcs12Derivation[], limit: number): void {
+/** `derivations` hold to the parts' count and the work cap; each encrypted SafeContents is in them twice. */
+function assertWithin(derivations: Pkcs12Derivation[], limit: number, encryptedContents: number): void {
+  const parts = derivations.length - encryptedContents;
+  if (parts > MAX_PKCS12_PARTS) {
+    throw new Pkcs12UnsupportedError(
+      `the certificate file has ${parts} password-protected parts (its MAC, encrypted contents and ` +
+        `keys); at most ${MAX_PKCS12_PARTS} are accepted, and OpenSSL, Windows and Java write three ` +
+        "(export it again, e.g. `openssl pkcs12 -export`)",
+    );
+  }
   const total = derivations.reduce((sum, d) => sum + d.work, 0);
   if (total > limit) throw new Pkcs12CostError(total, limit);
 }

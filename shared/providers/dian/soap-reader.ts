@@ -23,6 +23,11 @@ export const MAX_LIST_ITEMS = 1000;
  * and a parser pays for every level of a hostile answer (7 MB nested a million deep took 4.6 s).
  */
 export const MAX_DEPTH = 64;
+/**
+ * The most elements an answer may open: DIAN's longest answers (a status with its list of at most
+ * MAX_LIST_ITEMS messages) have a few thousand; parsing millions of empty ones would take seconds.
+ */
+export const MAX_ELEMENTS = 20_000;
 
 const XSI_NAMESPACE = "http://www.w3.org/2001/XMLSchema-instance";
 const ELEMENT_NODE = 1;
@@ -97,6 +102,10 @@ function parseXml(bytes: Uint8Array): XmlNodeLike {
     throw new MalformedAnswerError(`a body nesting elements more than ${MAX_DEPTH} deep`);
   }
   if (nesting === "unbalanced") throw new MalformedAnswerError("a body closing more elements than it opens");
+  if (nesting === "too many") {
+    throw new MalformedAnswerError(`a body of more than ${MAX_ELEMENTS} elements`);
+  }
+  if (nesting === "malformed") throw new MalformedAnswerError("a body that is not well-formed XML");
   try {
     const document = new DOMParser({
       locator: false,
@@ -114,16 +123,24 @@ function parseXml(bytes: Uint8Array): XmlNodeLike {
 
 /**
  * How `text` nests its elements, by one linear scan of its tags: "too deep" once more than `limit`
- * elements are open inside one another, "unbalanced" once more have been closed than opened, else
- * null. Comments, CDATA sections and processing instructions are skipped to their own ends (`-->`,
- * `]]>`, `?>`: a processing instruction skipped only to its first `>` let the `</>`s inside it each
- * take a level back), and attribute values inside start tags, so nothing in them can hide a level.
- * A close the parser would refuse is not allowed to take back a level either: closing below zero
- * is refused here. Not a parser: what is otherwise not well formed is left to the parser to refuse,
- * and it stops at the first such place.
+ * elements are open inside one another, "unbalanced" once more have been closed than opened, "too
+ * many" once more than `maxElements` have been opened (a flat answer of millions of empty elements
+ * costs the parser seconds), "malformed" for a tag, comment, CDATA section or processing instruction
+ * that never ends or a quote where no attribute value can start, else null. Comments, CDATA sections
+ * and processing instructions are skipped to their own ends (`-->`, `]]>`, `?>`: a processing
+ * instruction skipped only to its first `>` let the `</>`s inside it each take a level back), and
+ * attribute values (a quote right after `=`) inside start tags, so nothing in them can hide a level.
+ * It fails closed: what it cannot follow is refused, never left to a parser that might tolerate it
+ * (xmldom takes `a=b'` as a warning, and a scan that had read the `'` as a value's start had skipped
+ * the rest of the text). Not a parser otherwise: what is not well formed is the parser's to refuse.
  */
-export function nestingProblem(text: string, limit: number): "too deep" | "unbalanced" | null {
+export function nestingProblem(
+  text: string,
+  limit: number,
+  maxElements = MAX_ELEMENTS,
+): "too deep" | "unbalanced" | "too many" | "malformed" | null {
   let depth = 0;
+  let elements = 0;
   let i = text.indexOf("<");
   while (i !== -1) {
     if (text.startsWith("<!--", i)) {
@@ -138,27 +155,42 @@ export function nestingProblem(text: string, limit: number): "too deep" | "unbal
     } else if (text[i + 1] === "!") {
       i = text.indexOf(">", i);
     } else {
-      // an element's start tag: to its `>` outside quotes; `/>` closes it at once
-      let quote = "";
-      let j = i + 1;
-      for (; j < text.length; j++) {
-        const c = text[j];
-        if (quote) {
-          if (c === quote) quote = "";
-        } else if (c === '"' || c === "'") {
-          quote = c;
-        } else if (c === ">") {
-          break;
-        }
-      }
-      if (j >= text.length) return null;
-      if (text[j - 1] !== "/" && ++depth > limit) return "too deep";
-      i = j;
+      const end = startTagEnd(text, i + 1);
+      if (end === -1) return "malformed";
+      if (++elements > maxElements) return "too many";
+      if (text[end - 1] !== "/" && ++depth > limit) return "too deep";
+      i = end;
     }
-    if (i === -1) return null;
+    if (i === -1) return "malformed";
     i = text.indexOf("<", i + 1);
   }
   return null;
+}
+
+/**
+ * Where the start tag whose name begins at `from` ends: its `>` outside attribute values, a value
+ * being a quote after `=` (and blanks) up to the same quote. -1 when it never ends, or a quote
+ * stands anywhere else.
+ */
+function startTagEnd(text: string, from: number): number {
+  let afterEquals = false;
+  for (let j = from; j < text.length; j++) {
+    const c = text[j];
+    if (c === '"' || c === "'") {
+      if (!afterEquals) return -1;
+      const close = text.indexOf(c, j + 1);
+      if (close === -1) return -1;
+      j = close;
+      afterEquals = false;
+    } else if (c === "=") {
+      afterEquals = true;
+    } else if (c === ">") {
+      return j;
+    } else if (c !== " " && c !== "\t" && c !== "\n" && c !== "\r") {
+      afterEquals = false;
+    }
+  }
+  return -1;
 }
 
 function readFault(fault: XmlNodeLike): SoapFault {
