@@ -75,9 +75,9 @@ async function readAnswer(
   return { body: bytes, truncated };
 }
 
+/** Rejects when `signal` aborts (it cannot have yet: its timer fires only once the event loop turns). */
 function aborted(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
     signal.addEventListener("abort", () => reject(signal.reason), { once: true });
   });
 }
