@@ -41,8 +41,8 @@ create function einv_private.representation_read_functions() returns name[]
 language sql immutable as $$
   select '{einv_document_representation_read, document_inputs, representation_read_functions,
            einv_document_get_with_credentials, einv_document_get, einv_credential_get, document_of,
-           read_documents, document_payload, invoice_payload, credit_note_payload, issuer_of,
-           kind_table, person_type}'::name[]
+           read_documents, document_payload, invoice_payload, credit_note_payload, note_of_invoice,
+           issuer_of, kind_table, person_type}'::name[]
 $$;
 
 create function einv_private.document_inputs(p_org_id uuid, p_kind text, p_id uuid) returns text

@@ -32,10 +32,11 @@ const DECLARED: Record<string, Grants> = {
   // Tables: members read through RLS and write drafts through column grants; the service reads, and
   // writes only through the database API (security definer functions). einv_private's grant nothing.
   "table einv_private.credentials": { rls: true },
-  "table einv_private.credit_note_counters": { rls: false },
   "table einv_private.delivery_package_counters": { rls: false },
   "table einv_private.document_kinds": { rls: false },
   "table einv_private.idempotency_keys": { rls: true },
+  // each company's sequence of notes of each kind (…_notes.sql)
+  "table einv_private.note_counters": { rls: false },
   // the event outbox and its webhook deliveries (…_events.sql): the service's alone
   "table einv_private.outbox": { rls: false },
   "table einv_private.webhook_deliveries": { rls: false },
@@ -204,6 +205,14 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.unknown_key(jsonb, text[])": {},
   "function einv_private.company_check_digit()": {},
   "function einv_private.credit_note_payload(uuid, jsonb)": {},
+  // what every kind of note shares (…_notes.sql)
+  "function einv_private.bogota_date(timestamp with time zone)": {},
+  "function einv_private.bogota_time(timestamp with time zone)": {},
+  "function einv_private.next_note_number(uuid, text)": {},
+  "function einv_private.note_created(uuid, text, uuid, uuid, jsonb, uuid, integer, timestamp with time zone)": {},
+  "function einv_private.note_invoice(uuid, uuid, text)": {},
+  "function einv_private.note_of_invoice(uuid, uuid, jsonb)": {},
+  "function einv_private.note_restampable(text, integer, integer)": {},
   "function einv_private.credit_note_replaceable(credit_notes)": {},
   "function einv_private.document_inputs(uuid, text, uuid)": {},
   "function einv_private.delivery_package()": {},
