@@ -1,26 +1,16 @@
-/** POST /credit-notes/reissue — sends again a credit note that ended in `error` (409 otherwise). */
+/** POST /credit-notes/reissue — sends again a credit note that ended in `error` (409 otherwise): shared/http/note-routes.ts. */
 import type { z } from "zod";
-import { reissueCreditNote } from "../../shared/core/credit-notes/reissue.ts";
+import { creditNoteKind } from "../../shared/core/credit-notes/kind.ts";
 import { EXAMPLE } from "../../shared/http/examples.ts";
-import { DOCUMENT_ROLES, operation, orgScoped, transmitting, uuid } from "../../shared/http/route.ts";
+import { reissueRoute } from "../../shared/http/note-routes.ts";
 import { CreditNoteResponse } from "./create.ts";
 
-export const ReissueRequest = orgScoped.extend({
-  credit_note_id: uuid.meta({
-    description: "A credit note of this organization in `error` (or left `en_proceso`).",
-  }),
-});
-export type ReissueRequest = z.input<typeof ReissueRequest>;
-
-export const reissue = operation({
-  summary: "Send again a credit note that ended in error (or was left in progress)",
-  input: ReissueRequest,
-  output: CreditNoteResponse,
-  roles: DOCUMENT_ROLES,
-  announces: true, // its changes go to the org's webhooks right after the answer
-  errors: ["not_found", "invalid_state"],
+const route = reissueRoute({
+  kind: creditNoteKind,
+  idField: "credit_note_id",
+  response: CreditNoteResponse,
   example: {
-    request: { org_id: EXAMPLE.org_id, credit_note_id: EXAMPLE.credit_note_id },
+    id: EXAMPLE.credit_note_id,
     response: {
       credit_note_id: EXAMPLE.credit_note_id,
       status: "emitida",
@@ -29,5 +19,8 @@ export const reissue = operation({
       authority_message: "La nota crédito electrónica NC2 ha sido autorizada.",
     },
   },
-  handle: (input, ctx) => reissueCreditNote({ input, ctx: transmitting(ctx) }),
 });
+
+export const ReissueRequest = route.request;
+export type ReissueRequest = z.input<typeof ReissueRequest>;
+export const reissue = route.operation;

@@ -33,10 +33,10 @@ const SENTENCES: Record<string, (noun: string, value: string) => string> = {
     "This Idempotency-Key was already used on this route with a different body; use a new key for a new request.",
   idempotency_in_flight: () =>
     "A request with this Idempotency-Key is still being processed; retry once it has answered.",
-  invoice_not_accepted: (_, status) =>
-    `Only an invoice the authority accepted (transmitida) can be credited; this one is ${status}.`,
-  invoice_in_progress: () =>
-    "The invoice is being transmitted; credit it once the authority has accepted it (try again shortly).",
+  invoice_not_accepted: (noun, status) =>
+    `A ${noun} is issued only for an invoice the authority accepted (transmitida); this one is ${status}.`,
+  invoice_in_progress: (noun) =>
+    `The invoice is being transmitted; issue the ${noun} once the authority has accepted it (try again shortly).`,
   line_not_of_invoice: (_, line) => `Line ${line} is not a line of this invoice.`,
   line_already_credited: (_, line) =>
     `Line ${line} has nothing left to credit: it is credited by another credit note that the authority ` +

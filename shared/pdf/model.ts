@@ -7,7 +7,13 @@
 import { type DianEnvironment, formatAmount as dianAmount, dianQrText } from "../co/cufe.ts";
 import { DEMO_SOFTWARE, type SoftwareMaker, softwareLine } from "../co/software.ts";
 import { centsToDecimal, toCents } from "../kernel/money.ts";
-import type { CreditNoteDocumentRow, FiscalStatus, InvoiceDocumentRow, IssuerRow } from "../kernel/rows.ts";
+import type {
+  CreditNoteDocumentRow,
+  FiscalStatus,
+  InvoiceDocumentRow,
+  IssuerRow,
+  NoteDocumentRow,
+} from "../kernel/rows.ts";
 import {
   formatDate,
   formatMoney,
@@ -172,16 +178,53 @@ export function toInvoicePdfModel(
   });
 }
 
+/** What a kind of note prints that another does not: its names, its concepts, its headings. */
+export interface NotePrinting {
+  names: DocumentNames;
+  /** The grand total's label: "TOTAL NOTA CRÉDITO". */
+  grandTotal: string;
+  /** The data box's label for the invoice: "Factura que corrige". */
+  invoiceFact: string;
+  /** The reference block's heading. */
+  heading: string;
+  /** The concept's label in the block: "Concepto de corrección". */
+  conceptLabel: string;
+  /** "1" → "Devolución parcial…": the kind's DIAN concepts. */
+  concept: (code: string) => string;
+}
+
+export const CREDIT_NOTE_PRINTING: NotePrinting = {
+  names: CREDIT_NOTE_NAMES,
+  grandTotal: "TOTAL NOTA CRÉDITO",
+  invoiceFact: "Factura que corrige",
+  heading: "FACTURA ELECTRÓNICA REFERENCIADA Y CORRECCIÓN",
+  conceptLabel: "Concepto de corrección",
+  concept: label.correctionConceptLabel,
+};
+
 /** Builds a credit note's printable model: the invoice it corrects, why, and what it credits. */
 export function toCreditNotePdfModel(
   doc: CreditNoteDocumentRow,
   fiscal: InvoiceFiscal,
   options: PdfOptions = {},
 ): DocumentPdfModel {
+  return toNotePdfModel(doc, fiscal, options, CREDIT_NOTE_PRINTING);
+}
+
+/**
+ * Builds a note's printable model, whatever its kind: the invoice it is of (number, date, CUFE),
+ * its concept by code and name, the reason, its lines — never the invoice numbering authorization.
+ */
+export function toNotePdfModel(
+  doc: NoteDocumentRow,
+  fiscal: InvoiceFiscal,
+  options: PdfOptions,
+  printing: NotePrinting,
+): DocumentPdfModel {
   const ref = doc.billing_reference;
-  const concept = `${doc.concept_code} · ${label.correctionConceptLabel(doc.concept_code)}`;
+  const concept = `${doc.concept_code} · ${printing.concept(doc.concept_code)}`;
   return buildPdfModel(doc, fiscal, options, {
-    names: CREDIT_NOTE_NAMES,
+    names: printing.names,
     resolution: false,
     corrects: {
       invoice: `${ref.number} del ${formatDate(ref.issue_date)}`,
@@ -189,19 +232,19 @@ export function toCreditNotePdfModel(
       concept,
     },
     accepted: "emitida",
-    grandTotal: "TOTAL NOTA CRÉDITO",
+    grandTotal: printing.grandTotal,
     facts: [
       ["Fecha de emisión", formatDate(doc.issue_date)],
       ["Hora de emisión", formatTime(doc.issue_time)],
-      ["Factura que corrige", ref.number],
+      [printing.invoiceFact, ref.number],
       ["Moneda", doc.currency],
     ],
     reference: {
-      heading: "FACTURA ELECTRÓNICA REFERENCIADA Y CORRECCIÓN",
+      heading: printing.heading,
       facts: [
         ["Factura", `${ref.number} del ${formatDate(ref.issue_date)}`],
         ["CUFE de la factura", ref.authority_code ?? "—"],
-        ["Concepto de corrección", concept],
+        [printing.conceptLabel, concept],
         ["Motivo", doc.reason],
       ],
     },

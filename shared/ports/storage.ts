@@ -5,6 +5,10 @@
 
 export const DOCUMENTS_BUCKET = "service-documentos";
 
+/** Each kind's folder in an organization's part of the bucket. */
+export const DOCUMENT_FOLDERS = { invoice: "invoices", credit_note: "credit-notes" } as const;
+export type DocumentFolder = (typeof DOCUMENT_FOLDERS)[keyof typeof DOCUMENT_FOLDERS];
+
 export interface DocumentStore {
   /** Creates or replaces the object at `path`. */
   put(path: string, bytes: Uint8Array, contentType: string): Promise<void>;
@@ -15,7 +19,7 @@ export interface DocumentStore {
 /** `<org_id>/invoices/<invoice_id>/<filename>` — the first folder is what the Storage policy checks. */
 export function documentPath(
   orgId: string,
-  kind: "invoices" | "credit-notes",
+  kind: DocumentFolder,
   documentId: string,
   filename: string,
 ) {
