@@ -60,10 +60,17 @@ export function reissueRoute<F extends string, K extends NoteKind>({
       roles: DOCUMENT_ROLES,
       announces: true, // its changes go to the org's webhooks right after the answer
       errors: ["not_found", "invalid_state"],
-      example: { request: { org_id: EXAMPLE.org_id, [idField]: example.id } as Body, response: example.response },
+      example: {
+        request: { org_id: EXAMPLE.org_id, [idField]: example.id } as Body,
+        response: example.response,
+      },
       handle: async (input, ctx) => {
         const { org_id, [idField]: id } = input as Body;
-        const result = await reissueNote({ kind, input: { org_id, document_id: id }, ctx: transmitting(ctx) });
+        const result = await reissueNote({
+          kind,
+          input: { org_id, document_id: id },
+          ctx: transmitting(ctx),
+        });
         return underIdField(idField, result) as z.input<typeof response>;
       },
     }),

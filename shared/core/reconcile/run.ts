@@ -25,7 +25,6 @@ import type { ProviderDirectory } from "../../ports/providers/directory.ts";
 import { ProviderError, ProviderRateLimitedError } from "../../ports/providers/errors.ts";
 import type { DocumentStore } from "../../ports/storage.ts";
 import { deliverDocument } from "../documents/deliver.ts";
-import type { DocumentKindSpec } from "../documents/kind.ts";
 import { lookupOf } from "../documents/lookup.ts";
 import { neverReceived, outcomeFromProvider, storable } from "../documents/outcome.ts";
 import { kindSpec } from "../kinds.ts";
