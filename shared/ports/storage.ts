@@ -17,11 +17,6 @@ export interface DocumentStore {
 }
 
 /** `<org_id>/invoices/<invoice_id>/<filename>` — the first folder is what the Storage policy checks. */
-export function documentPath(
-  orgId: string,
-  kind: DocumentFolder,
-  documentId: string,
-  filename: string,
-) {
+export function documentPath(orgId: string, kind: DocumentFolder, documentId: string, filename: string) {
   return `${orgId}/${kind}/${documentId}/${filename}`;
 }

@@ -209,7 +209,8 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.bogota_date(timestamp with time zone)": {},
   "function einv_private.bogota_time(timestamp with time zone)": {},
   "function einv_private.next_note_number(uuid, text)": {},
-  "function einv_private.note_created(uuid, text, uuid, uuid, jsonb, uuid, integer, timestamp with time zone)": {},
+  "function einv_private.note_created(uuid, text, uuid, uuid, jsonb, uuid, integer, timestamp with time zone)":
+    {},
   "function einv_private.note_invoice(uuid, uuid, text)": {},
   "function einv_private.note_of_invoice(uuid, uuid, jsonb)": {},
   "function einv_private.note_restampable(text, integer, integer)": {},
