@@ -3,7 +3,8 @@
  * names its source: [D] the rule's code and message in DIAN's validator (Plugin `Common/Validator.cs`:
  * `ValidateCufe`, `ValidateNit`, `ValidateSoftware`, `ValidateNumberingRange`), [V] the Anexo 1.9 rows
  * as transcribed with their PDF lines (brief's secondary source). A credit note's codes are the
- * invoice's with `CA` for `FA` ([D] sets CAD06, CAJ24, CAK24, CAB24b, CAB27b the same way).
+ * invoice's with `CA` for `FA`, a debit note's with `DA` ([D] sets CAD06, CAJ24, CAK24, CAB24b,
+ * CAB27b the same way; brief §5: "Credit notes use CA* codes and debit notes DA*, mirroring FA*").
  *
  * Everything is recomputed here without our builder's code: the CUFE/CUDE as DIAN's ValidateCufe
  * concatenates it (amounts truncated to two decimals, a missing tax as 0.00, SHA-384 compared in
@@ -48,12 +49,16 @@ export function checkDigit(nit: string): string {
   return String(r <= 1 ? r : 11 - r);
 }
 
-const code = (doc: ReceivedDocument, invoiceCode: string) =>
-  doc.kind === "credit_note" ? invoiceCode.replace(/^FA/, "CA") : invoiceCode;
+const NOTE_LETTER = { invoice: "F", credit_note: "C", debit_note: "D" } as const;
+
+/** A rule's code for the document's kind: `FAU04` → `CAU04` (credit note), `DAU04` (debit note). */
+export const code = (doc: ReceivedDocument, invoiceCode: string) =>
+  invoiceCode.replace(/^FA/, `${NOTE_LETTER[doc.kind]}A`);
 
 /** The key of the CUFE (ClTec) or CUDE (the software's PIN), as DIAN picks it ([D] ValidateCufe). */
 function authorityKey(doc: ReceivedDocument, registry: DianRegistry): string | undefined {
-  if (doc.kind === "credit_note") return findSoftware(registry, doc.softwareId)?.pin;
+  // [D] ValidateCufe: the software's PIN for the CUDE of types 03, 05, 91, 92, 96
+  if (doc.kind !== "invoice") return findSoftware(registry, doc.softwareId)?.pin;
   if (registry.environment === "habilitacion") return registry.testTechnicalKey;
   const prefix = doc.control.prefix ?? "";
   return findIssuer(registry, doc.supplier.id)?.ranges.find(
@@ -82,7 +87,7 @@ function authorityCodeFinding(doc: ReceivedDocument, registry: DianRegistry): Ru
   if (doc.uuid.toLowerCase() === sha384(data)) return null;
   return doc.kind === "invoice"
     ? { code: "FAD06", message: "Valor del CUFE no está calculado correctamente." }
-    : { code: "CAD06", message: "Valor del CUDE no está calculado correctamente." };
+    : { code: code(doc, "FAD06"), message: "Valor del CUDE no está calculado correctamente." };
 }
 
 function checkDigitFindings(doc: ReceivedDocument): RuleFinding[] {
@@ -215,8 +220,8 @@ function signingDateFinding(doc: ReceivedDocument): RuleFinding | null {
         message: "La fecha de generación de la factura es diferente a la fecha de firma de la factura",
       }
     : {
-        code: "CAD09e",
-        message: "La fecha de generación de la NC es diferente a la fecha de firma de la NC",
+        code: code(doc, "FAD09e"),
+        message: `La fecha de generación de la ${doc.kind === "debit_note" ? "ND" : "NC"} es diferente a la fecha de firma de la ${doc.kind === "debit_note" ? "ND" : "NC"}`,
       };
 }
 

@@ -6,12 +6,14 @@
  */
 import type { DocumentKind } from "../kernel/rows.ts";
 import { creditNoteKind } from "./credit-notes/kind.ts";
+import { debitNoteKind } from "./debit-notes/kind.ts";
 import type { DocumentKindSpec } from "./documents/kind.ts";
 import { invoiceKind } from "./invoices/kind.ts";
 
 export const DOCUMENT_KIND_SPECS: { readonly [K in DocumentKind]: DocumentKindSpec<K> } = {
   invoice: invoiceKind,
   credit_note: creditNoteKind,
+  debit_note: debitNoteKind,
 };
 
 /** The descriptor of `kind`, for code that works on any kind. */

@@ -4,11 +4,11 @@
  */
 import type { AuthorityRule, ResultCode } from "./result-codes.ts";
 
-export type DocumentKind = "invoice" | "credit_note";
+export type DocumentKind = "invoice" | "credit_note" | "debit_note";
 export type Environment = "uat" | "prd";
 
 /**
- * A fiscal document's status; `transmitida` is an invoice's "accepted", `emitida` a credit note's;
+ * A fiscal document's status; `transmitida` is an invoice's "accepted", `emitida` a note's;
  * `descartada` a credit note in error replaced by a later one (it is never sent again).
  */
 export type FiscalStatus = "pendiente" | "en_proceso" | "transmitida" | "emitida" | "error" | "descartada";
@@ -232,7 +232,7 @@ export interface NoteDocumentRow extends DocumentAmountsRow {
   number: string;
   issue_date: string;
   issue_time: string;
-  /** The DIAN concept of the note's kind: a credit note's correction "1"–"6". */
+  /** The DIAN concept of the note's kind: a credit note's correction "1"–"6", a debit note's "1"–"4". */
   concept_code: string;
   reason: string;
   currency: string;
@@ -258,10 +258,31 @@ export interface CreditNoteDocumentRow extends NoteDocumentRow {
   lines: CreditNoteLineRow[];
 }
 
+/**
+ * A line of a new debit note, as the request writes it (`einv_debit_note_create`): an invoice line's
+ * inputs — what is charged, how many, at what unit price (decimal text, in the invoice's currency),
+ * with which taxes and discounts or charges (…_amounts.sql computes them).
+ */
+export interface DebitedLine {
+  description: string;
+  quantity: string;
+  unit_price: string;
+  taxes?: Record<string, unknown>[] | undefined;
+  allowance_charges?: Record<string, unknown>[] | undefined;
+  code?: string | undefined;
+  unit_code?: string | undefined;
+}
+
+/** `einv_private.debit_note_payload`: the note, its lines, the buyer and the invoice it raises. */
+export interface DebitNoteDocumentRow extends NoteDocumentRow {
+  lines: InvoiceLineRow[];
+}
+
 /** The payload of each kind of document. */
 export interface DocumentPayloads {
   invoice: InvoiceDocumentRow;
   credit_note: CreditNoteDocumentRow;
+  debit_note: DebitNoteDocumentRow;
 }
 
 export interface FiscalRow {

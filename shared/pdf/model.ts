@@ -9,6 +9,7 @@ import { DEMO_SOFTWARE, type SoftwareMaker, softwareLine } from "../co/software.
 import { centsToDecimal, toCents } from "../kernel/money.ts";
 import type {
   CreditNoteDocumentRow,
+  DebitNoteDocumentRow,
   FiscalStatus,
   InvoiceDocumentRow,
   IssuerRow,
@@ -65,6 +66,12 @@ export const CREDIT_NOTE_NAMES: DocumentNames = {
   codeLabel: "CUDE",
 };
 
+export const DEBIT_NOTE_NAMES: DocumentNames = {
+  title: "Nota débito electrónica",
+  short: "Nota débito",
+  codeLabel: "CUDE",
+};
+
 /** The authority's validation, printed only once the document is accepted. */
 export interface ValidationStamp {
   /** The CUFE or CUDE. */
@@ -83,8 +90,13 @@ export interface ValidationStamp {
   corrects: CorrectedInvoice | null;
 }
 
-/** What a credit note corrects, as printed. */
+/** What a note is of, as printed. */
 export interface CorrectedInvoice {
+  /**
+   * The labels the validation block prints them under, when not a credit note's ("Factura que
+   * corrige", "Concepto de corrección"): a debit note's raise the invoice, not correct it.
+   */
+  labels?: { invoice: string; concept: string };
   /** "SETP990000201 del 20/11/2026". */
   invoice: string;
   /** The invoice's CUFE. */
@@ -191,6 +203,8 @@ export interface NotePrinting {
   conceptLabel: string;
   /** "1" → "Devolución parcial…": the kind's DIAN concepts. */
   concept: (code: string) => string;
+  /** The validation block's labels, when not a credit note's. */
+  stampLabels?: { invoice: string; concept: string };
 }
 
 export const CREDIT_NOTE_PRINTING: NotePrinting = {
@@ -202,6 +216,16 @@ export const CREDIT_NOTE_PRINTING: NotePrinting = {
   concept: label.correctionConceptLabel,
 };
 
+export const DEBIT_NOTE_PRINTING: NotePrinting = {
+  names: DEBIT_NOTE_NAMES,
+  grandTotal: "TOTAL NOTA DÉBITO",
+  invoiceFact: "Factura que ajusta",
+  heading: "FACTURA ELECTRÓNICA REFERENCIADA Y AJUSTE",
+  conceptLabel: "Concepto de la nota débito",
+  concept: label.debitConceptLabel,
+  stampLabels: { invoice: "Factura que ajusta", concept: "Concepto de la nota débito" },
+};
+
 /** Builds a credit note's printable model: the invoice it corrects, why, and what it credits. */
 export function toCreditNotePdfModel(
   doc: CreditNoteDocumentRow,
@@ -209,6 +233,15 @@ export function toCreditNotePdfModel(
   options: PdfOptions = {},
 ): DocumentPdfModel {
   return toNotePdfModel(doc, fiscal, options, CREDIT_NOTE_PRINTING);
+}
+
+/** Builds a debit note's printable model: the invoice it raises, why, and what it charges. */
+export function toDebitNotePdfModel(
+  doc: DebitNoteDocumentRow,
+  fiscal: InvoiceFiscal,
+  options: PdfOptions = {},
+): DocumentPdfModel {
+  return toNotePdfModel(doc, fiscal, options, DEBIT_NOTE_PRINTING);
 }
 
 /**
@@ -230,6 +263,7 @@ export function toNotePdfModel(
       invoice: `${ref.number} del ${formatDate(ref.issue_date)}`,
       cufe: ref.authority_code ?? "—",
       concept,
+      ...(printing.stampLabels ? { labels: printing.stampLabels } : {}),
     },
     accepted: "emitida",
     grandTotal: printing.grandTotal,

@@ -3,10 +3,16 @@
  * bucket `service-documentos`; locally a folder. Paths are `<org_id>/<invoices|credit-notes>/<id>/<file>`.
  */
 
+import type { DocumentKind } from "../kernel/rows.ts";
+
 export const DOCUMENTS_BUCKET = "service-documentos";
 
 /** Each kind's folder in an organization's part of the bucket. */
-export const DOCUMENT_FOLDERS = { invoice: "invoices", credit_note: "credit-notes" } as const;
+export const DOCUMENT_FOLDERS = {
+  invoice: "invoices",
+  credit_note: "credit-notes",
+  debit_note: "debit-notes",
+} as const satisfies Record<DocumentKind, string>;
 export type DocumentFolder = (typeof DOCUMENT_FOLDERS)[keyof typeof DOCUMENT_FOLDERS];
 
 export interface DocumentStore {

@@ -64,11 +64,19 @@ export function validValue(schema: JsonSchema, context: FuzzContext, key = ""): 
       const items = validValue(schema.items ?? {}, context, key);
       const min = schema.minItems ?? 0;
       const max = schema.maxItems ?? 20;
+      // A list of n: of objects (a debit note's thousand lines, each with its own lists), a few
+      // generated and repeated, as generating a thousand nested objects takes a second per body.
+      const listOf = (n: number) =>
+        schema.items?.type === "object"
+          ? fc
+              .array(items, { minLength: 1, maxLength: 4 })
+              .map((some) => Array.from({ length: n }, (_, i) => some[i % some.length]))
+          : fc.array(items, { minLength: n, maxLength: n });
       return fc.oneof(
         { weight: 4, arbitrary: fc.array(items, { minLength: min, maxLength: Math.min(max, min + 4) }) },
         // at the bound and one past it (at most a thousand uuids: 40 kB)
-        { weight: 1, arbitrary: fc.array(items, { minLength: max, maxLength: max }) },
-        { weight: 1, arbitrary: fc.array(items, { minLength: max + 1, maxLength: max + 1 }) },
+        { weight: 1, arbitrary: listOf(max) },
+        { weight: 1, arbitrary: listOf(max + 1) },
         // duplicates
         { weight: 1, arbitrary: items.map((item) => [item, item]) },
       );
