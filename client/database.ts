@@ -28,6 +28,7 @@ export type Database = {
           country_code: string
           created_at: string
           credit_note_prefix: string
+          debit_note_prefix: string
           department_code: string
           department_name: string
           email: string | null
@@ -61,6 +62,7 @@ export type Database = {
           country_code?: string
           created_at?: string
           credit_note_prefix?: string
+          debit_note_prefix?: string
           department_code: string
           department_name: string
           email?: string | null
@@ -94,6 +96,7 @@ export type Database = {
           country_code?: string
           created_at?: string
           credit_note_prefix?: string
+          debit_note_prefix?: string
           department_code?: string
           department_name?: string
           email?: string | null
@@ -348,6 +351,227 @@ export type Database = {
           },
           {
             foreignKeyName: "credit_notes_org_id_fkey"
+            columns: ["org_id"]
+            referencedRelation: "organizations"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
+      debit_note_lines: {
+        Row: {
+          allowance_charge_amounts: NonNullable<Json>
+          allowance_charges: NonNullable<Json>
+          code: string | null
+          currency_amounts: Json | null
+          debit_note_id: string
+          description: string
+          id: string
+          line_extension: number
+          org_id: string
+          position: number
+          price_amount: number
+          quantity: number
+          tax_amount: number
+          tax_subtotals: NonNullable<Json>
+          taxes: NonNullable<Json>
+          unit_code: string
+          unit_price: number
+        }
+        Insert: {
+          allowance_charge_amounts?: NonNullable<Json>
+          allowance_charges?: NonNullable<Json>
+          code?: string | null
+          currency_amounts?: Json | null
+          debit_note_id: string
+          description: string
+          id?: string
+          line_extension: number
+          org_id: string
+          position: number
+          price_amount: number
+          quantity: number
+          tax_amount: number
+          tax_subtotals?: NonNullable<Json>
+          taxes?: NonNullable<Json>
+          unit_code: string
+          unit_price: number
+        }
+        Update: {
+          allowance_charge_amounts?: NonNullable<Json>
+          allowance_charges?: NonNullable<Json>
+          code?: string | null
+          currency_amounts?: Json | null
+          debit_note_id?: string
+          description?: string
+          id?: string
+          line_extension?: number
+          org_id?: string
+          position?: number
+          price_amount?: number
+          quantity?: number
+          tax_amount?: number
+          tax_subtotals?: NonNullable<Json>
+          taxes?: NonNullable<Json>
+          unit_code?: string
+          unit_price?: number
+        }
+        Relationships: [
+          {
+            foreignKeyName: "debit_note_lines_debit_note_id_org_id_fkey"
+            columns: ["debit_note_id", "org_id"]
+            referencedRelation: "debit_notes"
+            referencedColumns: ["id", "org_id"]
+          },
+        ]
+      }
+      debit_notes: {
+        Row: {
+          allowance_charge_amounts: NonNullable<Json>
+          allowance_total_amount: number
+          attempt_count: number
+          authority_code: string | null
+          authority_message: string | null
+          authority_rules: Json | null
+          charge_total_amount: number
+          claimed_at: string | null
+          company_id: string
+          concept_code: string
+          created_at: string
+          created_by: string | null
+          currency: string
+          currency_totals: Json | null
+          environment: string | null
+          exchange_rate: number | null
+          exchange_rate_date: string | null
+          id: string
+          invoice_id: string
+          issue_date: string
+          issue_time: string
+          issuer_snapshot: Json | null
+          last_code: string | null
+          last_message: string | null
+          lease_until: string | null
+          number: string
+          org_id: string
+          provider_reference: string | null
+          qr_text: string | null
+          reason: string
+          refused_attempt: number | null
+          status: string
+          status_checked_at: string | null
+          submitted_attempt: number | null
+          subtotal: number
+          tax_exclusive_amount: number
+          tax_inclusive_amount: number
+          tax_total: number
+          tax_totals: NonNullable<Json>
+          total: number
+          transmitted_at: string | null
+          updated_at: string
+        }
+        Insert: {
+          allowance_charge_amounts?: NonNullable<Json>
+          allowance_total_amount?: number
+          attempt_count?: number
+          authority_code?: string | null
+          authority_message?: string | null
+          authority_rules?: Json | null
+          charge_total_amount?: number
+          claimed_at?: string | null
+          company_id: string
+          concept_code: string
+          created_at?: string
+          created_by?: string | null
+          currency: string
+          currency_totals?: Json | null
+          environment?: string | null
+          exchange_rate?: number | null
+          exchange_rate_date?: string | null
+          id?: string
+          invoice_id: string
+          issue_date: string
+          issue_time: string
+          issuer_snapshot?: Json | null
+          last_code?: string | null
+          last_message?: string | null
+          lease_until?: string | null
+          number: string
+          org_id: string
+          provider_reference?: string | null
+          qr_text?: string | null
+          reason: string
+          refused_attempt?: number | null
+          status?: string
+          status_checked_at?: string | null
+          submitted_attempt?: number | null
+          subtotal: number
+          tax_exclusive_amount?: number
+          tax_inclusive_amount?: number
+          tax_total: number
+          tax_totals?: NonNullable<Json>
+          total: number
+          transmitted_at?: string | null
+          updated_at?: string
+        }
+        Update: {
+          allowance_charge_amounts?: NonNullable<Json>
+          allowance_total_amount?: number
+          attempt_count?: number
+          authority_code?: string | null
+          authority_message?: string | null
+          authority_rules?: Json | null
+          charge_total_amount?: number
+          claimed_at?: string | null
+          company_id?: string
+          concept_code?: string
+          created_at?: string
+          created_by?: string | null
+          currency?: string
+          currency_totals?: Json | null
+          environment?: string | null
+          exchange_rate?: number | null
+          exchange_rate_date?: string | null
+          id?: string
+          invoice_id?: string
+          issue_date?: string
+          issue_time?: string
+          issuer_snapshot?: Json | null
+          last_code?: string | null
+          last_message?: string | null
+          lease_until?: string | null
+          number?: string
+          org_id?: string
+          provider_reference?: string | null
+          qr_text?: string | null
+          reason?: string
+          refused_attempt?: number | null
+          status?: string
+          status_checked_at?: string | null
+          submitted_attempt?: number | null
+          subtotal?: number
+          tax_exclusive_amount?: number
+          tax_inclusive_amount?: number
+          tax_total?: number
+          tax_totals?: NonNullable<Json>
+          total?: number
+          transmitted_at?: string | null
+          updated_at?: string
+        }
+        Relationships: [
+          {
+            foreignKeyName: "debit_notes_company_id_org_id_fkey"
+            columns: ["company_id", "org_id"]
+            referencedRelation: "companies"
+            referencedColumns: ["id", "org_id"]
+          },
+          {
+            foreignKeyName: "debit_notes_invoice_id_org_id_fkey"
+            columns: ["invoice_id", "org_id"]
+            referencedRelation: "invoices"
+            referencedColumns: ["id", "org_id"]
+          },
+          {
+            foreignKeyName: "debit_notes_org_id_fkey"
             columns: ["org_id"]
             referencedRelation: "organizations"
             referencedColumns: ["id"]
@@ -972,6 +1196,19 @@ export type Database = {
         Returns: boolean
       }
       einv_credit_note_create: {
+        Args: {
+          p_actor_id: string
+          p_concept_code: string
+          p_invoice_id: string
+          p_issued_at: string
+          p_lease_seconds: number
+          p_lines: Json
+          p_org_id: string
+          p_reason: string
+        }
+        Returns: Json
+      }
+      einv_debit_note_create: {
         Args: {
           p_actor_id: string
           p_concept_code: string

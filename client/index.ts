@@ -98,6 +98,15 @@ export type IntegrationSaveRequest = Body<"integrationsSave">;
 export type IntegrationSaveResponse = Answer<"integrationsSave">;
 export type CreditNoteDeliverRequest = Body<"creditNotesDeliver">;
 export type CreditNoteDeliverResponse = Answer<"creditNotesDeliver">;
+export type DebitNoteRequest = Body<"debitNotes">;
+export type DebitNoteResponse = Answer<"debitNotes">;
+export type DebitNoteReissueRequest = Body<"debitNotesReissue">;
+export type DebitNoteRepresentationRequest = Body<"debitNotesRepresentation">;
+export type DebitNoteRepresentationResponse = Answer<"debitNotesRepresentation">;
+export type DebitNoteRefreshRequest = Body<"debitNotesRefresh">;
+export type DebitNoteRefreshResponse = Answer<"debitNotesRefresh">;
+export type DebitNoteDeliverRequest = Body<"debitNotesDeliver">;
+export type DebitNoteDeliverResponse = Answer<"debitNotesDeliver">;
 export type WebhookSaveRequest = Body<"webhooksSave">;
 export type WebhookSaveResponse = Answer<"webhooksSave">;
 export type WebhookTestRequest = Body<"webhooksTest">;
@@ -123,6 +132,11 @@ export const ROUTES = {
   "creditNotes.representation": "credit-notes/representation",
   "creditNotes.refresh": "credit-notes/refresh",
   "creditNotes.deliver": "credit-notes/deliver",
+  "debitNotes.create": "debit-notes",
+  "debitNotes.reissue": "debit-notes/reissue",
+  "debitNotes.representation": "debit-notes/representation",
+  "debitNotes.refresh": "debit-notes/refresh",
+  "debitNotes.deliver": "debit-notes/deliver",
   "integrations.test": "integrations/test",
   "integrations.save": "integrations/save",
   "webhooks.save": "webhooks/save",
@@ -176,6 +190,17 @@ export interface EinvoicingClient {
     downloadAttachedDocument: DownloadXml<CreditNoteRepresentationRequest, CreditNoteRepresentationResponse>;
     refresh: Call<CreditNoteRefreshRequest, CreditNoteRefreshResponse>;
     deliver: Call<CreditNoteDeliverRequest, CreditNoteDeliverResponse>;
+  };
+  /** Debit notes: interest, expenses, a price change charged on a transmitted invoice. */
+  debitNotes: {
+    create: Call<DebitNoteRequest, DebitNoteResponse>;
+    reissue: Call<DebitNoteReissueRequest, DebitNoteResponse>;
+    representation: Call<DebitNoteRepresentationRequest, DebitNoteRepresentationResponse>;
+    downloadRepresentation: Download<DebitNoteRepresentationRequest, DebitNoteRepresentationResponse>;
+    /** The accepted debit note's AttachedDocument XML, as for an invoice. */
+    downloadAttachedDocument: DownloadXml<DebitNoteRepresentationRequest, DebitNoteRepresentationResponse>;
+    refresh: Call<DebitNoteRefreshRequest, DebitNoteRefreshResponse>;
+    deliver: Call<DebitNoteDeliverRequest, DebitNoteDeliverResponse>;
   };
   integrations: {
     test: Call<IntegrationTestRequest, IntegrationTestResponse>;
@@ -265,6 +290,9 @@ export function createEinvoicingClient(
   const creditNoteRepresentation = call<CreditNoteRepresentationRequest, CreditNoteRepresentationResponse>(
     ROUTES["creditNotes.representation"],
   );
+  const debitNoteRepresentation = call<DebitNoteRepresentationRequest, DebitNoteRepresentationResponse>(
+    ROUTES["debitNotes.representation"],
+  );
   return {
     transmit: call(ROUTES.transmit),
     refresh: call(ROUTES.refresh),
@@ -280,6 +308,15 @@ export function createEinvoicingClient(
       downloadAttachedDocument: downloadXml(creditNoteRepresentation, ROUTES["creditNotes.representation"]),
       refresh: call(ROUTES["creditNotes.refresh"]),
       deliver: call(ROUTES["creditNotes.deliver"]),
+    },
+    debitNotes: {
+      create: call(ROUTES["debitNotes.create"]),
+      reissue: call(ROUTES["debitNotes.reissue"]),
+      representation: debitNoteRepresentation,
+      downloadRepresentation: download(debitNoteRepresentation, ROUTES["debitNotes.representation"]),
+      downloadAttachedDocument: downloadXml(debitNoteRepresentation, ROUTES["debitNotes.representation"]),
+      refresh: call(ROUTES["debitNotes.refresh"]),
+      deliver: call(ROUTES["debitNotes.deliver"]),
     },
     integrations: {
       test: call(ROUTES["integrations.test"]),

@@ -294,6 +294,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/debit-notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write a debit note for a transmitted invoice and send it
+         * @description Roles: admin, operador.
+         */
+        post: operations["debitNotes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/debit-notes/reissue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again a debit note that ended in error (or was left in progress)
+         * @description Roles: admin, operador.
+         */
+        post: operations["debitNotesReissue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/debit-notes/representation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep the debit note's PDF current in the private bucket and say where it is
+         * @description Roles: admin, operador.
+         */
+        post: operations["debitNotesRepresentation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/debit-notes/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-query a debit note's status at the tax authority
+         * @description Roles: admin, operador.
+         */
+        post: operations["debitNotesRefresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/debit-notes/deliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail an accepted debit note with its PDF and AttachedDocument
+         * @description Roles: admin, operador.
+         */
+        post: operations["debitNotesDeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integrations/test": {
         parameters: {
             query?: never;
@@ -476,7 +576,7 @@ export interface webhooks {
                          * @description The event's type.
                          * @enum {string}
                          */
-                        type: "invoice.pendiente" | "invoice.en_proceso" | "invoice.transmitida" | "invoice.error" | "credit_note.en_proceso" | "credit_note.emitida" | "credit_note.error" | "credit_note.descartada" | "delivery.enviada" | "delivery.error" | "credential.saved" | "credential.rejected";
+                        type: "invoice.pendiente" | "invoice.en_proceso" | "invoice.transmitida" | "invoice.error" | "credit_note.en_proceso" | "credit_note.emitida" | "credit_note.error" | "credit_note.descartada" | "debit_note.en_proceso" | "debit_note.emitida" | "debit_note.error" | "delivery.enviada" | "delivery.error" | "credential.saved" | "credential.rejected";
                         /** @description When the event happened (not when it was sent). */
                         timestamp: string;
                         data: {
@@ -488,14 +588,14 @@ export interface webhooks {
                              * @description `<kind>.<status>` (docs/api.md, "Events").
                              * @enum {string}
                              */
-                            type: "invoice.pendiente" | "invoice.en_proceso" | "invoice.transmitida" | "invoice.error" | "credit_note.en_proceso" | "credit_note.emitida" | "credit_note.error" | "credit_note.descartada" | "delivery.enviada" | "delivery.error" | "credential.saved" | "credential.rejected";
+                            type: "invoice.pendiente" | "invoice.en_proceso" | "invoice.transmitida" | "invoice.error" | "credit_note.en_proceso" | "credit_note.emitida" | "credit_note.error" | "credit_note.descartada" | "debit_note.en_proceso" | "debit_note.emitida" | "debit_note.error" | "delivery.enviada" | "delivery.error" | "credential.saved" | "credential.rejected";
                             /** @description The organization. */
                             org_id: string;
                             /**
                              * @description What changed.
                              * @enum {string}
                              */
-                            kind: "invoice" | "credit_note" | "delivery" | "credential";
+                            kind: "invoice" | "credit_note" | "debit_note" | "delivery" | "credential";
                             /** @description The invoice, credit note or delivery (the `deliveries` row); for a credential, its company. */
                             document_id: string;
                             /** @description The new status. */
@@ -1004,7 +1104,7 @@ export interface operations {
                             /** @description The authority's text for the rule, as it wrote it; with `check_failed`, our sentence naming the field that breaks it (nothing was sent). */
                             message: string;
                         }[];
-                        /** @description The CUFE (invoice) or CUDE (credit note) once accepted; null before. */
+                        /** @description The CUFE (invoice) or CUDE (note) once accepted; null before. */
                         authority_code: string | null;
                         /** @description When the authority was asked (ISO 8601). */
                         checked_at: string;
@@ -1597,7 +1697,7 @@ export interface operations {
                             /** @description The authority's text for the rule, as it wrote it; with `check_failed`, our sentence naming the field that breaks it (nothing was sent). */
                             message: string;
                         }[];
-                        /** @description The CUFE (invoice) or CUDE (credit note) once accepted; null before. */
+                        /** @description The CUFE (invoice) or CUDE (note) once accepted; null before. */
                         authority_code: string | null;
                         /** @description When the authority was asked (ISO 8601). */
                         checked_at: string;
@@ -1679,6 +1779,539 @@ export interface operations {
                     "application/json": {
                         /** @description The credit note, as requested. */
                         credit_note_id: string;
+                        /** @description The delivery's record (the table `deliveries`). */
+                        delivery_id: string;
+                        /** @description The address it was sent to. */
+                        to: string;
+                        /**
+                         * @description `enviada`: the provider took the e-mail; `error`: it refused or failed (retried by reconcile unless the address bounced); `pendiente`: a delivery to this address is under way, not sent twice.
+                         * @enum {string}
+                         */
+                        status: "enviada" | "error" | "pendiente";
+                        /**
+                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `sent`: The deliver provider took the e-mail (`enviada`). `delivery_rejected`: The deliver provider refused the e-mail (a bounce, a blocked address; `error`); `provider_message` says why. It is not retried. `already_sent`: Nothing sent: the same document went to the same address moments ago (`enviada`). `delivery_in_progress`: Nothing sent: a delivery of this document to this address is under way (`pendiente`).
+                         * @enum {string}
+                         */
+                        code: "sent" | "delivery_rejected" | "already_sent" | "delivery_in_progress";
+                        /** @description What happened, in English, for a person to read; `code` says it for a program. */
+                        message: string;
+                        /** @description The deliver provider's own words about the e-mail (a bounce's reason), as it wrote them; present when it gave them. */
+                        provider_message?: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict-invalid_state"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule-credential_rejected"];
+            429: components["responses"]["Error429-rate_limited"];
+            500: components["responses"]["Error500-internal_error"];
+            502: components["responses"]["Error502-provider_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
+            504: components["responses"]["Error504-provider_timeout"];
+        };
+    };
+    debitNotes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key with the same body within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) without doing the work twice; with another body, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "invoice_id": "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35",
+                 *       "concept_code": "1",
+                 *       "reason": "Intereses de mora: 30 días sobre el saldo vencido",
+                 *       "lines": [
+                 *         {
+                 *           "description": "Intereses de mora (2 % mensual)",
+                 *           "quantity": "1",
+                 *           "unit_price": "47600"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
+                    org_id: string;
+                    /**
+                     * Format: uuid
+                     * @description The `transmitida` invoice whose value the note raises.
+                     */
+                    invoice_id: string;
+                    /**
+                     * @description DIAN's debit-note concept: `1` intereses (interest), `2` gastos por cobrar (expenses to recover), `3` cambio del valor (a change of value), `4` otros (other).
+                     * @enum {string}
+                     */
+                    concept_code: "1" | "2" | "3" | "4";
+                    /** @description Why the invoice is raised; 1 to 500 characters once trimmed. */
+                    reason: string;
+                    /** @description What the note charges, 1 to 1,000 lines, each computed as an invoice line. */
+                    lines: {
+                        /** @description What is charged: the interest, the expense, the price change. */
+                        description: string;
+                        /** @description How many units, e.g. `1`. */
+                        quantity: string;
+                        /** @description The price of one unit before taxes, in the invoice's currency (up to 6 decimals). */
+                        unit_price: string;
+                        /** @description The line's taxes, as an invoice line's; none: excluded from IVA. */
+                        taxes?: {
+                            /** @description DIAN's tax: `01` IVA, `04` INC, `03` ICA, `22` bags, `34` IBUA, … (not withholdings). */
+                            code: string;
+                            /** @description A percentage tax's rate (IVA 0, 5, 16 or 19; INC 2, 4, 8 or 16; others 0–100). */
+                            percent?: number | string;
+                            /** @description A per-unit tax's amount for every `per_quantity` units (2 decimals). */
+                            per_unit_amount?: number | string;
+                            /** @description The units `per_unit_amount` is for (default 1). */
+                            per_quantity?: number | string;
+                            /** @description What one unit sold measures in those units (default 1). */
+                            unit_measure?: number | string;
+                            /** @description UN/ECE rec. 20 unit of the measure (default `NIU`). */
+                            measure_unit_code?: string;
+                        }[];
+                        /** @description The line's discounts and charges, as an invoice line's; at most 10. */
+                        allowance_charges?: {
+                            /** @description `false` a discount, `true` a charge. */
+                            charge: boolean;
+                            /**
+                             * @description A discount's DIAN reason: `00`, `01`.
+                             * @enum {string}
+                             */
+                            reason_code?: "00" | "01";
+                            /** @description Why the discount or charge, as the UBL's AllowanceChargeReason. */
+                            reason?: string;
+                            /** @description A percentage of quantity × unit price. */
+                            percent?: number | string;
+                            /** @description An amount, in the invoice's currency (2 decimals). */
+                            amount?: number | string;
+                        }[];
+                        /** @description The item's code in your catalogue. */
+                        code?: string;
+                        /** @description UN/ECE rec. 20 unit; default `94` (unit). */
+                        unit_code?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "debit_note_id": "6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46",
+                     *       "status": "emitida",
+                     *       "code": "accepted",
+                     *       "message": "the authority accepted this debit note",
+                     *       "authority_message": "La nota débito electrónica ND1 ha sido autorizada."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The note (the table `debit_notes`). */
+                        debit_note_id: string;
+                        /**
+                         * @description `emitida`: accepted by the authority; `error`: rejected or not sent (reissue it); `en_proceso`: sent, outcome not known yet (reconcile settles it).
+                         * @enum {string}
+                         */
+                        status: "en_proceso" | "emitida" | "error";
+                        /**
+                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem. `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
+                         * @enum {string}
+                         */
+                        code: "accepted" | "rejected" | "validation_pending" | "outcome_unknown" | "check_failed" | "credential_required" | "not_sent_retry" | "provider_refused" | "already_transmitted" | "reissue_required" | "in_progress" | "not_found";
+                        /** @description What happened, in English, for a person to read; `code` says it for a program. */
+                        message: string;
+                        /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
+                        authority_message?: string;
+                        /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                        authority_rules?: {
+                            /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
+                            rule: string;
+                            /**
+                             * @description `rechazo`: the rule rejects the document; `notificacion`: reported only, never rejecting on its own (it may come with an acceptance).
+                             * @enum {string}
+                             */
+                            kind: "rechazo" | "notificacion";
+                            /** @description The authority's text for the rule, as it wrote it. */
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict-invalid_state"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule"];
+            500: components["responses"]["Error500-internal_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
+        };
+    };
+    debitNotesReissue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key with the same body within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) without doing the work twice; with another body, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "debit_note_id": "6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
+                    org_id: string;
+                    /**
+                     * Format: uuid
+                     * @description A debit note of this organization in `error` (or left `en_proceso`).
+                     */
+                    debit_note_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "debit_note_id": "6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46",
+                     *       "status": "emitida",
+                     *       "code": "accepted",
+                     *       "message": "the authority accepted this debit note",
+                     *       "authority_message": "La nota débito electrónica ND2 ha sido autorizada."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The note (the table `debit_notes`). */
+                        debit_note_id: string;
+                        /**
+                         * @description `emitida`: accepted by the authority; `error`: rejected or not sent (reissue it); `en_proceso`: sent, outcome not known yet (reconcile settles it).
+                         * @enum {string}
+                         */
+                        status: "en_proceso" | "emitida" | "error";
+                        /**
+                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem. `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
+                         * @enum {string}
+                         */
+                        code: "accepted" | "rejected" | "validation_pending" | "outcome_unknown" | "check_failed" | "credential_required" | "not_sent_retry" | "provider_refused" | "already_transmitted" | "reissue_required" | "in_progress" | "not_found";
+                        /** @description What happened, in English, for a person to read; `code` says it for a program. */
+                        message: string;
+                        /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
+                        authority_message?: string;
+                        /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                        authority_rules?: {
+                            /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
+                            rule: string;
+                            /**
+                             * @description `rechazo`: the rule rejects the document; `notificacion`: reported only, never rejecting on its own (it may come with an acceptance).
+                             * @enum {string}
+                             */
+                            kind: "rechazo" | "notificacion";
+                            /** @description The authority's text for the rule, as it wrote it. */
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict-invalid_state"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            500: components["responses"]["Error500-internal_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
+        };
+    };
+    debitNotesRepresentation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key with the same body within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) without doing the work twice; with another body, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "debit_note_id": "6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
+                    org_id: string;
+                    /**
+                     * Format: uuid
+                     * @description A debit note of this organization.
+                     */
+                    debit_note_id: string;
+                    /**
+                     * @description Render the PDF again even when the kept one is current.
+                     * @default false
+                     */
+                    regenerate?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "path": "11111111-1111-4111-8111-111111111111/debit-notes/6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46/nota-debito-ND1-4e7a2c9b1d05.pdf",
+                     *       "filename": "nota-debito-ND1-4e7a2c9b1d05.pdf",
+                     *       "stamped": true,
+                     *       "cached": false,
+                     *       "generated_at": "2026-11-25T14:03:27.512Z",
+                     *       "xml_path": "11111111-1111-4111-8111-111111111111/debit-notes/6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46/ad-ND1-9b3f0e6a2c71.xml"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Where the PDF is in the private bucket `service-documentos`; download it with the user's session. */
+                        path: string;
+                        /** @description A file name to offer the user. */
+                        filename: string;
+                        /** @description Whether it carries the authority's stamp (CUFE/CUDE and QR): once the debit note is accepted. */
+                        stamped: boolean;
+                        /** @description Whether the kept PDF was current and reused, not rendered now. */
+                        cached: boolean;
+                        /** @description When the PDF was rendered (ISO 8601). */
+                        generated_at: string;
+                        /** @description The AttachedDocument XML (the UBL document and the authority's ApplicationResponse) in the same bucket, downloaded the same way; null until the authority accepted the document. */
+                        xml_path: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule-credential_rejected"];
+            429: components["responses"]["Error429-rate_limited"];
+            500: components["responses"]["Error500-internal_error"];
+            502: components["responses"]["Error502-provider_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
+            504: components["responses"]["Error504-provider_timeout"];
+        };
+    };
+    debitNotesRefresh: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key with the same body within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) without doing the work twice; with another body, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "debit_note_id": "6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
+                    org_id: string;
+                    /**
+                     * Format: uuid
+                     * @description A debit note of this organization that was sent.
+                     */
+                    debit_note_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "debit_note_id": "6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46",
+                     *       "status": "emitida",
+                     *       "code": "accepted",
+                     *       "message": "the authority accepted this debit note",
+                     *       "authority_message": "Documento validado por la DIAN.",
+                     *       "authority_code": "a6c1f6a1ba1e2c5b55ac4a3e9a0d3fd6b87b0b3c40a7a0b44e22fbd5f8c7a6d1e95b2d5f4e8a9c0b1d2e3f4a5b6c7d8e9",
+                     *       "checked_at": "2026-11-25T14:03:27.512Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The debit note, as requested. */
+                        debit_note_id: string;
+                        /**
+                         * @description The debit note's status after the query: `emitida` accepted, `error` rejected or never received, `en_proceso` still undecided.
+                         * @enum {string}
+                         */
+                        status: "en_proceso" | "emitida" | "error";
+                        /**
+                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `never_received`: The provider never received the document, which was left `en_proceso`; it is now `error`. `unknown_to_provider`: The provider has no record of the document; its status is unchanged.
+                         * @enum {string}
+                         */
+                        code: "accepted" | "rejected" | "validation_pending" | "never_received" | "unknown_to_provider";
+                        /** @description What happened, in English, for a person to read; `code` says it for a program. */
+                        message: string;
+                        /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
+                        authority_message?: string;
+                        /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                        authority_rules?: {
+                            /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
+                            rule: string;
+                            /**
+                             * @description `rechazo`: the rule rejects the document; `notificacion`: reported only, never rejecting on its own (it may come with an acceptance).
+                             * @enum {string}
+                             */
+                            kind: "rechazo" | "notificacion";
+                            /** @description The authority's text for the rule, as it wrote it. */
+                            message: string;
+                        }[];
+                        /** @description The CUFE (invoice) or CUDE (note) once accepted; null before. */
+                        authority_code: string | null;
+                        /** @description When the authority was asked (ISO 8601). */
+                        checked_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict-invalid_state"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule-credential_rejected"];
+            429: components["responses"]["Error429-rate_limited"];
+            500: components["responses"]["Error500-internal_error"];
+            502: components["responses"]["Error502-provider_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
+            504: components["responses"]["Error504-provider_timeout"];
+        };
+    };
+    debitNotesDeliver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key with the same body within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) without doing the work twice; with another body, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "debit_note_id": "6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
+                    org_id: string;
+                    /**
+                     * Format: uuid
+                     * @description An accepted debit note of this organization.
+                     */
+                    debit_note_id: string;
+                    /**
+                     * Format: email
+                     * @description Where to send it; the buyer's e-mail when left out.
+                     */
+                    to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "debit_note_id": "6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46",
+                     *       "delivery_id": "7c8d9e0f-1a2b-4c3d-9e4f-5a6b7c8d9e01",
+                     *       "to": "facturacion@cliente.com.co",
+                     *       "status": "enviada",
+                     *       "code": "sent",
+                     *       "message": "Sent to facturacion@cliente.com.co.",
+                     *       "provider_message": "Mensaje enviado a facturacion@cliente.com.co."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The debit note, as requested. */
+                        debit_note_id: string;
                         /** @description The delivery's record (the table `deliveries`). */
                         delivery_id: string;
                         /** @description The address it was sent to. */
@@ -1986,7 +2619,7 @@ export interface operations {
                     /** @description Where messages are POSTed: https, no userinfo, query or fragment, a host that resolves to public addresses only. Required for a new endpoint. */
                     url?: string;
                     /** @description The event types sent to it (docs/api.md, "Events"); null: every type. Left out: every type for a new endpoint, unchanged otherwise. */
-                    events?: ("invoice.pendiente" | "invoice.en_proceso" | "invoice.transmitida" | "invoice.error" | "credit_note.en_proceso" | "credit_note.emitida" | "credit_note.error" | "credit_note.descartada" | "delivery.enviada" | "delivery.error" | "credential.saved" | "credential.rejected")[] | null;
+                    events?: ("invoice.pendiente" | "invoice.en_proceso" | "invoice.transmitida" | "invoice.error" | "credit_note.en_proceso" | "credit_note.emitida" | "credit_note.error" | "credit_note.descartada" | "debit_note.en_proceso" | "debit_note.emitida" | "debit_note.error" | "delivery.enviada" | "delivery.error" | "credential.saved" | "credential.rejected")[] | null;
                     /** @description false stops sending (what was pending is given up); true sends again from now on. Left out: enabled for a new endpoint, unchanged otherwise. */
                     enabled?: boolean;
                     /** @description true: a new secret, answered once; the old one keeps signing beside it for 24 hours. Only with webhook_id. */
@@ -2024,7 +2657,7 @@ export interface operations {
                         /** @description The url as stored, normalised. */
                         url: string;
                         /** @description The event types sent; null: every type. */
-                        events: ("invoice.pendiente" | "invoice.en_proceso" | "invoice.transmitida" | "invoice.error" | "credit_note.en_proceso" | "credit_note.emitida" | "credit_note.error" | "credit_note.descartada" | "delivery.enviada" | "delivery.error" | "credential.saved" | "credential.rejected")[] | null;
+                        events: ("invoice.pendiente" | "invoice.en_proceso" | "invoice.transmitida" | "invoice.error" | "credit_note.en_proceso" | "credit_note.emitida" | "credit_note.error" | "credit_note.descartada" | "debit_note.en_proceso" | "debit_note.emitida" | "debit_note.error" | "delivery.enviada" | "delivery.error" | "credential.saved" | "credential.rejected")[] | null;
                         /** @description Whether messages are sent to it. */
                         enabled: boolean;
                         /** @description Why the service disabled it (it answered 410 Gone, or its messages failed for 3 days); null when enabled or disabled by an admin. */

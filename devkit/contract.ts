@@ -27,9 +27,18 @@ export const CONTRACT_ROUTES = [
 
 /**
  * The routes the design adds beyond the contract's ten: a buyer is owed every note as every invoice
- * (DESIGN §4), and an org's webhook endpoints (DESIGN §11).
+ * (DESIGN §4), an org's webhook endpoints (DESIGN §11), and debit notes as credit notes (DESIGN §14).
  */
-export const DESIGN_ROUTES = ["/credit-notes/deliver", "/webhooks/save", "/webhooks/test"];
+export const DESIGN_ROUTES = [
+  "/credit-notes/deliver",
+  "/debit-notes",
+  "/debit-notes/deliver",
+  "/debit-notes/refresh",
+  "/debit-notes/reissue",
+  "/debit-notes/representation",
+  "/webhooks/save",
+  "/webhooks/test",
+];
 
 /** Every route the API answers, sorted: the contract's and the design's. */
 export const API_ROUTES = [...CONTRACT_ROUTES, ...DESIGN_ROUTES].sort();

@@ -85,7 +85,7 @@ async function dianExtensions(responseId: string) {
 export interface ApplicationResponseInput {
   environment: "uat" | "prd";
   /** The document answered: its kind, number and CUFE/CUDE. */
-  document: { kind: "invoice" | "credit_note"; number: string; key: string };
+  document: { kind: "invoice" | "credit_note" | "debit_note"; number: string; key: string };
   /** The issuer, as the ReceiverParty. */
   issuer: { name: string; nit: string; checkDigit: string | undefined };
   /** ResponseCode 04 instead of 02. */

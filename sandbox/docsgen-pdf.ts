@@ -25,7 +25,11 @@ const TOP = 790;
 // The service stamps the CUFE and QR at the foot of the last page: templates leave that band free.
 const BOTTOM = STAMP_AREA_HEIGHT + 12;
 
-const KIND_LABEL = { invoice: "Factura electrónica de venta", credit_note: "Nota crédito electrónica" };
+const KIND_LABEL = {
+  invoice: "Factura electrónica de venta",
+  credit_note: "Nota crédito electrónica",
+  debit_note: "Nota débito electrónica",
+};
 const STATUS_LABEL = {
   not_submitted: "Documento no enviado a la DIAN: sin validez fiscal.",
   pending: "Documento en validación ante la DIAN.",
@@ -78,7 +82,8 @@ export async function renderSandboxPdf(request: Request): Promise<Uint8Array> {
   if (doc.due_date) line(`Vencimiento: ${doc.due_date}`);
   if (doc.billing_reference && doc.correction) {
     const ref = doc.billing_reference;
-    line(`Corrige la factura ${ref.number} del ${ref.issue_date} (concepto ${doc.correction.concept_code})`);
+    const verb = request.kind === "debit_note" ? "Ajusta" : "Corrige";
+    line(`${verb} la factura ${ref.number} del ${ref.issue_date} (concepto ${doc.correction.concept_code})`);
     line(`Motivo: ${doc.correction.reason}`);
   }
   y -= 8;

@@ -15,7 +15,7 @@ export { DOCSGEN_SANDBOX_TITLE, SANDBOX_TEMPLATES } from "./docsgen-pdf.ts";
 export interface RenderLogEntry {
   received_at: string;
   reference: string;
-  kind: "invoice" | "credit_note";
+  kind: RenderRequest["kind"];
   number: string;
   template: string;
   status: string;

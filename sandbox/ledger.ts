@@ -65,7 +65,11 @@ export interface Ledger {
 
 /** How the authority's messages name the document. */
 function documentName(doc: SubmitDocumentRequest): string {
-  return doc.kind === "credit_note" ? "La nota crédito electrónica" : "La factura electrónica";
+  return {
+    invoice: "La factura electrónica",
+    credit_note: "La nota crédito electrónica",
+    debit_note: "La nota débito electrónica",
+  }[doc.kind];
 }
 
 export function createLedger(now: () => Date): Ledger {

@@ -27,7 +27,7 @@ export const NOTIFY_NAME_MARKER = "NOTIFICAR";
 export const NOTIFICATION_RULE = "RUT01";
 /** A line description containing this word (any case) leaves the document pending. */
 export const PENDING_MARKER = "PENDIENTE";
-/** A credit note whose reason contains this word (any case) is rejected. */
+/** A note (credit or debit) whose reason contains this word (any case) is rejected. */
 export const REJECT_REASON_MARKER = "RECHAZAR";
 /** Rule code of a document whose CUFE was already accepted under another reference. */
 export const DUPLICATE_RULE = "90";
@@ -78,10 +78,13 @@ export function judge(doc: SubmitDocumentRequest): Verdict {
   errors.push(...totalsProblems(doc));
   errors.push(...numberingProblems(doc));
   if (doc.correction?.reason.toUpperCase().includes(REJECT_REASON_MARKER)) {
+    const debit = doc.kind === "debit_note";
     errors.push({
       kind: "rechazo",
-      code: "CAJ51",
-      message: "El motivo de la nota crédito no es aceptado para el concepto de corrección informado.",
+      code: debit ? "DAJ51" : "CAJ51",
+      message: debit
+        ? "El motivo de la nota débito no es aceptado para el concepto informado."
+        : "El motivo de la nota crédito no es aceptado para el concepto de corrección informado.",
     });
   }
   // DIAN's notifications are reported and never reject on their own (dian/brief.md §1, §5)
@@ -227,7 +230,7 @@ export function dianAmounts(doc: SubmitDocumentRequest): {
 
 /**
  * The authority code and QR text of a document, as the authority would stamp it: the CUFE (technical
- * key) of an invoice, the CUDE (software PIN) of a credit note.
+ * key) of an invoice, the CUDE (software PIN) of a note.
  */
 export async function stamp(doc: SubmitDocumentRequest): Promise<{ cufe: string; qrText: string }> {
   const environment: DianEnvironment = doc.environment;
@@ -243,11 +246,11 @@ export async function stamp(doc: SubmitDocumentRequest): Promise<{ cufe: string;
     environment,
   };
   const amounts = { ...common, iva, inc, ica };
-  const credit = doc.kind === "credit_note";
-  const cufe = credit
+  const note = doc.kind !== "invoice";
+  const cufe = note
     ? await computeCude({ ...amounts, softwarePin: doc.issuer.software_pin ?? "" })
     : await computeCufe({ ...amounts, technicalKey: doc.issuer.technical_key ?? "" });
-  const codeLabel = credit ? "CUDE" : "CUFE";
+  const codeLabel = note ? "CUDE" : "CUFE";
   return { cufe, qrText: dianQrText({ ...common, iva, otherTaxes: other, cufe, codeLabel }) };
 }
 

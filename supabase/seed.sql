@@ -235,5 +235,5 @@ select n.id, n.org_id, l.id, row_number() over (partition by n.id order by l.pos
   join public.invoice_lines l on l.invoice_id = n.invoice_id and l.position = any (p.positions);
 
 -- The companies' next credit-note numbers follow the demo notes.
-insert into einv_private.credit_note_counters (company_id, next_number)
-select company_id, count(*) + 1 from public.credit_notes group by company_id;
+insert into einv_private.note_counters (company_id, kind, next_number)
+select company_id, 'credit_note', count(*) + 1 from public.credit_notes group by company_id;

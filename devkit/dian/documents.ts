@@ -258,3 +258,66 @@ export function dianCreditNote(invoice: DianDocumentInput, cufe: string, partial
   };
   return { document, dian: { software: { ...TEST_SOFTWARE } } };
 }
+
+/** A line a debit note charges, worked by hand: its base and tax from quantity, unit price and IVA rate. */
+export function debitLine(
+  position: number,
+  description: string,
+  quantity: number,
+  unitCents: bigint,
+  rate: 0 | 5 | 19,
+): Line {
+  const base = BigInt(quantity) * unitCents;
+  return {
+    position,
+    code: `ND-${position}`,
+    description,
+    unit_code: "94",
+    quantity: String(quantity),
+    unit_price: cents(unitCents),
+    line_extension: cents(base),
+    // not taxed: no tax at all (as the database writes a line without taxes)
+    taxes:
+      rate === 0
+        ? []
+        : [
+            {
+              code: "01",
+              name: "IVA",
+              percent: `${rate}.00`,
+              taxable_amount: cents(base),
+              tax_amount: cents((base * BigInt(rate) + 50n) / 100n),
+            },
+          ],
+    tax_amount: cents(rate === 0 ? 0n : (base * BigInt(rate) + 50n) / 100n),
+  };
+}
+
+/**
+ * A debit note of `invoice` (concept `concept`: 1 intereses, 2 gastos por cobrar, 3 cambio del valor,
+ * 4 otros) charging `lines` — by default one line of interest, not taxed — issued the day after it.
+ */
+export function dianDebitNote(
+  invoice: DianDocumentInput,
+  cufe: string,
+  concept: "1" | "2" | "3" | "4" = "1",
+  lines: Line[] = [debitLine(1, "Intereses de mora: 30 días al 2 % mensual", 1, 4_760_000n, 0)],
+): DianDocumentInput {
+  const source = invoice.document;
+  const { technical_key: _key, ...issuer } = source.issuer;
+  const document: SubmitDocumentRequest = {
+    kind: "debit_note",
+    reference: randomUUID(),
+    environment: source.environment,
+    number: `ND${randomInt(1, 999_999)}`,
+    issue_date: "2026-11-21",
+    issue_time: "09:45:00-05:00",
+    currency: source.currency,
+    issuer: { ...issuer, software_pin: TEST_SOFTWARE.pin },
+    buyer: source.buyer,
+    ...withAmounts({ lines }),
+    billing_reference: { number: source.number, issue_date: source.issue_date, authority_code: cufe },
+    correction: { concept_code: concept, reason: "Cargo adicional sobre la factura" },
+  };
+  return { document, dian: { software: { ...TEST_SOFTWARE } } };
+}

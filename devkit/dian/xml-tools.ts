@@ -94,6 +94,7 @@ const UBL = "urn:oasis:names:specification:ubl:schema:xsd:";
 const MAIN_SCHEMA = {
   invoice: [`${UBL}Invoice-2`, "UBL-Invoice-2.1.xsd"],
   credit_note: [`${UBL}CreditNote-2`, "UBL-CreditNote-2.1.xsd"],
+  debit_note: [`${UBL}DebitNote-2`, "UBL-DebitNote-2.1.xsd"],
   attached_document: [`${UBL}AttachedDocument-2`, "UBL-AttachedDocument-2.1.xsd"],
   application_response: [`${UBL}ApplicationResponse-2`, "UBL-ApplicationResponse-2.1.xsd"],
 } as const;

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { createCreditNote } from "../../shared/core/credit-notes/create.ts";
 import { EXAMPLE } from "../../shared/http/examples.ts";
-import { documentResultFields } from "../../shared/http/result-fields.ts";
+import { noteResponse, underIdField } from "../../shared/http/note-routes.ts";
 import { DOCUMENT_ROLES, operation, orgScoped, transmitting, uuid } from "../../shared/http/route.ts";
 
 /** A decimal > 0 written as text, without leading zeros; its bounds are its columns' (numeric(18,n)). */
@@ -115,15 +115,7 @@ export const CreditNoteRequest = orgScoped
   });
 export type CreditNoteRequest = z.input<typeof CreditNoteRequest>;
 
-export const CreditNoteResponse = z.object({
-  credit_note_id: z.string().meta({ description: "The note (the table `credit_notes`)." }),
-  status: z.enum(["en_proceso", "emitida", "error"]).meta({
-    description:
-      "`emitida`: accepted by the authority; `error`: rejected or not sent (reissue it); `en_proceso`: " +
-      "sent, outcome not known yet (reconcile settles it).",
-  }),
-  ...documentResultFields("transmission"),
-});
+export const CreditNoteResponse = noteResponse("credit_note_id", "credit_notes");
 export type CreditNoteResponse = z.infer<typeof CreditNoteResponse>;
 
 export const create = operation({
@@ -155,5 +147,6 @@ export const create = operation({
       authority_message: "La nota crédito electrónica NC4 ha sido autorizada.",
     },
   },
-  handle: (input, ctx) => createCreditNote({ input, ctx: transmitting(ctx) }),
+  handle: async (input, ctx) =>
+    underIdField("credit_note_id", await createCreditNote({ input, ctx: transmitting(ctx) })),
 });

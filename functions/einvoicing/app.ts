@@ -17,6 +17,7 @@ import {
   requireApiKey,
 } from "../../shared/http/middleware.ts";
 import { creditNoteOperations } from "../credit-notes/routes.ts";
+import { debitNoteOperations } from "../debit-notes/routes.ts";
 import { integrationOperations } from "../integrations/routes.ts";
 import { invoiceOperations } from "../invoices/routes.ts";
 import { webhookOperations } from "../webhooks/routes.ts";
@@ -27,6 +28,7 @@ export const FUNCTION_NAME = "einvoicing";
 export const ROUTE_GROUPS: readonly { name: string; prefix: string; operations: OperationGroup }[] = [
   { name: "Invoices", prefix: "", operations: invoiceOperations },
   { name: "Credit notes", prefix: "/credit-notes", operations: creditNoteOperations },
+  { name: "Debit notes", prefix: "/debit-notes", operations: debitNoteOperations },
   { name: "Integrations", prefix: "/integrations", operations: integrationOperations },
   // not "Webhooks": the reference's section of the messages sent to endpoints is already called that
   { name: "Webhook endpoints", prefix: "/webhooks", operations: webhookOperations },

@@ -14,7 +14,12 @@ import { checkDigit, type RuleFinding } from "./rules.ts";
 
 /** "La Factura electrónica SETP990000002, ha sido autorizada." ([F] StatusMessage). */
 export function approvedMessage(doc: ReceivedDocument): string {
-  return `La ${doc.kind === "invoice" ? "Factura electrónica" : "Nota Crédito electrónica"} ${doc.id}, ha sido autorizada.`;
+  const name = {
+    invoice: "Factura electrónica",
+    credit_note: "Nota Crédito electrónica",
+    debit_note: "Nota Débito electrónica",
+  };
+  return `La ${name[doc.kind]} ${doc.id}, ha sido autorizada.`;
 }
 
 /** Builds and signs the ApplicationResponse for `doc` with its `findings`; the bytes to base64. */

@@ -1,5 +1,5 @@
 /**
- * The fields of a received UBL 2.1 Invoice or CreditNote that DIAN's validator reads (its
+ * The fields of a received UBL 2.1 Invoice, CreditNote or DebitNote that DIAN's validator reads (its
  * `DocumentParsed`/`CufeModel`/`NitModel`/`SoftwareModel`/`NumberRangeModel`, [D] Plugin
  * `Common/Validator.cs`), taken from the DOM by namespace and local name — never through our
  * builder's code, so a field our builder misplaces is missed here as DIAN would miss it.
@@ -10,6 +10,7 @@ import { at, child, childrenNamed, descendants, type Element, textOf } from "./x
 export const UBL = {
   invoice: "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2",
   creditNote: "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2",
+  debitNote: "urn:oasis:names:specification:ubl:schema:xsd:DebitNote-2",
   cac: "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
   cbc: "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",
   ext: "urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2",
@@ -32,9 +33,9 @@ export interface PartyId {
 }
 
 export interface ReceivedDocument {
-  kind: "invoice" | "credit_note";
-  /** DIAN's document type: 01 invoice, 91 credit note. */
-  typeCode: "01" | "91";
+  kind: "invoice" | "credit_note" | "debit_note";
+  /** DIAN's document type: 01 invoice, 91 credit note, 92 debit note (by its root: a DebitNote has no type code). */
+  typeCode: "01" | "91" | "92";
   id: string;
   uuid: string;
   issueDate: string;
@@ -62,7 +63,19 @@ export interface ReceivedDocument {
   signingTime: string;
   /** The rest of what the content rules read (./content.ts). */
   content: DocumentContent;
+  /**
+   * A note's `BillingReference/InvoiceDocumentReference` (its invoice's number, CUFE and date, as DIAN's
+   * DocumentReferencedKey reads it: [D] `ValidateNoteReference`); null when it has none.
+   */
+  billingReference: { id: string; uuid: string; issueDate: string } | null;
 }
+
+/** The root's kind, by its namespace and local name ([D] files a DebitNote as type 92 by its root). */
+const ROOTS = [
+  [UBL.invoice, "Invoice", "invoice", "01", "InvoiceLine", "LegalMonetaryTotal"],
+  [UBL.creditNote, "CreditNote", "credit_note", "91", "CreditNoteLine", "LegalMonetaryTotal"],
+  [UBL.debitNote, "DebitNote", "debit_note", "92", "DebitNoteLine", "RequestedMonetaryTotal"],
+] as const;
 
 const cbc = (parent: Element | undefined, local: string) => textOf(child(parent, UBL.cbc, local)) ?? "";
 
@@ -77,15 +90,11 @@ function party(root: Element, group: string): PartyId {
   };
 }
 
-/** The document's fields, or null when the root is neither an Invoice nor a CreditNote. */
+/** The document's fields, or null when the root is not an Invoice, a CreditNote or a DebitNote. */
 export function readDocument(root: Element): ReceivedDocument | null {
-  const kind =
-    root.namespaceURI === UBL.invoice && root.localName === "Invoice"
-      ? "invoice"
-      : root.namespaceURI === UBL.creditNote && root.localName === "CreditNote"
-        ? "credit_note"
-        : null;
-  if (!kind) return null;
+  const known = ROOTS.find(([ns, local]) => root.namespaceURI === ns && root.localName === local);
+  if (!known) return null;
+  const [, , kind, typeCode, lineName, totalsName] = known;
   const extensions =
     descendants(root, STS[0] as string, "DianExtensions")[0] ??
     descendants(root, STS[1] as string, "DianExtensions")[0];
@@ -93,7 +102,7 @@ export function readDocument(root: Element): ReceivedDocument | null {
   const control = child(extensions, sts, "InvoiceControl");
   const authorized = child(control, sts, "AuthorizedInvoices");
   const period = child(control, sts, "AuthorizationPeriod");
-  const totals = child(root, UBL.cac, "LegalMonetaryTotal");
+  const totals = child(root, UBL.cac, totalsName);
   const taxBySchema = new Map<string, string>();
   for (const total of childrenNamed(root, UBL.cac, "TaxTotal")) {
     const schemeId = cbc(
@@ -102,10 +111,10 @@ export function readDocument(root: Element): ReceivedDocument | null {
     );
     if (!taxBySchema.has(schemeId)) taxBySchema.set(schemeId, cbc(total, "TaxAmount"));
   }
-  const lineName = kind === "invoice" ? "InvoiceLine" : "CreditNoteLine";
+  const reference = at(root, [UBL.cac, "BillingReference"], [UBL.cac, "InvoiceDocumentReference"]);
   return {
     kind,
-    typeCode: kind === "invoice" ? "01" : "91",
+    typeCode,
     id: cbc(root, "ID"),
     uuid: cbc(root, "UUID"),
     issueDate: cbc(root, "IssueDate"),
@@ -143,6 +152,19 @@ export function readDocument(root: Element): ReceivedDocument | null {
       };
     }),
     signingTime: textOf(descendants(root, UBL.xades, "SigningTime")[0]) ?? "",
-    content: readContent(root, lineName, kind === "invoice" ? "InvoicedQuantity" : "CreditedQuantity"),
+    content: readContent(
+      root,
+      lineName,
+      (
+        {
+          invoice: "InvoicedQuantity",
+          credit_note: "CreditedQuantity",
+          debit_note: "DebitedQuantity",
+        } as const
+      )[kind],
+    ),
+    billingReference: reference
+      ? { id: cbc(reference, "ID"), uuid: cbc(reference, "UUID"), issueDate: cbc(reference, "IssueDate") }
+      : null,
   };
 }

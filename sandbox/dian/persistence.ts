@@ -41,8 +41,10 @@ function storedCopy(value: unknown): StoredCopy | null | undefined {
 
 function storedDocument(value: unknown): StoredDocument | null {
   if (!value || typeof value !== "object") return null;
-  const { key, identity, accepted, response, copy } = value as Record<string, unknown>;
+  const { key, identity, accepted, response, copy, issueDate } = value as Record<string, unknown>;
   if (typeof key !== "string" || !KEY.test(key) || typeof identity !== "string" || identity.length > 200)
+    return null;
+  if (issueDate !== undefined && (typeof issueDate !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(issueDate)))
     return null;
   if (typeof accepted !== "boolean" || !response || typeof response !== "object") return null;
   const checkedCopy = storedCopy(copy);

@@ -3,7 +3,8 @@
  * names its source: [D] the rule's code and message in DIAN's validator (Plugin `Common/Validator.cs`:
  * `ValidateCufe`, `ValidateNit`, `ValidateSoftware`, `ValidateNumberingRange`), [V] the Anexo 1.9 rows
  * as transcribed with their PDF lines (brief's secondary source). A credit note's codes are the
- * invoice's with `CA` for `FA` ([D] sets CAD06, CAJ24, CAK24, CAB24b, CAB27b the same way).
+ * invoice's with `CA` for `FA`, a debit note's with `DA` ([D] sets CAD06, CAJ24, CAK24, CAB24b,
+ * CAB27b the same way; brief §5: "Credit notes use CA* codes and debit notes DA*, mirroring FA*").
  *
  * Everything is recomputed here without our builder's code: the CUFE/CUDE as DIAN's ValidateCufe
  * concatenates it (amounts truncated to two decimals, a missing tax as 0.00, SHA-384 compared in
@@ -43,7 +44,8 @@ const code = ruleId;
 
 /** The key of the CUFE (ClTec) or CUDE (the software's PIN), as DIAN picks it ([D] ValidateCufe). */
 function authorityKey(doc: ReceivedDocument, registry: DianRegistry): string | undefined {
-  if (doc.kind === "credit_note") return findSoftware(registry, doc.softwareId)?.pin;
+  // [D] ValidateCufe: the software's PIN for the CUDE of types 03, 05, 91, 92, 96
+  if (doc.kind !== "invoice") return findSoftware(registry, doc.softwareId)?.pin;
   if (registry.environment === "habilitacion") return registry.testTechnicalKey;
   const prefix = doc.control.prefix ?? "";
   return findIssuer(registry, doc.supplier.id)?.ranges.find(
@@ -72,7 +74,7 @@ function authorityCodeFinding(doc: ReceivedDocument, registry: DianRegistry): Ru
   if (doc.uuid.toLowerCase() === sha384(data)) return null;
   return doc.kind === "invoice"
     ? { code: "FAD06", message: "Valor del CUFE no está calculado correctamente." }
-    : { code: "CAD06", message: "Valor del CUDE no está calculado correctamente." };
+    : { code: code(doc, "FAD06"), message: "Valor del CUDE no está calculado correctamente." };
 }
 
 function checkDigitFindings(doc: ReceivedDocument): RuleFinding[] {
@@ -205,8 +207,8 @@ function signingDateFinding(doc: ReceivedDocument): RuleFinding | null {
         message: "La fecha de generación de la factura es diferente a la fecha de firma de la factura",
       }
     : {
-        code: "CAD09e",
-        message: "La fecha de generación de la NC es diferente a la fecha de firma de la NC",
+        code: code(doc, "FAD09e"),
+        message: `La fecha de generación de la ${doc.kind === "debit_note" ? "ND" : "NC"} es diferente a la fecha de firma de la ${doc.kind === "debit_note" ? "ND" : "NC"}`,
       };
 }
 

@@ -7,7 +7,8 @@
  *
  * The schemas compile once (~120 ms) on first use; a document then validates in a few
  * milliseconds. UBL's ExtensionContent is `lax`, so one schema set that loads the Invoice, the
- * CreditNote and DIAN's structures checks the `sts:DianExtensions` and the `ds:Signature` too.
+ * CreditNote, the DebitNote and DIAN's structures checks the `sts:DianExtensions` and the
+ * `ds:Signature` too.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,6 +24,7 @@ import { dianSchemaAsUsed, SCHEMAS, withSchemaNamespaces } from "../../devkit/di
 const BASE = "dian-schemas";
 const INVOICE = "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2";
 const CREDIT_NOTE = "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2";
+const DEBIT_NOTE = "urn:oasis:names:specification:ubl:schema:xsd:DebitNote-2";
 const STS = "dian:gov:co:facturaelectronica:Structures-2-1";
 
 let validator: XsdValidator | undefined;
@@ -41,6 +43,7 @@ function compile(): XsdValidator {
     `<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:einvoicing:dian-stand-in">` +
     `<xsd:import namespace="${INVOICE}" schemaLocation="UBL-Invoice-2.1.xsd"/>` +
     `<xsd:import namespace="${CREDIT_NOTE}" schemaLocation="UBL-CreditNote-2.1.xsd"/>` +
+    `<xsd:import namespace="${DEBIT_NOTE}" schemaLocation="UBL-DebitNote-2.1.xsd"/>` +
     `<xsd:import namespace="${STS}" schemaLocation="DIAN_UBL_Structures.xsd"/>` +
     "</xsd:schema>";
   xmlRegisterInputProvider(new XmlBufferInputProvider(files));

@@ -24,7 +24,10 @@ export const STORE_LIMITS = { documents: 10_000, batches: 1_000, xmlChars: 64 * 
 export interface StoredDocument {
   /** The CUFE/CUDE, lowercase. */
   key: string;
+  /** The issuer's NIT, the document type, the prefix and the number: `901234567|01|SETP|SETP990000001`. */
   identity: string;
+  /** Its IssueDate: what a note referencing it is compared with ([D] ValidateNoteReference, xBG06). */
+  issueDate?: string;
   response: DianResponse;
   accepted: boolean;
   /** An accepted document's XML as received; null for a rejected one, or once dropped. */
@@ -73,6 +76,7 @@ export class DianStore {
     const stored: StoredDocument = {
       key: doc.uuid.toLowerCase(),
       identity: identityOf(doc),
+      issueDate: doc.issueDate,
       response,
       accepted: response.IsValid,
       copy:

@@ -13,6 +13,7 @@ import type { Signer } from "../../shared/providers/dian/certificate.ts";
 import { type DianResponse, emptyDianResponse } from "./answers.ts";
 import { applicationResponse, approvedMessage } from "./application-response.ts";
 import { type ReceivedDocument, readDocument } from "./document.ts";
+import { referenceFindings } from "./references.ts";
 import { type DianRegistry, mayActFor } from "./registry.ts";
 import { contentFindings, type RuleSettings } from "./rules.ts";
 import { schemaError } from "./schema.ts";
@@ -86,7 +87,9 @@ export async function validateDocument(
     };
   }
   const doc = readDocument(parsed.documentElement as NonNullable<typeof parsed.documentElement>);
-  const invalidSchema = doc ? schemaError(raw) : "The root element is neither an Invoice nor a CreditNote.";
+  const invalidSchema = doc
+    ? schemaError(raw)
+    : "The root element is not an Invoice, a CreditNote or a DebitNote.";
   if (!doc || invalidSchema) {
     return {
       ...response,
@@ -127,6 +130,7 @@ export async function validateDocument(
   const findings = [
     ...signatureFindings(parsed, raw, registry, context.now),
     ...contentFindings(doc, registry, context.rules),
+    ...referenceFindings(doc, store),
   ];
   const rejections = findings.filter((f) => !f.notification);
   const notifications = findings.filter((f) => f.notification);

@@ -12,16 +12,15 @@
  * through the service.
  */
 import type { AdoptedOutcome, SandboxProvider } from "../../sandbox/index.ts";
-import { creditNoteKind } from "../../shared/core/credit-notes/kind.ts";
 import type { DocumentKindSpec } from "../../shared/core/documents/kind.ts";
 import { outcomeFromProvider, storable } from "../../shared/core/documents/outcome.ts";
-import { invoiceKind } from "../../shared/core/invoices/kind.ts";
+import { DOCUMENT_KIND_SPECS } from "../../shared/core/kinds.ts";
 import type { SqlClient } from "../../shared/db/sql-client.ts";
 import type { FiscalRow } from "../../shared/kernel/rows.ts";
 import type { Db } from "../../shared/ports/db/port.ts";
 
-/** In this order: a credit note's payload carries its invoice's authority code. */
-const KINDS = [invoiceKind, creditNoteKind] as DocumentKindSpec[];
+/** Invoices first (the map's order): a note's payload carries its invoice's authority code. */
+const KINDS = Object.values(DOCUMENT_KIND_SPECS) as unknown as DocumentKindSpec[];
 
 export interface AdoptionReport {
   adopted: number;

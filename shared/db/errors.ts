@@ -4,6 +4,7 @@ import {
   DatabaseError,
   DatabaseUnavailableError,
   type DomainError,
+  FieldError,
   ForbiddenError,
   InvalidStateError,
   NotFoundError,
@@ -72,6 +73,9 @@ export function toDomainError(error: SqlErrorLike): DomainError {
         return new BusinessRuleError(message);
       case "forbidden":
         return new ForbiddenError(message);
+      // an input the amounts module refuses, the field in the detail (`lines.0.taxes.1.percent`)
+      case "validation_failed":
+        return new FieldError(error.detail ?? error.details ?? "(body)", raw);
     }
   }
   if (error.code === "42501") return new ForbiddenError("permission denied", { cause: error });

@@ -3,11 +3,12 @@
  * (`never_sent`, with the document kind in the error's detail, and after a colon the one value the
  * sentence needs: `line_already_credited:<line id>`); the words are chosen here, once.
  */
-export type DocumentKind = "invoice" | "credit_note";
+export type DocumentKind = "invoice" | "credit_note" | "debit_note";
 
 const NOUNS: Record<string, string> = {
   invoice: "invoice",
   credit_note: "credit note",
+  debit_note: "debit note",
   credential: "credential",
   webhook: "webhook endpoint",
 };
@@ -33,10 +34,10 @@ const SENTENCES: Record<string, (noun: string, value: string) => string> = {
     "This Idempotency-Key was already used on this route with a different body; use a new key for a new request.",
   idempotency_in_flight: () =>
     "A request with this Idempotency-Key is still being processed; retry once it has answered.",
-  invoice_not_accepted: (_, status) =>
-    `Only an invoice the authority accepted (transmitida) can be credited; this one is ${status}.`,
-  invoice_in_progress: () =>
-    "The invoice is being transmitted; credit it once the authority has accepted it (try again shortly).",
+  invoice_not_accepted: (noun, status) =>
+    `A ${noun} is issued only for an invoice the authority accepted (transmitida); this one is ${status}.`,
+  invoice_in_progress: (noun) =>
+    `The invoice is being transmitted; issue the ${noun} once the authority has accepted it (try again shortly).`,
   line_not_of_invoice: (_, line) => `Line ${line} is not a line of this invoice.`,
   line_already_credited: (_, line) =>
     `Line ${line} has nothing left to credit: it is credited by another credit note that the authority ` +
@@ -56,6 +57,13 @@ const SENTENCES: Record<string, (noun: string, value: string) => string> = {
   nothing_left_to_credit: () => "Every line of this invoice has already been credited.",
   document_allowances_need_annulment: () =>
     'This invoice has discounts or charges of its own (not of a line): it is credited whole, by an annulment (concept "2").',
+  debit_note_invalid: () =>
+    'A debit note needs a DIAN concept ("1" to "4") and a reason of 1 to 500 characters.',
+  debit_line_invalid: (_, entry) =>
+    `${entry ? `The line ${entry}` : "The list of lines"} cannot be charged as asked: list 1 to 1,000 lines, ` +
+    "each with a description, a quantity and a unit price, and at most 10 taxes and 10 discounts or charges.",
+  debit_note_empty: () =>
+    "The lines come to nothing: a debit note charges something (its total must be above 0.00).",
   annulment_incomplete: (_, left) =>
     `An annulment (concept "2") must credit everything still uncredited; ${left} line(s) would be left out.`,
 };

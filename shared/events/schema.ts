@@ -4,10 +4,17 @@
  * source as the routes. The shape is ../kernel/event.ts's; a test holds what the database sends to it.
  */
 import { z } from "zod";
-import { CREDENTIAL_CODES, EVENT_TYPES, type EventType } from "../kernel/event.ts";
+import {
+  CREDENTIAL_CODES,
+  EVENT_STATUSES,
+  EVENT_TYPES,
+  type EventKind,
+  type EventType,
+} from "../kernel/event.ts";
 import { RESULT_CODES, type ResultCode } from "../kernel/result-codes.ts";
 
 const TYPES = EVENT_TYPES as [EventType, ...EventType[]];
+const KINDS = Object.keys(EVENT_STATUSES) as [EventKind, ...EventKind[]];
 /** Every result code, then the credential codes not among them (`rejected` is both). */
 const CODES = [...new Set<string>([...(Object.keys(RESULT_CODES) as ResultCode[]), ...CREDENTIAL_CODES])] as [
   string,
@@ -29,7 +36,7 @@ export const DocumentEventSchema = z
     }),
     type: z.enum(TYPES).meta({ description: '`<kind>.<status>` (docs/api.md, "Events").' }),
     org_id: z.string().meta({ description: "The organization." }),
-    kind: z.enum(["invoice", "credit_note", "delivery", "credential"]).meta({ description: "What changed." }),
+    kind: z.enum(KINDS).meta({ description: "What changed." }),
     document_id: z.string().meta({
       description:
         "The invoice, credit note or delivery (the `deliveries` row); for a credential, its company.",

@@ -53,7 +53,7 @@ export function refreshRoute<F extends string, A extends "transmitida" | "emitid
     authority_code: z
       .string()
       .nullable()
-      .meta({ description: "The CUFE (invoice) or CUDE (credit note) once accepted; null before." }),
+      .meta({ description: "The CUFE (invoice) or CUDE (note) once accepted; null before." }),
     checked_at: z.string().meta({ description: "When the authority was asked (ISO 8601)." }),
   });
   return {

@@ -9,6 +9,7 @@ export const EXAMPLE = {
   second_invoice_id: "9a4d1c2e-6f70-4b83-a5d9-1e2f3c4b5a60",
   line_id: "e2c4a6b8-0d1f-4a3c-8e5b-7d9f1b3d5f70",
   credit_note_id: "0f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910",
+  debit_note_id: "6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46",
   delivery_id: "7c8d9e0f-1a2b-4c3d-9e4f-5a6b7c8d9e01",
   webhook_id: "3e1f5a7c-9b2d-4e6f-8a0c-2b4d6f8a0c1e",
   cufe: "a6c1f6a1ba1e2c5b55ac4a3e9a0d3fd6b87b0b3c40a7a0b44e22fbd5f8c7a6d1e95b2d5f4e8a9c0b1d2e3f4a5b6c7d8e9",

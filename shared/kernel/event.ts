@@ -11,6 +11,7 @@ import type { ResultCode } from "./result-codes.ts";
 export const EVENT_STATUSES = {
   invoice: ["pendiente", "en_proceso", "transmitida", "error"],
   credit_note: ["en_proceso", "emitida", "error", "descartada"],
+  debit_note: ["en_proceso", "emitida", "error"],
   delivery: ["enviada", "error"],
   credential: ["saved", "rejected"],
 } as const;

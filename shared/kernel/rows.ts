@@ -4,11 +4,11 @@
  */
 import type { AuthorityRule, ResultCode } from "./result-codes.ts";
 
-export type DocumentKind = "invoice" | "credit_note";
+export type DocumentKind = "invoice" | "credit_note" | "debit_note";
 export type Environment = "uat" | "prd";
 
 /**
- * A fiscal document's status; `transmitida` is an invoice's "accepted", `emitida` a credit note's;
+ * A fiscal document's status; `transmitida` is an invoice's "accepted", `emitida` a note's;
  * `descartada` a credit note in error replaced by a later one (it is never sent again).
  */
 export type FiscalStatus = "pendiente" | "en_proceso" | "transmitida" | "emitida" | "error" | "descartada";
@@ -68,12 +68,11 @@ export interface PayloadIssuer extends IssuerRow {
   technical_key: string | null;
 }
 
-/** The issuer of a credit note's payload: the row above plus the CUDE's secret, read live. */
-export interface CreditNoteIssuer extends IssuerRow {
+/** The issuer of a note's payload (credit or debit): the row above plus the CUDE's secret, read live. */
+export interface NoteIssuer extends IssuerRow {
   /** The issuer's DIAN software PIN: an input of the CUDE. Never shown, never logged. */
   software_pin: string | null;
 }
-
 /**
  * A tax of a line (or of a credit note's part of one) as the database computed it
  * (supabase/migrations/…_amounts.sql): by percentage (`percent`, `taxable_amount`) or per unit
@@ -244,8 +243,12 @@ export interface CreditedLine {
   amount?: string | undefined;
 }
 
-/** `einv_private.credit_note_payload`: the note, its credited lines, the buyer and the invoice. */
-export interface CreditNoteDocumentRow extends DocumentAmountsRow {
+/**
+ * What every note's payload says (`einv_private.<kind>_payload`, with `note_of_invoice`): the note,
+ * its lines, the buyer and the invoice it is of (its billing reference), and the issuer with the
+ * CUDE's secret.
+ */
+export interface NoteDocumentRow extends DocumentAmountsRow {
   id: string;
   org_id: string;
   company_id: string;
@@ -253,7 +256,7 @@ export interface CreditNoteDocumentRow extends DocumentAmountsRow {
   number: string;
   issue_date: string;
   issue_time: string;
-  /** DIAN correction concept, "1"–"6". */
+  /** The DIAN concept of the note's kind: a credit note's correction "1"–"6", a debit note's "1"–"4". */
   concept_code: string;
   reason: string;
   currency: string;
@@ -272,16 +275,42 @@ export interface CreditNoteDocumentRow extends DocumentAmountsRow {
   buyer_address: string | null;
   buyer_city_code: string | null;
   buyer_phone: string | null;
-  /** The corrected invoice: its number, issue date and CUFE. */
+  /** The invoice the note is of: its number, issue date and CUFE. */
   billing_reference: { number: string; issue_date: string; authority_code: string | null };
+  lines: InvoiceLineRow[];
+  company: NoteIssuer;
+}
+
+/** `einv_private.credit_note_payload`: the note, its credited lines, the buyer and the invoice. */
+export interface CreditNoteDocumentRow extends NoteDocumentRow {
   lines: CreditNoteLineRow[];
-  company: CreditNoteIssuer;
+}
+
+/**
+ * A line of a new debit note, as the request writes it (`einv_debit_note_create`): an invoice line's
+ * inputs — what is charged, how many, at what unit price (decimal text, in the invoice's currency),
+ * with which taxes and discounts or charges (…_amounts.sql computes them).
+ */
+export interface DebitedLine {
+  description: string;
+  quantity: string;
+  unit_price: string;
+  taxes?: Record<string, unknown>[] | undefined;
+  allowance_charges?: Record<string, unknown>[] | undefined;
+  code?: string | undefined;
+  unit_code?: string | undefined;
+}
+
+/** `einv_private.debit_note_payload`: the note, its lines, the buyer and the invoice it raises. */
+export interface DebitNoteDocumentRow extends NoteDocumentRow {
+  lines: InvoiceLineRow[];
 }
 
 /** The payload of each kind of document. */
 export interface DocumentPayloads {
   invoice: InvoiceDocumentRow;
   credit_note: CreditNoteDocumentRow;
+  debit_note: DebitNoteDocumentRow;
 }
 
 export interface FiscalRow {

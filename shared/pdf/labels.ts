@@ -125,3 +125,12 @@ const CORRECTION_CONCEPTS: Record<string, string> = {
   "6": "Descuento comercial por volumen de ventas",
 };
 export const correctionConceptLabel = (code: string) => CORRECTION_CONCEPTS[code] ?? `código ${code}`;
+
+/** DIAN debit-note concepts (ConceptoNotaDebito-2.1; brief-business §1: every source agrees). */
+const DEBIT_CONCEPTS: Record<string, string> = {
+  "1": "Intereses",
+  "2": "Gastos por cobrar",
+  "3": "Cambio del valor",
+  "4": "Otros",
+};
+export const debitConceptLabel = (code: string) => DEBIT_CONCEPTS[code] ?? `código ${code}`;

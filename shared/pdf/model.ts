@@ -8,7 +8,14 @@ import { CUFE_TAXES, type DianEnvironment, formatAmount as dianAmount, dianQrTex
 import { personTypeOf } from "../co/fiscal-profile.ts";
 import { DEMO_SOFTWARE, type SoftwareMaker, softwareLine } from "../co/software.ts";
 import { centsToDecimal, toCents } from "../kernel/money.ts";
-import type { CreditNoteDocumentRow, FiscalStatus, InvoiceDocumentRow, IssuerRow } from "../kernel/rows.ts";
+import type {
+  CreditNoteDocumentRow,
+  DebitNoteDocumentRow,
+  FiscalStatus,
+  InvoiceDocumentRow,
+  IssuerRow,
+  NoteDocumentRow,
+} from "../kernel/rows.ts";
 import {
   DOCUMENT_CURRENCY,
   exchangeRateText,
@@ -71,6 +78,12 @@ export const CREDIT_NOTE_NAMES: DocumentNames = {
   codeLabel: "CUDE",
 };
 
+export const DEBIT_NOTE_NAMES: DocumentNames = {
+  title: "Nota débito electrónica",
+  short: "Nota débito",
+  codeLabel: "CUDE",
+};
+
 /** The authority's validation, printed only once the document is accepted. */
 export interface ValidationStamp {
   /** The CUFE or CUDE. */
@@ -89,8 +102,13 @@ export interface ValidationStamp {
   corrects: CorrectedInvoice | null;
 }
 
-/** What a credit note corrects, as printed. */
+/** What a note is of, as printed. */
 export interface CorrectedInvoice {
+  /**
+   * The labels the validation block prints them under, when not a credit note's ("Factura que
+   * corrige", "Concepto de corrección"): a debit note's raise the invoice, not correct it.
+   */
+  labels?: { invoice: string; concept: string };
   /** "SETP990000201 del 20/11/2026". */
   invoice: string;
   /** The invoice's CUFE. */
@@ -188,36 +206,95 @@ export function toInvoicePdfModel(
   });
 }
 
+/** What a kind of note prints that another does not: its names, its concepts, its headings. */
+export interface NotePrinting {
+  names: DocumentNames;
+  /** The grand total's label: "TOTAL NOTA CRÉDITO". */
+  grandTotal: string;
+  /** The data box's label for the invoice: "Factura que corrige". */
+  invoiceFact: string;
+  /** The reference block's heading. */
+  heading: string;
+  /** The concept's label in the block: "Concepto de corrección". */
+  conceptLabel: string;
+  /** "1" → "Devolución parcial…": the kind's DIAN concepts. */
+  concept: (code: string) => string;
+  /** The validation block's labels, when not a credit note's. */
+  stampLabels?: { invoice: string; concept: string };
+}
+
+export const CREDIT_NOTE_PRINTING: NotePrinting = {
+  names: CREDIT_NOTE_NAMES,
+  grandTotal: "TOTAL NOTA CRÉDITO",
+  invoiceFact: "Factura que corrige",
+  heading: "FACTURA ELECTRÓNICA REFERENCIADA Y CORRECCIÓN",
+  conceptLabel: "Concepto de corrección",
+  concept: label.correctionConceptLabel,
+};
+
+export const DEBIT_NOTE_PRINTING: NotePrinting = {
+  names: DEBIT_NOTE_NAMES,
+  grandTotal: "TOTAL NOTA DÉBITO",
+  invoiceFact: "Factura que ajusta",
+  heading: "FACTURA ELECTRÓNICA REFERENCIADA Y AJUSTE",
+  conceptLabel: "Concepto de la nota débito",
+  concept: label.debitConceptLabel,
+  stampLabels: { invoice: "Factura que ajusta", concept: "Concepto de la nota débito" },
+};
+
 /** Builds a credit note's printable model: the invoice it corrects, why, and what it credits. */
 export function toCreditNotePdfModel(
   doc: CreditNoteDocumentRow,
   fiscal: InvoiceFiscal,
   options: PdfOptions = {},
 ): DocumentPdfModel {
+  return toNotePdfModel(doc, fiscal, options, CREDIT_NOTE_PRINTING);
+}
+
+/** Builds a debit note's printable model: the invoice it raises, why, and what it charges. */
+export function toDebitNotePdfModel(
+  doc: DebitNoteDocumentRow,
+  fiscal: InvoiceFiscal,
+  options: PdfOptions = {},
+): DocumentPdfModel {
+  return toNotePdfModel(doc, fiscal, options, DEBIT_NOTE_PRINTING);
+}
+
+/**
+ * Builds a note's printable model, whatever its kind: the invoice it is of (number, date, CUFE),
+ * its concept by code and name, the reason, its lines — never the invoice numbering authorization.
+ */
+export function toNotePdfModel(
+  doc: NoteDocumentRow,
+  fiscal: InvoiceFiscal,
+  options: PdfOptions,
+  printing: NotePrinting,
+): DocumentPdfModel {
   const ref = doc.billing_reference;
-  const concept = `${doc.concept_code} · ${label.correctionConceptLabel(doc.concept_code)}`;
+  const concept = `${doc.concept_code} · ${printing.concept(doc.concept_code)}`;
   return buildPdfModel(doc, fiscal, options, {
-    names: CREDIT_NOTE_NAMES,
+    names: printing.names,
     resolution: false,
     corrects: {
       invoice: `${ref.number} del ${formatDate(ref.issue_date)}`,
       cufe: ref.authority_code ?? "—",
       concept,
+      ...(printing.stampLabels ? { labels: printing.stampLabels } : {}),
     },
     accepted: "emitida",
-    grandTotal: "TOTAL NOTA CRÉDITO",
+    grandTotal: printing.grandTotal,
     facts: [
       ["Fecha de emisión", formatDate(doc.issue_date)],
       ["Hora de emisión", formatTime(doc.issue_time)],
-      ["Factura que corrige", ref.number],
+      [printing.invoiceFact, ref.number],
       ...currencyFacts(doc),
     ],
     reference: {
-      heading: "FACTURA ELECTRÓNICA REFERENCIADA Y CORRECCIÓN",
+      heading: printing.heading,
       facts: [
         ["Factura", `${ref.number} del ${formatDate(ref.issue_date)}`],
         ["CUFE de la factura", ref.authority_code ?? "—"],
-        ["Concepto de corrección", concept],
+        [printing.conceptLabel, concept],
         ["Motivo", doc.reason],
       ],
     },

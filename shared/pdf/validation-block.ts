@@ -167,9 +167,13 @@ function layoutText(kit: Kit, stamp: ValidationStamp, column: { left: number; to
 
   code(`${names.codeLabel}:`, stamp.authorityCode);
   if (stamp.corrects) {
-    fact("Factura que corrige", stamp.corrects.invoice);
+    const labels = stamp.corrects.labels ?? {
+      invoice: "Factura que corrige",
+      concept: "Concepto de corrección",
+    };
+    fact(labels.invoice, stamp.corrects.invoice);
     code("CUFE de la factura:", stamp.corrects.cufe);
-    fact("Concepto de corrección", stamp.corrects.concept);
+    fact(labels.concept, stamp.corrects.concept);
   }
   fact(
     "Validación DIAN",

@@ -295,7 +295,7 @@ create index invoice_lines_org_id_idx on public.invoice_lines (org_id);
 create table public.events (
   id bigint generated always as identity primary key,
   org_id uuid not null references public.organizations (id) on delete cascade,
-  document_type text not null check (document_type in ('invoice', 'credit_note', 'credential')),
+  document_type text not null check (document_type in ('invoice', 'credit_note', 'debit_note', 'credential')),
   document_id uuid not null,
   kind text not null,
   actor_id uuid,

@@ -11,7 +11,7 @@
 create table public.representations (
   id uuid primary key default gen_random_uuid(),
   org_id uuid not null references public.organizations (id) on delete cascade,
-  document_type text not null check (document_type in ('invoice', 'credit_note')),
+  document_type text not null check (document_type in ('invoice', 'credit_note', 'debit_note')),
   document_id uuid not null,
   path text not null,
   filename text not null,
@@ -35,7 +35,7 @@ create index representations_org_id_idx on public.representations (org_id);
 create table public.deliveries (
   id uuid primary key default gen_random_uuid(),
   org_id uuid not null references public.organizations (id) on delete cascade,
-  document_type text not null check (document_type in ('invoice', 'credit_note')),
+  document_type text not null check (document_type in ('invoice', 'credit_note', 'debit_note')),
   document_id uuid not null,
   -- the issuer, and its NIT as the package's name shows it (the document's issuer snapshot): the
   -- NIT's sequence numbers the package (below)

@@ -16,22 +16,13 @@
 -- company's software PIN, which members can set but never read, like the technical key.
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
 
--- ─── the company: its software PIN and its credit-note numbering ─────────────────────────────────
+-- ─── the company: its credit-note numbering ─────────────────────────────────────────────────────
 alter table public.companies
-  -- DIAN Software-PIN: the CUDE's secret. Hidden from members (no select grant), like technical_key.
-  add column software_pin text check (length(software_pin) between 1 and 200),
   -- letters only: a digit would run into the consecutive number (NC1 + 4 = NC14 = NC + 14)
   add column credit_note_prefix text not null default 'NC' check (credit_note_prefix ~ '^[A-Z]{0,4}$');
 grant select (credit_note_prefix) on public.companies to authenticated;
-grant insert (software_pin, credit_note_prefix), update (software_pin, credit_note_prefix)
-  on public.companies to authenticated;
-
--- The next consecutive number of each company's credit notes; taken with a row lock.
-create table einv_private.credit_note_counters (
-  company_id uuid primary key references public.companies (id) on delete cascade,
-  next_number bigint not null default 1 check (next_number between 1 and 999999999999999)
-);
-revoke all on einv_private.credit_note_counters from public, anon, authenticated, service_role;
+grant insert (credit_note_prefix), update (credit_note_prefix) on public.companies to authenticated;
+-- (its software PIN, the CUDE's secret, and the sequence of its notes: …_notes.sql)
 
 -- ─── credit notes and their lines ────────────────────────────────────────────────────────────────
 create table public.credit_notes (
@@ -177,8 +168,8 @@ create trigger credit_notes_touch before update on public.credit_notes
 -- What a note says never changes once written, for every role: only its lifecycle block moves.
 -- Every other column spelled out (tests/db/access-control.test.ts fails when one is missing). Its
 -- issue date and time move only while nothing of it at the authority can still be accepted (in
--- error or left in progress, every attempt refused): a resend on a later day is issued anew
--- (…_lifecycle.sql, docs/adr/0010).
+-- error or left in progress, every attempt refused: einv_private.note_restampable): a resend on a
+-- later day is issued anew (…_lifecycle.sql, docs/adr/0010).
 create function einv_private.freeze_credit_note() returns trigger
 language plpgsql set search_path = '' as $$
 begin
@@ -194,8 +185,7 @@ begin
       new.charge_total_amount, new.tax_totals, new.allowance_charge_amounts, new.currency_totals,
       new.created_by, new.created_at)
      or ((old.issue_date, old.issue_time) is distinct from (new.issue_date, new.issue_time)
-         and not (old.status in ('error', 'en_proceso')
-                  and (old.submitted_attempt is null or old.submitted_attempt is not distinct from old.refused_attempt))) then
+         and not einv_private.note_restampable(old.status, old.submitted_attempt, old.refused_attempt)) then
     raise exception 'credit note % cannot change', old.id using errcode = 'P0001', hint = 'invalid_state';
   end if;
   return new;
@@ -234,10 +224,10 @@ create policy "members read their organization's credit note lines" on public.cr
   for select to authenticated using (org_id in (select einv_private.my_org_ids()));
 
 -- ─── the kind: payload builder and registry row ──────────────────────────────────────────────────
--- A note's content, its credited lines, the buyer and the billing reference (the invoice's number,
--- date and CUFE), the invoice's payment form, means and due date, and `p_issuer` with the CUDE's
--- secret, the software PIN, read live. Its amounts in the shape of an invoice's (…_lifecycle.sql):
--- a line's `unit_price` is already in pesos, so it is its `price_amount` too.
+-- A note's content and its credited lines, with what every note takes from its invoice and company
+-- (…_notes.sql: the buyer, the billing reference, the invoice's payment form, means and due date,
+-- `p_issuer` with the software PIN, read live). Its amounts in the shape of an invoice's
+-- (…_lifecycle.sql): a line's `unit_price` is already in pesos, so it is its `price_amount` too.
 create function einv_private.credit_note_payload(p_id uuid, p_issuer jsonb) returns jsonb
 language plpgsql stable set search_path = '' as $$
 begin
@@ -251,22 +241,7 @@ begin
              'tax_exclusive_amount', n.tax_exclusive_amount, 'tax_inclusive_amount', n.tax_inclusive_amount,
              'allowance_total_amount', n.allowance_total_amount, 'charge_total_amount', n.charge_total_amount,
              'tax_totals', n.tax_totals, 'allowance_charges', n.allowance_charge_amounts,
-             'currency_totals', n.currency_totals)
-           -- (in parts: a function takes at most 100 arguments)
-           || jsonb_build_object(
-             'payment_form', i.payment_form, 'payment_method', i.payment_method, 'due_date', i.due_date,
-             'buyer_id_type', i.buyer_id_type, 'buyer_id_number', i.buyer_id_number,
-             'buyer_check_digit', i.buyer_check_digit,
-             'buyer_person_type', einv_private.person_type(i.buyer_person_type, i.buyer_id_type),
-             'buyer_fiscal_responsibilities', i.buyer_fiscal_responsibilities,
-             'buyer_tax_scheme', i.buyer_tax_scheme, 'buyer_name', i.buyer_name,
-             'buyer_email', i.buyer_email, 'buyer_address', i.buyer_address,
-             'buyer_city_code', i.buyer_city_code, 'buyer_city_name', i.buyer_city_name,
-             'buyer_department_code', i.buyer_department_code, 'buyer_department_name', i.buyer_department_name,
-             'buyer_postal_zone', i.buyer_postal_zone, 'buyer_country_code', i.buyer_country_code,
-             'buyer_phone', i.buyer_phone,
-             'billing_reference', jsonb_build_object(
-               'number', i.number, 'issue_date', i.issue_date, 'authority_code', i.authority_code),
+             'currency_totals', n.currency_totals,
              'lines', coalesce((
                select jsonb_agg(jsonb_build_object(
                         'id', l.id, 'invoice_line_id', l.invoice_line_id, 'position', l.position,
@@ -276,11 +251,9 @@ begin
                         'taxes', l.tax_subtotals, 'allowance_charges', l.allowance_charge_amounts,
                         'currency_amounts', l.currency_amounts)
                         order by l.position)
-                 from public.credit_note_lines l where l.credit_note_id = n.id), '[]'::jsonb),
-             'company', p_issuer || jsonb_build_object('software_pin',
-               (select c.software_pin from public.companies c where c.id = n.company_id)))
+                 from public.credit_note_lines l where l.credit_note_id = n.id), '[]'::jsonb))
+           || einv_private.note_of_invoice(n.invoice_id, n.company_id, p_issuer)
       from public.credit_notes n
-      join public.invoices i on i.id = n.invoice_id
      where n.id = p_id);
 end
 $$;
@@ -491,17 +464,7 @@ declare
   _id uuid := gen_random_uuid();
 begin
   -- the notes of one invoice are made one at a time, so what is left is read once and kept
-  select * into _inv from public.invoices where id = p_invoice_id and org_id = p_org_id for no key update;
-  if not found then
-    raise exception 'not_found' using errcode = 'P0001', hint = 'not_found', detail = 'invoice';
-  end if;
-  if _inv.status = 'en_proceso' then
-    raise exception 'invoice_in_progress' using errcode = 'P0001', hint = 'invalid_state', detail = 'credit_note';
-  end if;
-  if _inv.status <> einv_private.accepted_status('invoice') then
-    raise exception 'invoice_not_accepted:%', _inv.status using errcode = 'P0001', hint = 'invalid_state',
-      detail = 'credit_note';
-  end if;
+  _inv := einv_private.note_invoice(p_org_id, p_invoice_id, 'credit_note');
   _rate := coalesce(_inv.exchange_rate, 1);
   _foreign := _inv.currency <> 'COP';
 
@@ -630,11 +593,7 @@ begin
   _amounts := einv_private.document_amounts(to_jsonb(_parts), _charges, '[]', '[]', 1, 'credit note');
 
   -- the company's next number, under its counter's row lock, in this transaction: no gap, no twin
-  insert into einv_private.credit_note_counters (company_id) values (_inv.company_id)
-  on conflict (company_id) do nothing;
-  update einv_private.credit_note_counters set next_number = next_number + 1
-   where company_id = _inv.company_id
-  returning next_number - 1 into _number;
+  _number := einv_private.next_note_number(_inv.company_id, 'credit_note');
 
   -- notes in error holding a line this one credits are replaced: discarded, their lines released
   for _old in
@@ -669,8 +628,7 @@ begin
     allowance_charge_amounts, currency_totals, environment, created_by)
   values (_id, _inv.org_id, _inv.company_id, _inv.id,
           (select c.credit_note_prefix from public.companies c where c.id = _inv.company_id) || _number,
-          (date_trunc('second', p_issued_at) at time zone 'America/Bogota')::date,
-          (date_trunc('second', p_issued_at)::time(0) with time zone) at time zone 'America/Bogota',
+          einv_private.bogota_date(p_issued_at), einv_private.bogota_time(p_issued_at),
           p_concept_code, p_reason, _inv.currency, _inv.exchange_rate, _inv.exchange_rate_date,
           (_amounts ->> 'line_extension_amount')::numeric, (_amounts ->> 'tax_total')::numeric,
           (_amounts ->> 'payable_amount')::numeric, (_amounts ->> 'tax_exclusive_amount')::numeric,
@@ -689,12 +647,9 @@ begin
          (p ->> 'credited_quantity')::numeric, p -> 'currency_amounts'
     from unnest(_parts) as p;
 
-  perform einv_private.log_event(p_org_id, 'credit_note', _id, 'credit_note_created', p_actor_id,
-    jsonb_build_object('invoice_id', _inv.id, 'concept_code', p_concept_code,
-                       'lines', cardinality(_parts)));
-  -- claimed at once: nobody ever sees the note unclaimed
-  return public.einv_document_claim(p_org_id, 'credit_note', jsonb_build_array(_id), false, p_actor_id,
-                                    p_lease_seconds, p_issued_at) -> 0;
+  return einv_private.note_created(p_org_id, 'credit_note', _id, _inv.id,
+    jsonb_build_object('concept_code', p_concept_code, 'lines', cardinality(_parts)),
+    p_actor_id, p_lease_seconds, p_issued_at);
 end
 $$;
 

@@ -43,6 +43,8 @@ create index invoices_open_idx on public.invoices ((coalesce(status_checked_at, 
   where status = 'en_proceso';
 create index credit_notes_open_idx on public.credit_notes ((coalesce(status_checked_at, claimed_at)))
   where status = 'en_proceso';
+create index debit_notes_open_idx on public.debit_notes ((coalesce(status_checked_at, claimed_at)))
+  where status = 'en_proceso';
 
 -- The statement a run picks one kind's open documents with ($1 grace seconds, $2 limit, $3 lease
 -- end, $4 kind, $5 run): the open ones idle past the grace period, held by nobody, not yet given back

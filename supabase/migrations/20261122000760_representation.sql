@@ -41,8 +41,8 @@ create function einv_private.representation_read_functions() returns name[]
 language sql immutable as $$
   select '{einv_document_representation_read, document_inputs, representation_read_functions,
            einv_document_get_with_credentials, einv_document_get, einv_credential_get, document_of,
-           read_documents, document_payload, invoice_payload, credit_note_payload, issuer_of,
-           kind_table, person_type}'::name[]
+           read_documents, document_payload, invoice_payload, credit_note_payload, debit_note_payload,
+           note_of_invoice, issuer_of, kind_table, person_type}'::name[]
 $$;
 
 create function einv_private.document_inputs(p_org_id uuid, p_kind text, p_id uuid) returns text
@@ -69,6 +69,16 @@ begin
                   from public.credit_note_lines l where l.credit_note_id = d.id))
         into _company, _rows
         from public.credit_notes d
+        join public.companies c on c.id = d.company_id
+        join public.invoices i on i.id = d.invoice_id
+       where d.id = p_id and d.org_id = p_org_id;
+    when 'debit_note' then
+      select d.company_id,
+             concat_ws('/', d.xmin, c.xmin, i.xmin,
+               (select string_agg(l.xmin::text, ',' order by l.position)
+                  from public.debit_note_lines l where l.debit_note_id = d.id))
+        into _company, _rows
+        from public.debit_notes d
         join public.companies c on c.id = d.company_id
         join public.invoices i on i.id = d.invoice_id
        where d.id = p_id and d.org_id = p_org_id;

@@ -36,7 +36,7 @@
 create table einv_private.outbox (
   id bigint generated always as identity primary key,
   org_id uuid not null,
-  kind text not null check (kind in ('invoice', 'credit_note', 'delivery', 'credential')),
+  kind text not null check (kind in ('invoice', 'credit_note', 'debit_note', 'delivery', 'credential')),
   -- the document, the delivery, or for a credential its company
   document_id uuid not null,
   status text not null check (status ~ '^[a-z_]{1,30}$'),
@@ -191,6 +191,9 @@ create trigger invoices_status_event after update of status, last_code on public
 create trigger credit_notes_status_event after update of status, last_code on public.credit_notes
   for each row when (old.status is distinct from new.status or old.last_code is distinct from new.last_code)
   execute function einv_private.status_changed('credit_note');
+create trigger debit_notes_status_event after update of status, last_code on public.debit_notes
+  for each row when (old.status is distinct from new.status or old.last_code is distinct from new.last_code)
+  execute function einv_private.status_changed('debit_note');
 create trigger deliveries_status_event after update of status, provider_reference on public.deliveries
   for each row when (old.status is distinct from new.status or old.code is distinct from new.code)
   execute function einv_private.status_changed('delivery');

@@ -32,10 +32,11 @@ const DECLARED: Record<string, Grants> = {
   // Tables: members read through RLS and write drafts through column grants; the service reads, and
   // writes only through the database API (security definer functions). einv_private's grant nothing.
   "table einv_private.credentials": { rls: true },
-  "table einv_private.credit_note_counters": { rls: false },
   "table einv_private.delivery_package_counters": { rls: false },
   "table einv_private.document_kinds": { rls: false },
   "table einv_private.idempotency_keys": { rls: true },
+  // each company's sequence of notes of each kind (…_notes.sql)
+  "table einv_private.note_counters": { rls: false },
   // the event outbox and its webhook deliveries (…_events.sql): the service's alone
   "table einv_private.outbox": { rls: false },
   "table einv_private.event_sequences": { rls: false },
@@ -45,11 +46,13 @@ const DECLARED: Record<string, Grants> = {
   "table public.companies": {
     rls: true,
     authenticated:
-      "SELECT(id, org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime, tax_scheme, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, postal_zone, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, active_environment, created_at, updated_at, credit_note_prefix), INSERT(org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime, tax_scheme, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, postal_zone, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key, active_environment, software_pin, credit_note_prefix), UPDATE(nit, check_digit, legal_name, trade_name, person_type, tax_regime, tax_scheme, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, postal_zone, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key, active_environment, software_pin, credit_note_prefix)",
+      "SELECT(id, org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime, tax_scheme, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, postal_zone, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, active_environment, created_at, updated_at, credit_note_prefix, debit_note_prefix), INSERT(org_id, nit, check_digit, legal_name, trade_name, person_type, tax_regime, tax_scheme, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, postal_zone, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key, active_environment, software_pin, credit_note_prefix, debit_note_prefix), UPDATE(nit, check_digit, legal_name, trade_name, person_type, tax_regime, tax_scheme, fiscal_responsibilities, address, city_code, city_name, department_code, department_name, postal_zone, country_code, email, phone, invoice_prefix, resolution_number, resolution_date, resolution_from, resolution_to, resolution_valid_until, technical_key, active_environment, software_pin, credit_note_prefix, debit_note_prefix)",
     service_role: "SELECT",
   },
   "table public.credit_note_lines": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
   "table public.credit_notes": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
+  "table public.debit_note_lines": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
+  "table public.debit_notes": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
   "table public.deliveries": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
   "table public.events": { rls: true, authenticated: "SELECT", service_role: "SELECT" },
   // the inputs of a draft only: every amount is the database's (…_amounts.sql)
@@ -87,6 +90,10 @@ const DECLARED: Record<string, Grants> = {
   "function public.einv_credential_list(uuid, integer)": { service_role: "EXECUTE" },
   "function public.einv_credential_reseal(uuid, text, text, text)": { service_role: "EXECUTE" },
   "function public.einv_credit_note_create(uuid, uuid, text, text, jsonb, uuid, integer, timestamp with time zone)":
+    {
+      service_role: "EXECUTE",
+    },
+  "function public.einv_debit_note_create(uuid, uuid, text, text, jsonb, uuid, integer, timestamp with time zone)":
     {
       service_role: "EXECUTE",
     },
@@ -205,6 +212,17 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.unknown_key(jsonb, text[])": {},
   "function einv_private.company_check_digit()": {},
   "function einv_private.credit_note_payload(uuid, jsonb)": {},
+  "function einv_private.debit_note_payload(uuid, jsonb)": {},
+  "function einv_private.freeze_debit_note()": {},
+  // what every kind of note shares (…_notes.sql)
+  "function einv_private.bogota_date(timestamp with time zone)": {},
+  "function einv_private.bogota_time(timestamp with time zone)": {},
+  "function einv_private.next_note_number(uuid, text)": {},
+  "function einv_private.note_created(uuid, text, uuid, uuid, jsonb, uuid, integer, timestamp with time zone)":
+    {},
+  "function einv_private.note_invoice(uuid, uuid, text)": {},
+  "function einv_private.note_of_invoice(uuid, uuid, jsonb)": {},
+  "function einv_private.note_restampable(text, integer, integer)": {},
   "function einv_private.credit_note_replaceable(credit_notes)": {},
   "function einv_private.document_inputs(uuid, text, uuid)": {},
   "function einv_private.delivery_package()": {},
@@ -255,6 +273,9 @@ const POLICIES: Record<string, string> = {
   "public.deliveries: members read their organization's deliveries": "PERMISSIVE SELECT to authenticated",
   "public.credit_notes: members read their organization's credit notes": "PERMISSIVE SELECT to authenticated",
   "public.credit_note_lines: members read their organization's credit note lines":
+    "PERMISSIVE SELECT to authenticated",
+  "public.debit_notes: members read their organization's debit notes": "PERMISSIVE SELECT to authenticated",
+  "public.debit_note_lines: members read their organization's debit note lines":
     "PERMISSIVE SELECT to authenticated",
   "storage.objects: members read their organization's service documents":
     "PERMISSIVE SELECT to authenticated",

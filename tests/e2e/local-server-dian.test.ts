@@ -4,7 +4,7 @@
  * pending invoices are transmitted through habilitación's test set (SendTestSetAsync, GetStatusZip)
  * and come back `transmitida`; every request lands in `<data>/dian/`, where xmlsec1 verifies the
  * envelope's WS-Security signature and the document's XAdES signature and xmllint validates the
- * document, as the README shows. A whole and a partial credit note go the same way; a batch DIAN
+ * document, as the README shows. A whole and a partial credit note, and a debit note, go the same way; a batch DIAN
  * holds in process leaves a document `en_proceso` until `/refresh` or reconcile settles it; a
  * document DIAN rejects carries DIAN's rule codes; the buyer's AttachedDocument is ours, signed.
  */
@@ -94,7 +94,7 @@ async function carried(envelope: Uint8Array): Promise<Uint8Array> {
 }
 
 /** xmlsec1 and xmllint on a saved send request: the envelope, then the document it carried. */
-async function checkRequest(file: string, kind: "invoice" | "credit_note") {
+async function checkRequest(file: string, kind: "invoice" | "credit_note" | "debit_note") {
   const envelope = new Uint8Array(await readFile(file));
   const soap = await xmlsecVerifyEnvelope(envelope);
   expect(soap.output).toContain("SignedInfo References (ok/all): 1/1");
@@ -183,6 +183,36 @@ describe.skipIf(target.kind !== "postgres")("DIAN direct under npm start", () =>
     const xml = new Uint8Array(await download.arrayBuffer());
     expect(new TextDecoder().decode(xml)).toContain("<AttachedDocument");
     expect((await xmlsecVerify(xml, local.dian.ca_pem)).ok).toBe(true);
+  });
+
+  it("issues a debit note the same way: a UBL DebitNote the stand-in validates, and its buyer's AttachedDocument", async () => {
+    const [, partial] = local.invoices.filter((i) => i.company_id === local.dian.company_id);
+    if (!partial) throw new Error("no demo invoices");
+    const interest = await call("debit-notes", {
+      invoice_id: partial.id,
+      concept_code: "1",
+      reason: "Intereses de mora: 30 días",
+      lines: [
+        {
+          description: "Intereses de mora (2 % mensual)",
+          quantity: "1",
+          unit_price: "47600",
+          taxes: [{ code: "01", percent: 19 }],
+        },
+      ],
+    });
+    expect(interest.body).toMatchObject({ status: "emitida", code: "accepted" });
+    const [sent] = (await requests("SendTestSetAsync")).slice(-1);
+    if (!sent) throw new Error("no request saved");
+    await checkRequest(sent, "debit_note");
+    const document = new TextDecoder().decode(await carried(new Uint8Array(await readFile(sent))));
+    expect(document).toMatch(/^<\?xml[^>]*\?>\s*<DebitNote /);
+    expect(document).toContain("<cac:RequestedMonetaryTotal>");
+
+    const representation = await call("debit-notes/representation", {
+      debit_note_id: interest.body.debit_note_id,
+    });
+    expect(representation.body).toMatchObject({ stamped: true, xml_path: expect.stringMatching(/\.xml$/) });
   });
 
   it("leaves a document DIAN holds in process en_proceso; /refresh settles one, reconcile another", async () => {

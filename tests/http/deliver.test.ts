@@ -55,19 +55,28 @@ async function transmitted(): Promise<Invoice> {
   return invoice;
 }
 
-/** A document of the kind the authority did not accept: a pending invoice, a rejected credit note. */
+/** A document of the kind the authority did not accept: a pending invoice, a rejected note. */
 async function unaccepted(kind: DocumentKind): Promise<string> {
   if (kind === INVOICE) return (await createInvoice(db, tenant.org, tenant.company)).id;
   const invoice = await transmitted();
+  const debit = kind.kind === "debit_note";
   const response = await t.post(
-    "/credit-notes",
-    // the sandbox rejects a note whose reason says RECHAZAR (docs/sandbox.md)
-    { org_id: tenant.org.id, invoice_id: invoice.id, concept_code: "2", reason: "RECHAZAR por prueba" },
+    debit ? "/debit-notes" : "/credit-notes",
+    {
+      org_id: tenant.org.id,
+      invoice_id: invoice.id,
+      // the sandbox rejects a note whose reason says RECHAZAR (docs/sandbox.md)
+      concept_code: "2",
+      reason: "RECHAZAR por prueba",
+      ...(debit
+        ? { lines: [{ description: "Gastos de cobranza", quantity: "1", unit_price: "15000" }] }
+        : {}),
+    },
     token,
   );
   const note = await response.json();
   expect(note.status).toBe("error");
-  return note.credit_note_id;
+  return note[kind.idField];
 }
 
 describe.each(kindsOf("deliver"))("POST %s (%s)", (route, _name, kind) => {
@@ -107,7 +116,7 @@ describe.each(kindsOf("deliver"))("POST %s (%s)", (route, _name, kind) => {
     expect(document["cbc:UUID"]).toMatchObject({ "#text": row?.authority_code });
     expect(text(document["cbc:ID"])).toBe(row?.number);
     const ca = await sandboxCa(providers, "/adapter-tax");
-    await expectSignedAttachedDocument(xml, ca, kind === INVOICE ? "invoice" : "credit_note");
+    await expectSignedAttachedDocument(xml, ca, kind.kind);
 
     // DIAN's subject: NIT;legal name;number;type code;trade name
     const [company] = await db.superuser<{ nit: string; legal_name: string; trade_name: string | null }>(
@@ -124,7 +133,7 @@ describe.each(kindsOf("deliver"))("POST %s (%s)", (route, _name, kind) => {
     expect(record).toEqual({
       status: "enviada",
       recipient: "cliente@test.example",
-      document_type: kind === INVOICE ? "invoice" : "credit_note",
+      document_type: kind.kind,
     });
     const [rep] = await db.superuser("select stamped from representations where document_id = $1", [id]);
     expect(rep).toEqual({ stamped: true });

@@ -1,6 +1,6 @@
 /**
  * The fault matrix: every step that talks to the tax or deliver provider — /transmit,
- * /credit-notes, /credit-notes/reissue, /deliver, /credit-notes/deliver and a reconcile run — under
+ * /credit-notes and /debit-notes and their reissue, /deliver, /credit-notes/deliver and a reconcile run — under
  * every fault at every
  * moment: before the provider call (the database down, the connection refused), during it (a
  * timeout, a connection reset after the request went out, a 5xx, a 429 with Retry-After, a
@@ -72,7 +72,7 @@ let eventsBeforeEndpoint = 0;
 /** How the app's own connections are named, so that only they are cut. */
 const APP_CONNECTIONS = "fault-matrix-app";
 
-type Step = "transmit" | "credit_note" | "credit_note_reissue" | "deliver" | "reconcile";
+type Step = "transmit" | "note" | "note_reissue" | "deliver" | "reconcile";
 type Fault =
   | "db_down_before"
   | "refused"
@@ -100,7 +100,7 @@ const MATRIX: Record<Step, Partial<Record<Fault, string>>> = {
     malformed: "200 en_proceso",
     db_down_after: "200 en_proceso",
   },
-  credit_note: {
+  note: {
     db_down_before: "503",
     refused: "200 en_proceso",
     timeout: "200 en_proceso",
@@ -110,7 +110,7 @@ const MATRIX: Record<Step, Partial<Record<Fault, string>>> = {
     malformed: "200 en_proceso",
     db_down_after: "200 en_proceso",
   },
-  credit_note_reissue: {
+  note_reissue: {
     db_down_before: "503",
     refused: "200 en_proceso",
     timeout: "200 en_proceso",
@@ -318,7 +318,33 @@ interface Delivered {
 const sentMessagesFor = (document: Pick<Delivered, "number">) =>
   sandbox.deliver.messages.filter((m) => m.subject.split(";")[2] === document.number && m.status === "sent");
 
-type Table = "invoices" | "credit_notes";
+type Table = "invoices" | "credit_notes" | "debit_notes";
+
+/** A kind of note of an invoice: its routes, table, id field, and a body that creates one. */
+interface NoteKind {
+  route: "/credit-notes" | "/debit-notes";
+  table: "credit_notes" | "debit_notes";
+  idField: "credit_note_id" | "debit_note_id";
+  body: Record<string, unknown>;
+}
+const NOTE_KINDS: readonly NoteKind[] = [
+  {
+    route: "/credit-notes",
+    table: "credit_notes",
+    idField: "credit_note_id",
+    body: { concept_code: "2", reason: "Anulación por error en el precio" },
+  },
+  {
+    route: "/debit-notes",
+    table: "debit_notes",
+    idField: "debit_note_id",
+    body: {
+      concept_code: "1",
+      reason: "Intereses de mora",
+      lines: [{ description: "Intereses de mora", quantity: "1", unit_price: "47600" }],
+    },
+  },
+];
 async function fiscal(table: Table, id: string) {
   const [row] = await db.superuser<{
     status: string;
@@ -374,15 +400,15 @@ const leaseRunsOut = (table: Table, id: string) =>
     [id],
   );
 
-/** A later reissue settles a credit note: up to three rounds, each after the last claim's lease. */
-async function reissueUntilSettled(id: string): Promise<void> {
+/** A later reissue settles a note: up to three rounds, each after the last claim's lease. */
+async function reissueUntilSettled(kind: NoteKind, id: string): Promise<void> {
   for (let round = 0; round < 3; round++) {
-    if ((await fiscal("credit_notes", id))?.status === "emitida") break;
-    await leaseRunsOut("credit_notes", id);
-    expect((await post("/credit-notes/reissue", { credit_note_id: id })).status).toBe(200);
-    await assertInvariants("credit_notes", id);
+    if ((await fiscal(kind.table, id))?.status === "emitida") break;
+    await leaseRunsOut(kind.table, id);
+    expect((await post(`${kind.route}/reissue`, { [kind.idField]: id })).status).toBe(200);
+    await assertInvariants(kind.table, id);
   }
-  await assertSettled("credit_notes", id);
+  await assertSettled(kind.table, id);
 }
 
 // ─── the steps ───────────────────────────────────────────────────────────────────────────────────
@@ -558,18 +584,23 @@ describe.skipIf(!onPostgres)("the fault matrix", () => {
     });
   });
 
-  describe.each(cases("credit_note"))("/credit-notes, %s", (fault, expected) => {
+  const noteCases = (step: "note" | "note_reissue") =>
+    NOTE_KINDS.flatMap((kind) =>
+      cases(step).map(([fault, expected]) => [kind.route, fault, expected, kind] as const),
+    );
+
+  describe.each(noteCases("note"))("%s, %s", (route, fault, expected, kind) => {
     it(`answers ${expected}; never lost, never sent twice; a reissue settles it`, async () => {
       const invoice = await transmittedInvoice();
-      const body = { invoice_id: invoice.id, concept_code: "2", reason: "Anulación por error en el precio" };
+      const body = { invoice_id: invoice.id, ...kind.body };
       const key = { "Idempotency-Key": `fault-matrix-${crypto.randomUUID()}` };
       // the note's id is only known once created: match the next submit that is not the invoice's
       arm(fault, isSubmit, () => sandbox.provider.setKnobs({ failNext: [{ kind: sandboxKind(fault) }] }));
-      const answer = await underFault(fault, () => post("/credit-notes", body, key));
+      const answer = await underFault(fault, () => post(route, body, key));
       expect(answer).toBe(expected);
       const noteId = async () =>
         (
-          await db.superuser<{ id: string }>("select id from credit_notes where invoice_id = $1", [
+          await db.superuser<{ id: string }>(`select id from ${kind.table} where invoice_id = $1`, [
             invoice.id,
           ])
         )[0]?.id;
@@ -577,17 +608,17 @@ describe.skipIf(!onPostgres)("the fault matrix", () => {
         // nothing was written and nothing sent: the caller's retry under its key creates it
         expect(await noteId()).toBeUndefined();
         expect(sandbox.provider.submissions.filter((s) => s.reference !== invoice.id)).toHaveLength(0);
-        expect((await post("/credit-notes", body, key)).status).toBe(200);
+        expect((await post(route, body, key)).status).toBe(200);
       }
       const id = (await noteId()) as string;
       expect(id).toBeDefined();
-      await assertInvariants("credit_notes", id);
+      await assertInvariants(kind.table, id);
 
-      await reissueUntilSettled(id);
+      await reissueUntilSettled(kind, id);
     });
   });
 
-  describe.each(cases("credit_note_reissue"))("/credit-notes/reissue, %s", (fault, expected) => {
+  describe.each(noteCases("note_reissue"))("%s/reissue, %s", (route, fault, expected, kind) => {
     it(`answers ${expected}; never lost, never sent twice; a later reissue settles it`, async () => {
       const invoice = await transmittedInvoice();
       // a note in error that never reached the provider: its first submit was refused (429 for a minute)
@@ -600,25 +631,23 @@ describe.skipIf(!onPostgres)("the fault matrix", () => {
             { status: 429, headers: { "retry-after": "60" } },
           ),
       };
-      const created = await (
-        await post("/credit-notes", { invoice_id: invoice.id, concept_code: "2", reason: "Anulación" })
-      ).json();
+      const created = await (await post(route, { invoice_id: invoice.id, ...kind.body })).json();
       expect(created).toMatchObject({
         status: "error",
         code: "not_sent_retry",
         message: expect.stringMatching(/^not sent: /),
       });
-      const id = created.credit_note_id as string;
+      const id = created[kind.idField] as string;
       expect(submissionsOf(id)).toHaveLength(0);
 
       arm(fault, isSubmit, () =>
         sandbox.provider.setKnobs({ failNext: [{ kind: sandboxKind(fault), reference: id }] }),
       );
-      const answer = await underFault(fault, () => post("/credit-notes/reissue", { credit_note_id: id }));
+      const answer = await underFault(fault, () => post(`${route}/reissue`, { [kind.idField]: id }));
       expect(answer).toBe(expected);
-      await assertInvariants("credit_notes", id);
+      await assertInvariants(kind.table, id);
 
-      await reissueUntilSettled(id);
+      await reissueUntilSettled(kind, id);
     });
   });
 

@@ -62,6 +62,8 @@ beforeAll(async () => {
     fx.transmitted(home),
     fx.creditNote(home, "emitida"),
     fx.creditNote(home, "error"),
+    fx.debitNote(home, "emitida"),
+    fx.debitNote(home, "error"),
     fx.pending(other),
   ]);
   context = {

@@ -179,6 +179,34 @@ describe("a run", () => {
     expect(note?.status).toBe("error"); // never received: to be reissued
     expect(queriesOf(created.document_id)).toBe(1);
   });
+
+  it("settles debit notes too", async () => {
+    const invoice = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
+    await db.superuser(
+      `update invoices set authority_code = encode(sha384(convert_to(id::text, 'UTF8')), 'hex') where id = $1`,
+      [invoice.id],
+    );
+    const created = await t.deps.db.asService().call("einv_debit_note_create", {
+      p_org_id: tenant.org.id,
+      p_invoice_id: invoice.id,
+      p_concept_code: "1",
+      p_reason: "Intereses de mora",
+      p_lines: [{ description: "Intereses de mora", quantity: "1", unit_price: "47600" }],
+      p_actor_id: tenant.operador.id,
+      p_lease_seconds: 60,
+      p_issued_at: new Date().toISOString(),
+    });
+    // the call that claimed it died: its intent is recorded, its lease is over
+    await db.superuser("update debit_notes set lease_until = now() - interval '1 second' where id = $1", [
+      created.document_id,
+    ]);
+    await run();
+    const [note] = await db.superuser<{ status: string }>("select status from debit_notes where id = $1", [
+      created.document_id,
+    ]);
+    expect(note?.status).toBe("error"); // never received: to be reissued
+    expect(queriesOf(created.document_id)).toBe(1);
+  });
 });
 
 describe("overlapping runs and the time budget", () => {

@@ -89,8 +89,7 @@ describe.each(DOCUMENT_KINDS)("xml_path of the $name representation", (kind) => 
     expect(new TextDecoder().decode(xml)).toMatch(/^<\?xml[^>]*\?><AttachedDocument /);
     expect((data as Blob).type).toBe("application/xml");
     // the AttachedDocument the sandbox signed as DIAN mode does, kept byte for byte
-    const protocolKind = kind.name === "invoice" ? "invoice" : "credit_note";
-    await expectSignedAttachedDocument(xml, await sandboxCa(sandbox.fetch), protocolKind);
+    await expectSignedAttachedDocument(xml, await sandboxCa(sandbox.fetch), kind.kind);
     expect((await download(stranger.admin, xml_path)).data).toBeNull();
   });
 

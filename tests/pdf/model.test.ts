@@ -11,7 +11,13 @@ import {
   withLines,
 } from "../../devkit/pdf/fixtures.ts";
 import { DEMO_SOFTWARE, softwareLine } from "../../shared/co/software.ts";
-import { INVOICE_TEMPLATE_VERSION, toCreditNotePdfModel, toInvoicePdfModel } from "../../shared/pdf/model.ts";
+import type { DebitNoteDocumentRow } from "../../shared/kernel/rows.ts";
+import {
+  INVOICE_TEMPLATE_VERSION,
+  toCreditNotePdfModel,
+  toDebitNotePdfModel,
+  toInvoicePdfModel,
+} from "../../shared/pdf/model.ts";
 
 describe("toInvoicePdfModel", () => {
   it("formats the issuer, the buyer and the invoice data the Colombian way", () => {
@@ -141,6 +147,50 @@ describe("toCreditNotePdfModel", () => {
         invoice: "SETP990000201 del 20/11/2026",
         cufe: DEMO_CUFE,
         concept: "1 · Devolución parcial de los bienes y/o no aceptación parcial del servicio",
+      },
+    });
+  });
+});
+
+describe("toDebitNotePdfModel", () => {
+  /** A debit note charging interest on the demo invoice, shaped as `debit_note_payload` returns it. */
+  const demoDebitNote = (): DebitNoteDocumentRow => {
+    const { lines, ...note } = demoCreditNote();
+    const [first] = lines;
+    if (!first) throw new Error("the demo note has lines");
+    const { invoice_line_id: _, ...interest } = first;
+    return {
+      ...note,
+      number: "ND7",
+      concept_code: "1",
+      reason: "Intereses de mora: 30 días",
+      lines: [{ ...interest, description: "Intereses de mora (2 % mensual)" }],
+    };
+  };
+
+  it("has its own title, raises the invoice by its CUFE, and names DIAN's debit-note concept", () => {
+    const model = toDebitNotePdfModel(
+      demoDebitNote(),
+      acceptedFiscal({ status: "emitida", authority_code: "d".repeat(96) }),
+    );
+    expect(model.number).toBe("ND7");
+    expect(model.names.title).toBe("Nota débito electrónica");
+    expect(model.totals.at(-1)).toMatchObject({ label: "TOTAL NOTA DÉBITO", grand: true });
+    expect(model.lines[0]?.description).toBe("Intereses de mora (2 % mensual)");
+    expect(model.issuer.resolution).toBeNull();
+    expect(Object.fromEntries(model.facts)).toMatchObject({ "Factura que ajusta": "SETP990000201" });
+    expect(Object.fromEntries(model.reference?.facts ?? [])).toMatchObject({
+      Factura: "SETP990000201 del 20/11/2026",
+      "CUFE de la factura": DEMO_CUFE,
+      "Concepto de la nota débito": "1 · Intereses",
+    });
+    expect(model.fiscal).toMatchObject({
+      stamped: true,
+      corrects: {
+        labels: { invoice: "Factura que ajusta", concept: "Concepto de la nota débito" },
+        invoice: "SETP990000201 del 20/11/2026",
+        cufe: DEMO_CUFE,
+        concept: "1 · Intereses",
       },
     });
   });

@@ -231,6 +231,8 @@ export const MEMBER_READABLE: readonly { table: string; rowsOf: string; roles?: 
   { table: "public.deliveries", rowsOf: "org_id = $1" },
   { table: "public.credit_notes", rowsOf: "org_id = $1" },
   { table: "public.credit_note_lines", rowsOf: "org_id = $1" },
+  { table: "public.debit_notes", rowsOf: "org_id = $1" },
+  { table: "public.debit_note_lines", rowsOf: "org_id = $1" },
   // where the org's events are sent: the admins' business, as its credentials are
   { table: "public.webhook_endpoints", rowsOf: "org_id = $1", roles: ["admin"] },
   { table: "storage.objects", rowsOf: "bucket_id = 'service-documentos' and name like $1 || '/%'" },

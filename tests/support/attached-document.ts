@@ -37,7 +37,7 @@ export function text(node: XmlNode): string | undefined {
 export interface ReadAttachedDocument {
   /** The `AttachedDocument` element. */
   container: XmlNode;
-  /** The embedded `Invoice` or `CreditNote` element. */
+  /** The embedded `Invoice`, `CreditNote` or `DebitNote` element. */
   document: XmlNode;
   /** The embedded `ApplicationResponse` element. */
   response: XmlNode;
@@ -53,7 +53,7 @@ export function readAttachedDocument(xml: string | Uint8Array): ReadAttachedDocu
   const reference = container["cac:ParentDocumentLineReference"]["cac:DocumentReference"];
   return {
     container,
-    document: inner.Invoice ?? inner.CreditNote,
+    document: inner.Invoice ?? inner.CreditNote ?? inner.DebitNote,
     response: embedded(reference["cac:Attachment"]).ApplicationResponse,
   };
 }
@@ -85,7 +85,7 @@ export async function sandboxCa(fetch: SandboxFetch, base = ""): Promise<string>
 export async function expectSignedAttachedDocument(
   xml: Uint8Array,
   caPem: string,
-  kind: "invoice" | "credit_note",
+  kind: "invoice" | "credit_note" | "debit_note",
 ): Promise<void> {
   const checks: [string, Promise<{ ok: boolean; output: string }>][] = [
     ["the AttachedDocument's signature", xmlsecVerify(xml, caPem)],

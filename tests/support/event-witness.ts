@@ -1,7 +1,7 @@
 /**
  * An independent record of every committed status change, to hold the outbox against: a witness
- * table that a trigger of the test's own fills with every row version of invoices, credit notes and
- * deliveries (status and code), inside the writing transaction — so a version that rolled back is
+ * table that a trigger of the test's own fills with every row version of invoices, credit and debit
+ * notes, and deliveries (status and code), inside the writing transaction — so a version that rolled back is
  * not there, and one that committed is. From those versions the test derives the changes (a version
  * whose status or code differs from the one before it; a row's first version is its start), and the
  * outbox must hold exactly one event for each, in the same order, and nothing else.
@@ -10,7 +10,12 @@ import { expect } from "vitest";
 import type { TestDatabase } from "../../devkit/database.ts";
 import type { ReceivedMessage } from "../../devkit/webhooks.ts";
 
-const TABLES = { invoices: "last_code", credit_notes: "last_code", deliveries: "code" } as const;
+const TABLES = {
+  invoices: "last_code",
+  credit_notes: "last_code",
+  debit_notes: "last_code",
+  deliveries: "code",
+} as const;
 
 /** Creates the witness (once per test database). */
 export async function installWitness(db: TestDatabase): Promise<void> {

@@ -25,6 +25,9 @@ interface JsonSchema {
   maxLength?: number;
   minItems?: number;
   maxItems?: number;
+  minimum?: number;
+  maximum?: number;
+  anyOf?: JsonSchema[];
 }
 
 /** How a body is sent: a JSON value (serialised), text as it is, or bytes as they are. */
@@ -55,20 +58,51 @@ function boundedString(schema: JsonSchema, unit: fc.Arbitrary<string>): fc.Arbit
 /** A value the schema accepts, or one just past a bound (they are generated together on purpose). */
 export function validValue(schema: JsonSchema, context: FuzzContext, key = ""): fc.Arbitrary<unknown> {
   if (schema.enum) return fc.constantFrom(...schema.enum);
+  // one of its scalar forms (a debit note's tax rate: a JSON number or decimal text)
+  if (schema.anyOf?.every((form) => form.type === "number" || form.type === "string"))
+    return fc.oneof(...schema.anyOf.map((form) => validValue(form, context, key)));
   switch (schema.type) {
     case "boolean":
       return fc.boolean();
+    case "number": {
+      // a small number within its bounds (a rate, an amount), or one just past them
+      const min = schema.minimum ?? -1_000_000;
+      const max = schema.maximum ?? 1_000_000;
+      return fc.oneof(
+        { weight: 4, arbitrary: fc.integer({ min: Math.max(min, 0), max: Math.min(max, 100) }) },
+        { weight: 1, arbitrary: fc.double({ min, max, noNaN: true }) },
+        { weight: 1, arbitrary: fc.constantFrom(min - 1, max + 1) },
+      );
+    }
     case "string":
       return validString(schema, context, key);
     case "array": {
-      const items = validValue(schema.items ?? {}, context, key);
+      // Objects in a list (a debit note's lines) are mostly well formed, each field within its
+      // bounds: with a dozen fields each just past a bound a third of the time, hardly any body
+      // would reach the operation. One in four is as wild as a top-level field.
+      const wild = validValue(schema.items ?? {}, context, key);
+      const items =
+        schema.items?.type === "object" && schema.items.properties
+          ? fc.oneof(
+              { weight: 3, arbitrary: tameObject(schema.items, context) },
+              { weight: 1, arbitrary: wild },
+            )
+          : wild;
       const min = schema.minItems ?? 0;
       const max = schema.maxItems ?? 20;
+      // A list of n: of objects (a debit note's thousand lines, each with its own lists), a few
+      // generated and repeated, as generating a thousand nested objects takes a second per body.
+      const listOf = (n: number) =>
+        schema.items?.type === "object"
+          ? fc
+              .array(items, { minLength: 1, maxLength: 4 })
+              .map((some) => Array.from({ length: n }, (_, i) => some[i % some.length]))
+          : fc.array(items, { minLength: n, maxLength: n });
       return fc.oneof(
         { weight: 4, arbitrary: fc.array(items, { minLength: min, maxLength: Math.min(max, min + 4) }) },
         // at the bound and one past it (at most a thousand uuids: 40 kB)
-        { weight: 1, arbitrary: fc.array(items, { minLength: max, maxLength: max }) },
-        { weight: 1, arbitrary: fc.array(items, { minLength: max + 1, maxLength: max + 1 }) },
+        { weight: 1, arbitrary: listOf(max) },
+        { weight: 1, arbitrary: listOf(max + 1) },
         // duplicates
         { weight: 1, arbitrary: items.map((item) => [item, item]) },
       );
@@ -86,6 +120,49 @@ export function validValue(schema: JsonSchema, context: FuzzContext, key = ""): 
       );
     default:
       return fc.jsonValue({ maxDepth: 2 });
+  }
+}
+
+/**
+ * An object the schema accepts: its required fields (and now and then its optional ones too), each
+ * within its bounds — a string of letters, a decimal or a code where a pattern asks for one, a
+ * short list.
+ */
+function tameObject(schema: JsonSchema, context: FuzzContext): fc.Arbitrary<Record<string, unknown>> {
+  const properties = schema.properties ?? {};
+  const required = schema.required ?? [];
+  const model = (keys: string[]) =>
+    fc.record(Object.fromEntries(keys.map((key) => [key, tameValue(properties[key] ?? {}, context, key)])));
+  return fc.oneof(
+    { weight: 2, arbitrary: model(required) },
+    { weight: 1, arbitrary: model(Object.keys(properties)) },
+  );
+}
+
+function tameValue(schema: JsonSchema, context: FuzzContext, key: string): fc.Arbitrary<unknown> {
+  if (schema.enum) return fc.constantFrom(...schema.enum);
+  if (schema.anyOf?.[0]) return tameValue(schema.anyOf[0], context, key);
+  switch (schema.type) {
+    case "boolean":
+      return fc.boolean();
+    case "number":
+      return fc.integer({ min: Math.max(schema.minimum ?? 0, 0), max: Math.min(schema.maximum ?? 100, 100) });
+    case "array": {
+      const min = schema.minItems ?? 0;
+      const items = tameValue(schema.items ?? {}, context, key);
+      return fc.array(items, { minLength: min, maxLength: Math.min(schema.maxItems ?? 3, min + 2) });
+    }
+    case "object":
+      return schema.properties ? tameObject(schema, context) : fc.constant({});
+    case "string":
+      if (schema.format || schema.pattern) return validString(schema, context, key);
+      return fc.string({
+        unit: fc.constantFrom(..."abcXYZ019".split("")),
+        minLength: Math.max(schema.minLength ?? 1, 1),
+        maxLength: Math.min(schema.maxLength ?? 20, 20),
+      });
+    default:
+      return fc.constant(null);
   }
 }
 
@@ -118,8 +195,22 @@ function validString(schema: JsonSchema, context: FuzzContext, key: string): fc.
   if (schema.pattern === "^[\\x21-\\x7e]+$") {
     return boundedString(schema, fc.constantFrom(..."!~azAZ09_-sk".split("")));
   }
-  if (schema.pattern?.startsWith("^(?=.*[1-9])")) {
-    // a decimal > 0 as text (a credited quantity or amount): mostly well formed, or just off it
+  const charClass = /^\^\[A-Z0-9\]\{1,([0-9]+)\}\$$/.exec(schema.pattern ?? "");
+  if (charClass) {
+    // a code of capitals and digits (a UN/ECE unit, `94`, `NIU`), or one just off it
+    const unit = fc.constantFrom(..."ANIUKG0149".split(""));
+    return fc.oneof(
+      { weight: 4, arbitrary: fc.string({ unit, minLength: 1, maxLength: Number(charClass[1]) }) },
+      { weight: 1, arbitrary: fc.constantFrom("", "niu", "N U", "X".repeat(Number(charClass[1]) + 1)) },
+    );
+  }
+  if (schema.pattern === "^[0-9]{2}$") {
+    // DIAN's two-digit tax code: one the database knows, one it does not, or just off the pattern
+    return fc.constantFrom("01", "04", "03", "22", "34", "99", "1", "001");
+  }
+  if (schema.pattern?.startsWith("^(?=.*[1-9])") || schema.pattern?.startsWith("^(0|[1-9][0-9]{0,11})")) {
+    // a decimal as text (a credited quantity or amount, a debit note's quantity and unit price):
+    // mostly well formed, or just off it
     return fc.oneof(
       {
         weight: 4,

@@ -35,6 +35,20 @@ import {
   RepresentationRequest as CreditNoteRepresentationRequest,
   RepresentationResponse as CreditNoteRepresentationResponse,
 } from "../../functions/credit-notes/representation.ts";
+import { DebitNoteRequest, DebitNoteResponse } from "../../functions/debit-notes/create.ts";
+import {
+  DeliverRequest as DebitNoteDeliverRequest,
+  DeliverResponse as DebitNoteDeliverResponse,
+} from "../../functions/debit-notes/deliver.ts";
+import {
+  RefreshRequest as DebitNoteRefreshRequest,
+  RefreshResponse as DebitNoteRefreshResponse,
+} from "../../functions/debit-notes/refresh.ts";
+import { ReissueRequest as DebitNoteReissueRequest } from "../../functions/debit-notes/reissue.ts";
+import {
+  RepresentationRequest as DebitNoteRepresentationRequest,
+  RepresentationResponse as DebitNoteRepresentationResponse,
+} from "../../functions/debit-notes/representation.ts";
 import { IntegrationSaveRequest, IntegrationSaveResponse } from "../../functions/integrations/save.ts";
 import { IntegrationTestRequest, IntegrationTestResponse } from "../../functions/integrations/test.ts";
 import { DeliverRequest, DeliverResponse } from "../../functions/invoices/deliver.ts";
@@ -71,6 +85,8 @@ export interface RouteFixture {
   transmitted(owner: Tenant): Promise<Invoice>;
   /** A credit note of `owner` for a transmitted invoice, accepted or rejected by the sandbox. */
   creditNote(owner: Tenant, outcome: "emitida" | "error"): Promise<string>;
+  /** A debit note of `owner` charging interest on a transmitted invoice, accepted or rejected. */
+  debitNote(owner: Tenant, outcome: "emitida" | "error"): Promise<string>;
   /** A webhook endpoint of `owner` (at the provider edge, which answers it 404). */
   webhook(owner: Tenant): Promise<string>;
   close(): Promise<void>;
@@ -124,6 +140,17 @@ export async function createRouteFixture(
       const note = await post(owner, "/credit-notes", { invoice_id: invoice.id, concept_code: "2", reason });
       if (note.status !== outcome) throw new Error(`fixture: credit note is ${note.status}, not ${outcome}`);
       return note.credit_note_id;
+    },
+    async debitNote(owner, outcome) {
+      const invoice = await fixture.transmitted(owner);
+      const note = await post(owner, "/debit-notes", {
+        invoice_id: invoice.id,
+        concept_code: "1",
+        reason: outcome === "error" ? "RECHAZAR por prueba" : "Intereses de mora",
+        lines: [{ description: "Intereses de mora", quantity: "1", unit_price: "47600" }],
+      });
+      if (note.status !== outcome) throw new Error(`fixture: debit note is ${note.status}, not ${outcome}`);
+      return note.debit_note_id;
     },
     webhook: async (owner) =>
       (await createWebhookEndpoint(db, t.deps.secretBox, owner.org.id, `${PROVIDERS}/hooks/in`)).id,
@@ -245,6 +272,52 @@ export const EINVOICING_ROUTES: readonly RouteSpec[] = [
     response: CreditNoteDeliverResponse,
     roles: DOCUMENT,
     body: async (fx, owner) => ({ ...org(owner), credit_note_id: await fx.creditNote(owner, "emitida") }),
+    foreign: notFound,
+  },
+  {
+    path: "/debit-notes",
+    request: DebitNoteRequest,
+    response: DebitNoteResponse,
+    roles: DOCUMENT,
+    body: async (fx, owner) => ({
+      ...org(owner),
+      invoice_id: (await fx.transmitted(owner)).id,
+      concept_code: "2",
+      reason: "Gastos de cobranza",
+      lines: [{ description: "Gastos de cobranza", quantity: "1", unit_price: "15000" }],
+    }),
+    foreign: notFound,
+  },
+  {
+    path: "/debit-notes/reissue",
+    request: DebitNoteReissueRequest,
+    response: DebitNoteResponse,
+    roles: DOCUMENT,
+    body: async (fx, owner) => ({ ...org(owner), debit_note_id: await fx.debitNote(owner, "error") }),
+    foreign: notFound,
+  },
+  {
+    path: "/debit-notes/representation",
+    request: DebitNoteRepresentationRequest,
+    response: DebitNoteRepresentationResponse,
+    roles: DOCUMENT,
+    body: async (fx, owner) => ({ ...org(owner), debit_note_id: await fx.debitNote(owner, "emitida") }),
+    foreign: notFound,
+  },
+  {
+    path: "/debit-notes/refresh",
+    request: DebitNoteRefreshRequest,
+    response: DebitNoteRefreshResponse,
+    roles: DOCUMENT,
+    body: async (fx, owner) => ({ ...org(owner), debit_note_id: await fx.debitNote(owner, "emitida") }),
+    foreign: notFound,
+  },
+  {
+    path: "/debit-notes/deliver",
+    request: DebitNoteDeliverRequest,
+    response: DebitNoteDeliverResponse,
+    roles: DOCUMENT,
+    body: async (fx, owner) => ({ ...org(owner), debit_note_id: await fx.debitNote(owner, "emitida") }),
     foreign: notFound,
   },
   {

@@ -55,7 +55,7 @@ describe("docs/openapi.json", () => {
     expect(readFileSync(ROUTE_ERRORS_FILE, "utf8")).toBe(routeErrorsText(document));
   });
 
-  it("describes the contract's ten operations and the design's three, each with both security headers and Idempotency-Key", () => {
+  it("describes the contract's ten operations and the design's eight, each with both security headers and Idempotency-Key", () => {
     expect(Object.keys(document.paths).sort()).toEqual(API_ROUTES);
     expect(document.openapi).toBe("3.1.0");
     expect(document.servers[0].url).toBe("{base_url}/v1/einvoicing");

@@ -10,6 +10,7 @@ import type { AuthorityRule } from "../../kernel/result-codes.ts";
 import type { DocumentKind, DocumentPayloads, Environment, FiscalRow } from "../../kernel/rows.ts";
 import type { DocumentPdfModel } from "../../pdf/model.ts";
 import type { SubmitDocumentRequest } from "../../ports/providers/protocol.ts";
+import type { DocumentFolder } from "../../ports/storage.ts";
 
 /**
  * The provider's submit request, or every problem that keeps the document from being sent, and,
@@ -53,7 +54,7 @@ export interface DocumentKindSpec<K extends DocumentKind = DocumentKind> {
     whileInProgress: string;
   };
   /** Folder of its PDFs in the bucket: `<org_id>/<folder>/<document_id>/…`. */
-  folder: "invoices" | "credit-notes";
+  folder: DocumentFolder;
   /** Pre-send checks, then the provider's payload (a docsgen provider renders it, secrets removed: ./render-request.ts). */
   prepare(document: DocumentPayloads[K], environment: Environment): PreparedDocument;
   /** What the built-in renderer draws (and the stamp, of a provider's PDF): title, code label, blocks. */

@@ -24,24 +24,16 @@ import type { DbScope } from "../../ports/db/port.ts";
 import type { ProviderDirectory } from "../../ports/providers/directory.ts";
 import { ProviderError, ProviderRateLimitedError } from "../../ports/providers/errors.ts";
 import type { DocumentStore } from "../../ports/storage.ts";
-import { creditNoteKind } from "../credit-notes/kind.ts";
 import { DELIVERY_STEPS, deliverDocument } from "../documents/deliver.ts";
-import type { DocumentKindSpec } from "../documents/kind.ts";
 import { lookupOf } from "../documents/lookup.ts";
 import { neverReceived, outcomeFromProvider, storable } from "../documents/outcome.ts";
-import { invoiceKind } from "../invoices/kind.ts";
+import { kindSpec } from "../kinds.ts";
 
-/** Every kind the lifecycle knows: reconcile settles them all the same way. */
 /**
  * The most provider calls one query of a document makes: DIAN direct asks a test-set batch by its
  * ZipKey (GetStatusZip) and then by the document's key (GetStatus).
  */
 const QUERY_CALLS = 2;
-
-const KINDS: Record<DocumentKind, DocumentKindSpec> = {
-  invoice: invoiceKind as DocumentKindSpec,
-  credit_note: creditNoteKind as DocumentKindSpec,
-};
 
 export interface ReconcileContext {
   serviceDb: DbScope;
@@ -124,7 +116,7 @@ export async function reconcile({
   const leaseSeconds = Math.ceil((options.budgetMs + 2 * options.providerTimeoutMs) / 1000) + 30;
 
   const settle = async (doc: Picked): Promise<void> => {
-    const kind = KINDS[doc.kind];
+    const kind = kindSpec(doc.kind);
     const release = () =>
       db.call("einv_reconcile_release", {
         p_run_id: runId,
@@ -281,7 +273,7 @@ export async function reconcile({
                 providerTimeoutMs: options.providerTimeoutMs,
                 retry: { of: delivery.delivery_id, sendId: delivery.send_id },
               },
-              kind: KINDS[delivery.document_type],
+              kind: kindSpec(delivery.document_type),
               input: { org_id: delivery.org_id, document_id: delivery.document_id, to: delivery.to },
             });
           } catch (error) {

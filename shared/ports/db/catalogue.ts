@@ -10,6 +10,7 @@ import type {
   ClaimEntry,
   CredentialRow,
   CreditedLine,
+  DebitedLine,
   DeliveryAttachmentRecord,
   DocumentKind,
   DocumentRecord,
@@ -245,6 +246,22 @@ const creditNotes = {
   }).returns<ClaimEntry<"credit_note">>(),
 };
 
+/** Callable by `service_role`: debit notes, created and claimed in one call. */
+const debitNotes = {
+  einv_debit_note_create: service({
+    p_org_id: str,
+    p_invoice_id: str,
+    p_concept_code: str,
+    p_reason: str,
+    /** What is charged: 1 to 1,000 lines, each an invoice line's inputs. */
+    p_lines: arg<DebitedLine[]>(),
+    p_actor_id: str,
+    p_lease_seconds: num,
+    /** The service's instant (its Clock, ISO-8601): the note is issued at it. */
+    p_issued_at: str,
+  }).returns<ClaimEntry<"debit_note">>(),
+};
+
 /**
  * Callable by `service_role`: the Idempotency-Key of every POST (shared/http/idempotency.ts). The
  * reasons of a conflict are reason codes (../../db/reasons.ts).
@@ -458,6 +475,7 @@ export const CATALOGUE = {
   ...lifecycle,
   ...authorizedLifecycle,
   ...creditNotes,
+  ...debitNotes,
   ...idempotency,
   ...reconcile,
   ...records,

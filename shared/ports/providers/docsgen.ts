@@ -20,7 +20,7 @@ import {
 export const MAX_PDF_BYTES = 10 * 1024 * 1024;
 export const PDF_CONTENT_TYPE = "application/pdf";
 
-export const RenderKind = z.enum(["invoice", "credit_note"]);
+export const RenderKind = z.enum(["invoice", "credit_note", "debit_note"]);
 export type RenderKind = z.infer<typeof RenderKind>;
 
 /**
@@ -40,7 +40,7 @@ const RENDER_STATUS_OF = {
   descartada: "rejected",
 } as const satisfies Record<string, RenderStatus>;
 
-/** Our invoice / credit-note status → the protocol's: pendiente, en_proceso, transmitida, emitida, error. */
+/** Our document's status → the protocol's: pendiente, en_proceso, transmitida, emitida, error. */
 export function renderStatusOf(status: keyof typeof RENDER_STATUS_OF): RenderStatus {
   return RENDER_STATUS_OF[status];
 }
@@ -79,17 +79,11 @@ export const RenderRequest = z
     document: RenderDocument,
   })
   .superRefine((request, ctx) =>
-    presentOnlyWhen(
-      ctx,
-      request.document,
-      ["billing_reference", "correction"],
-      request.kind === "credit_note",
-      {
-        required: "required for a credit note",
-        forbidden: "only allowed for a credit note",
-        path: ["document"],
-      },
-    ),
+    presentOnlyWhen(ctx, request.document, ["billing_reference", "correction"], request.kind !== "invoice", {
+      required: "required for a note (credit or debit)",
+      forbidden: "only allowed for a note (credit or debit)",
+      path: ["document"],
+    }),
   );
 export type RenderRequest = z.input<typeof RenderRequest>;
 

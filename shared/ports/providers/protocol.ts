@@ -23,8 +23,11 @@ export type Money = z.infer<typeof Money>;
 export const Environment = z.enum(["uat", "prd"]);
 export type Environment = z.infer<typeof Environment>;
 
-/** Document kinds the protocol carries: sales invoices and the credit notes that correct them. */
-export const DocumentKind = z.enum(["invoice", "credit_note"]);
+/**
+ * Document kinds the protocol carries: sales invoices, and the notes of an invoice — credit notes
+ * that correct it, debit notes that raise what it charges.
+ */
+export const DocumentKind = z.enum(["invoice", "credit_note", "debit_note"]);
 export type DocumentKind = z.infer<typeof DocumentKind>;
 
 /**
@@ -116,7 +119,7 @@ export const Issuer = z.object({
   country_code: z.literal("CO").optional(),
   /** The numbering range's technical key (ClTec): the CUFE's secret; invoices only. Never log it. */
   technical_key: text(200).optional(),
-  /** The issuer's DIAN software PIN: the CUDE's secret; credit notes only. Never log it. */
+  /** The issuer's DIAN software PIN: the CUDE's secret; notes only. Never log it. */
   software_pin: text(200).optional(),
 });
 export type Issuer = z.infer<typeof Issuer>;
@@ -296,7 +299,7 @@ const DOCUMENT_NUMBER = z
   .string()
   .regex(/^[A-Z0-9]{0,4}[0-9]{1,15}$/, "expected an optional prefix and a number");
 
-/** For a credit note: the invoice it corrects (DIAN BillingReference). */
+/** For a note: the invoice it is of (DIAN BillingReference). */
 export const BillingReference = z.object({
   number: DOCUMENT_NUMBER,
   issue_date: z.iso.date(),
@@ -320,12 +323,18 @@ export const Numbering = z.object({
 });
 export type Numbering = z.infer<typeof Numbering>;
 
-/** For a credit note: why (DIAN correction concept 1–6, Anexo 1.9) and the stated reason. */
+/**
+ * For a note: why — its DIAN concept (a credit note's correction concept 1–6, Anexo 1.9; a debit
+ * note's concept 1–4: intereses, gastos por cobrar, cambio del valor, otros) — and the stated reason.
+ */
 export const Correction = z.object({
   concept_code: z.enum(["1", "2", "3", "4", "5", "6"]),
   reason: z.string().trim().min(1).max(500),
 });
 export type Correction = z.infer<typeof Correction>;
+
+/** DIAN's debit-note concepts (ConceptoNotaDebito-2.1): 1 intereses, 2 gastos por cobrar, 3 cambio del valor, 4 otros. */
+export const DEBIT_CONCEPTS: readonly string[] = ["1", "2", "3", "4"];
 
 /** The fields of a submit, before the rules that tie them together (docsgen renders from them too). */
 export const SubmitDocumentFields = z.object({
@@ -363,26 +372,28 @@ export const SubmitDocumentFields = z.object({
   /** The deal's currency, rate and date when it is not `currency` (the document's, COP). */
   exchange_rate: ExchangeRate.optional(),
   totals: Totals,
-  /** An invoice's numbering resolution, when the issuer has one on record; never for credit notes. */
+  /** An invoice's numbering resolution, when the issuer has one on record; never for notes. */
   numbering: Numbering.optional(),
-  /** A credit note's invoice (its CUFE is the note's billing reference); only for credit notes. */
+  /** A note's invoice (its CUFE is the note's billing reference); only for notes. */
   billing_reference: BillingReference.required({ authority_code: true }).optional(),
-  /** A credit note's concept and reason; only for credit notes. */
+  /** A note's concept and reason; only for notes. */
   correction: Correction.optional(),
 });
 
 /**
- * POST /documents body: one document, as we hold it. A credit note names the invoice it corrects
- * and carries the software PIN (its CUDE's secret); an invoice carries the technical key (its CUFE's).
+ * POST /documents body: one document, as we hold it. A note (credit or debit) names the invoice it
+ * is of and carries the software PIN (its CUDE's secret); an invoice carries the technical key (its
+ * CUFE's). A debit note's concept is one of DIAN's four.
  */
 export const SubmitDocumentRequest = SubmitDocumentFields.superRefine((doc, ctx) => {
-  const credit = doc.kind === "credit_note";
-  presentOnlyWhen(ctx, doc, ["billing_reference", "correction"], credit, {
-    required: "required for a credit note",
-    forbidden: "only allowed for a credit note",
+  const note = doc.kind !== "invoice";
+  const noun = doc.kind === "debit_note" ? "a debit note" : "a credit note";
+  presentOnlyWhen(ctx, doc, ["billing_reference", "correction"], note, {
+    required: `required for ${noun}`,
+    forbidden: "only allowed for a note (credit or debit)",
   });
   for (const field of ["numbering", "withholdings", "prepayments"] as const) {
-    if (credit && doc[field] !== undefined) {
+    if (note && doc[field] !== undefined) {
       ctx.addIssue({ code: "custom", path: [field], message: "only allowed for an invoice" });
     }
   }
@@ -400,12 +411,19 @@ export const SubmitDocumentRequest = SubmitDocumentFields.superRefine((doc, ctx)
       message: "must be another currency than the document's",
     });
   }
-  presentOnlyWhen(ctx, doc.issuer, ["software_pin"], credit, {
-    required: "required for a credit note",
-    forbidden: "only allowed for a credit note",
+  if (doc.kind === "debit_note" && doc.correction && !DEBIT_CONCEPTS.includes(doc.correction.concept_code)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["correction", "concept_code"],
+      message: 'a debit note\'s concept is "1" to "4"',
+    });
+  }
+  presentOnlyWhen(ctx, doc.issuer, ["software_pin"], note, {
+    required: `required for ${noun}`,
+    forbidden: "only allowed for a note (credit or debit)",
     path: ["issuer"],
   });
-  presentOnlyWhen(ctx, doc.issuer, ["technical_key"], !credit, {
+  presentOnlyWhen(ctx, doc.issuer, ["technical_key"], !note, {
     required: "required for an invoice",
     forbidden: "only allowed for an invoice",
     path: ["issuer"],

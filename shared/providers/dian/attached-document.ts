@@ -44,8 +44,8 @@ const NAMESPACES: Namespaces = {
 /** DIAN as the validator of every document (the name its ApplicationResponses give it). */
 export const DIAN_VALIDATOR = "Unidad Especial Dirección de Impuestos y Aduanas Nacionales";
 
-const ROOTS = { invoice: "Invoice", credit_note: "CreditNote" } as const;
-const SCHEMES = { invoice: "CUFE-SHA384", credit_note: "CUDE-SHA384" } as const;
+const ROOTS = { invoice: "Invoice", credit_note: "CreditNote", debit_note: "DebitNote" } as const;
+const SCHEMES = { invoice: "CUFE-SHA384", credit_note: "CUDE-SHA384", debit_note: "CUDE-SHA384" } as const;
 
 /** What the container says about the document: the request it was built from, and its CUFE/CUDE. */
 export type AttachedDocumentFacts = Pick<

@@ -45,7 +45,7 @@ export type NumberingResolution = z.infer<typeof NumberingResolution>;
 /** DIAN mode's additions to a submitted document. */
 export const DianMode = z.object({
   software: DianSoftware,
-  /** Required for invoices, never given for credit notes (DIAN's InvoiceControl is the invoice's). */
+  /** Required for invoices, never given for notes (DIAN's InvoiceControl is the invoice's). */
   resolution: NumberingResolution.optional(),
 });
 export type DianMode = z.infer<typeof DianMode>;
@@ -84,8 +84,8 @@ export function dianInputProblem(input: DianDocumentInput): string | null {
     }
     return null;
   }
-  if (dian.resolution) return "a credit note carries no numbering resolution";
-  if (!document.billing_reference || !document.correction)
-    return "a credit note needs the invoice it corrects";
+  const noun = document.kind === "debit_note" ? "a debit note" : "a credit note";
+  if (dian.resolution) return `${noun} carries no numbering resolution`;
+  if (!document.billing_reference || !document.correction) return `${noun} needs the invoice it corrects`;
   return null;
 }

@@ -5,7 +5,7 @@
  * module makes no other kind.
  *
  * The names follow the Anexo técnico's convention (brief §3, the same stem as the buyer's files in
- * ../../co/delivery-files.ts): `fv` (invoice) or `nc` (credit note) + the issuer's NIT padded to 10 + `000`
+ * ../../co/delivery-files.ts): `fv` (invoice), `nc` (credit note) or `nd` (debit note) + the issuer's NIT padded to 10 + `000`
  * + the year's two digits + an 8-character hexadecimal consecutive, inside `z…zip`. DIAN does not
  * enforce them — Odoo sends `invoice.zip` holding `invoice.xml` and DIAN accepts it ([O]
  * `_send_to_dian`; DIAN echoes the name in `XmlFileName`) — so the consecutive is the caller's
@@ -18,13 +18,13 @@ import { toBase64 } from "../../ports/providers/deliver.ts";
 import type { DocumentKind } from "../../ports/providers/protocol.ts";
 
 export interface SubmissionFiles {
-  /** The XML's name inside the ZIP: `fv…xml` or `nc…xml`. */
+  /** The XML's name inside the ZIP: `fv…xml`, `nc…xml` or `nd…xml`. */
   xml: string;
   /** The ZIP's name: SendBillSync's and SendTestSetAsync's `fileName`. */
   zip: string;
 }
 
-const PREFIX: Record<DocumentKind, string> = { invoice: "fv", credit_note: "nc" };
+const PREFIX: Record<DocumentKind, string> = { invoice: "fv", credit_note: "nc", debit_note: "nd" };
 
 /** The names of a document's XML and of its ZIP. Throws a RangeError for an impossible package. */
 export function submissionFiles(input: {

@@ -1,14 +1,21 @@
 /**
- * The UBL 2.1 `Invoice` and `CreditNote` DIAN asks for (Anexo Técnico 1.9), built from the document
- * our protocol submits, unsigned: the second `ext:UBLExtension` is left empty for the signature
- * (./signature.ts). Elements follow the order of the OASIS schemas (maindoc/UBL-Invoice-2.1.xsd,
- * UBL-CreditNote-2.1.xsd), which `xmllint --schema` checks in the tests.
+ * The UBL 2.1 `Invoice`, `CreditNote` and `DebitNote` DIAN asks for (Anexo Técnico 1.9), built from
+ * the document our protocol submits, unsigned: the second `ext:UBLExtension` is left empty for the
+ * signature (./signature.ts). Elements follow the order of the OASIS schemas (maindoc/UBL-Invoice-2.1.xsd,
+ * UBL-CreditNote-2.1.xsd, UBL-DebitNote-2.1.xsd), which `xmllint --schema` checks in the tests.
  *
  * Its amounts are the database's, as our protocol carries them (./ubl-amounts.ts, ./ubl-lines.ts);
  * the parties are their data (./parties.ts). The CUFE (invoices: the range's technical key) and the
- * CUDE (credit notes: the software PIN) are computed as DIAN recomputes them (../../co/cufe.ts):
+ * CUDE (notes: the software PIN) are computed as DIAN recomputes them (../../co/cufe.ts):
  * ValImp1–3 are the document's TaxTotal amounts of IVA 01, INC 04 and ICA 03 ("0.00" when absent);
  * every other tax (bags, IBUA, …) enters only through ValTot, the PayableAmount (brief-business §4).
+ *
+ * A note (credit or debit) is an invoice's document with its own root, customization, profile and
+ * line and quantity names (the table below), and the invoice it is of: DiscrepancyResponse (its
+ * concept and reason) and BillingReference (the invoice's number, CUFE and date). A DebitNote has no
+ * type code (UBL 2.1 defines none: DIAN files it as 92 by its root; one written fails the schema,
+ * as Vendix's whole set did: brief-business §1) and carries its totals as RequestedMonetaryTotal
+ * (LegalMonetaryTotal's children, DAU01); DIAN reads its CUDE's ValFac/ValTot from there.
  */
 
 import { CUFE_TAXES, computeCude, computeCufe, dianQrText } from "../../co/cufe.ts";
@@ -39,11 +46,13 @@ const NS = {
 
 /**
  * The `sts` namespace: DIAN_UBL_Structures.xsd's for invoices; for notes, the one DIAN's note
- * examples kept from version 1 (Odoo's l10n_co_dian and soenac/api-dian send notes with it).
+ * examples kept from version 1 (Odoo's l10n_co_dian `_get_sts_namespace` and soenac/api-dian send
+ * credit and debit notes with it).
  */
 export const STS_NAMESPACE = {
   invoice: "dian:gov:co:facturaelectronica:Structures-2-1",
   credit_note: "http://www.dian.gov.co/contratos/facturaelectronica/v1/Structures",
+  debit_note: "http://www.dian.gov.co/contratos/facturaelectronica/v1/Structures",
 } as const;
 
 const KINDS = {
@@ -55,6 +64,7 @@ const KINDS = {
     typeCode: ["cbc:InvoiceTypeCode", "01"],
     codeName: "CUFE-SHA384",
     lines: { element: "cac:InvoiceLine", quantity: "cbc:InvoicedQuantity", allowanceChargeFirst: true },
+    totals: "cac:LegalMonetaryTotal",
   },
   credit_note: {
     root: "CreditNote",
@@ -65,12 +75,25 @@ const KINDS = {
     typeCode: ["cbc:CreditNoteTypeCode", "91"],
     codeName: "CUDE-SHA384",
     lines: { element: "cac:CreditNoteLine", quantity: "cbc:CreditedQuantity", allowanceChargeFirst: false },
+    totals: "cac:LegalMonetaryTotal",
+  },
+  debit_note: {
+    root: "DebitNote",
+    namespace: "urn:oasis:names:specification:ubl:schema:xsd:DebitNote-2",
+    // 30: a note that references the invoice it raises (32: none; 33: Decreto 2242, inactive)
+    customization: "30",
+    profile: "DIAN 2.1: Nota Débito de Factura Electrónica de Venta",
+    typeCode: null,
+    codeName: "CUDE-SHA384",
+    // UBL-CommonAggregateComponents-2.1.xsd's DebitNoteLineType: TaxTotal before AllowanceCharge
+    lines: { element: "cac:DebitNoteLine", quantity: "cbc:DebitedQuantity", allowanceChargeFirst: false },
+    totals: "cac:RequestedMonetaryTotal",
   },
 } as const satisfies Record<string, { lines: LineNames } & Record<string, unknown>>;
 
 /** The document before its signature (the signature goes in the second `ext:ExtensionContent`). */
 export interface UnsignedDocument extends SignableDocument {
-  /** The CUFE (invoice) or CUDE (credit note). */
+  /** The CUFE (invoice) or CUDE (note). */
   authorityCode: string;
   /** The QR text DIAN prints (../../co/cufe.ts `dianQrText`). */
   qrText: string;
@@ -94,6 +117,9 @@ const SECTIONS = {
     "monetaryTotal",
   ],
   credit_note: ["paymentMeans", "exchangeRate", "allowanceCharges", "taxTotals", "monetaryTotal"],
+  // maindoc/UBL-DebitNote-2.1.xsd: AllowanceCharge, PaymentMeans, PaymentExchangeRate, TaxTotal,
+  // RequestedMonetaryTotal (no WithholdingTaxTotal; a note carries no advances)
+  debit_note: ["allowanceCharges", "paymentMeans", "exchangeRate", "taxTotals", "monetaryTotal"],
 } as const;
 
 type Section = (typeof SECTIONS)[keyof typeof SECTIONS][number];
@@ -106,15 +132,15 @@ function sections(doc: SubmitDocumentRequest): Record<Section, Child[]> {
     exchangeRate: [paymentExchangeRate(doc, doc.exchange_rate)],
     taxTotals: doc.tax_totals.map((t) => taxTotal(doc, t)),
     withholdings: (doc.withholdings ?? []).map((w) => withholdingTaxTotal(doc, w)),
-    monetaryTotal: [monetaryTotal(doc)],
+    monetaryTotal: [monetaryTotal(doc, KINDS[doc.kind].totals)],
   };
 }
 
-/** The correction of a credit note: its concept and the invoice it corrects. */
-function creditNoteReferences(doc: SubmitDocumentRequest): Child[] {
+/** What a note (credit or debit) says of its invoice: its concept and reason, and the invoice itself. */
+function noteReferences(doc: SubmitDocumentRequest): Child[] {
   const reference = doc.billing_reference;
   const correction = doc.correction;
-  if (doc.kind !== "credit_note" || !reference || !correction) return [];
+  if (doc.kind === "invoice" || !reference || !correction) return [];
   return [
     el(
       "cac:DiscrepancyResponse",
@@ -196,11 +222,11 @@ export async function buildUnsignedDocument(input: DianDocumentInput): Promise<U
     text("cbc:IssueDate", doc.issue_date),
     text("cbc:IssueTime", doc.issue_time),
     doc.kind === "invoice" && doc.due_date && text("cbc:DueDate", doc.due_date),
-    text(kind.typeCode[0], kind.typeCode[1]),
+    kind.typeCode && text(kind.typeCode[0], kind.typeCode[1]),
     doc.notes && text("cbc:Note", doc.notes),
     text("cbc:DocumentCurrencyCode", doc.currency),
     text("cbc:LineCountNumeric", String(doc.lines.length)),
-    ...creditNoteReferences(doc),
+    ...noteReferences(doc),
     supplierParty(doc.issuer, dian.resolution?.prefix),
     customerParty(doc.buyer),
     ...SECTIONS[doc.kind].flatMap((section) => parts[section]),
