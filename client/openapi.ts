@@ -305,7 +305,27 @@ export interface paths {
         put?: never;
         /**
          * Write a debit note for a transmitted invoice and send it
-         * @description Roles: admin, operador.
+         * @description Writes a debit note that raises what a transmitted invoice charged (interest, expenses to recover, a price corrected upwards, others: DIAN's four debit-note concepts), with lines written as an invoice's (the database computes their taxes and totals), numbers it in the company's debit note range and sends it to the authority in the same call; the answer is the note's outcome, as /transmit's.
+         *
+         *     Roles: admin, operador.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.debitNotes.create({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       invoice_id: "5b0e7f4c-2d3a-4f8e-9c61-7a2b9d0e1f35",
+         *       concept_code: "1",
+         *       reason: "Intereses de mora: 30 días sobre el saldo vencido",
+         *       lines: [
+         *         {
+         *           description: "Intereses de mora (2 % mensual)",
+         *           quantity: "1",
+         *           unit_price: "47600"
+         *         }
+         *       ]
+         *     });
+         *     ```
          */
         post: operations["debitNotes"];
         delete?: never;
@@ -325,7 +345,18 @@ export interface paths {
         put?: never;
         /**
          * Send again a debit note that ended in error (or was left in progress)
-         * @description Roles: admin, operador.
+         * @description Sends again a debit note in `error` (never received by the provider, or stopped before it left), or one a finished transmission left `en_proceso`. One that may have reached the provider is asked about first and never sent twice.
+         *
+         *     Roles: admin, operador.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.debitNotes.reissue({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       debit_note_id: "6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46"
+         *     });
+         *     ```
          */
         post: operations["debitNotesReissue"];
         delete?: never;
@@ -345,7 +376,18 @@ export interface paths {
         put?: never;
         /**
          * Keep the debit note's PDF current in the private bucket and say where it is
-         * @description Roles: admin, operador.
+         * @description Renders the debit note's PDF (the representación gráfica: once accepted, with the authority's code, the DIAN QR and the validation date) into the private bucket `service-documentos`, or reuses the kept one when nothing it shows has changed, and answers its `path` (and the AttachedDocument XML's, once accepted). Download it with the user's own session: `supabase.storage.from("service-documentos").download(path)`.
+         *
+         *     Roles: admin, operador.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.debitNotes.representation({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       debit_note_id: "6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46"
+         *     });
+         *     ```
          */
         post: operations["debitNotesRepresentation"];
         delete?: never;
@@ -365,7 +407,18 @@ export interface paths {
         put?: never;
         /**
          * Re-query a debit note's status at the tax authority
-         * @description Roles: admin, operador.
+         * @description Asks the provider now what became of a debit note that was sent, and records the answer: accepted (with its CUFE or CUDE), rejected (with the rules it broke), or still undecided. Use it after a pending or unknown outcome; the reconcile job asks the same of documents left open.
+         *
+         *     Roles: admin, operador.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.debitNotes.refresh({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       debit_note_id: "6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46"
+         *     });
+         *     ```
          */
         post: operations["debitNotesRefresh"];
         delete?: never;
@@ -385,7 +438,18 @@ export interface paths {
         put?: never;
         /**
          * E-mail an accepted debit note with its PDF and AttachedDocument
-         * @description Roles: admin, operador.
+         * @description E-mails the debit note to its buyer (or to `to`) through the company's deliver provider, with its PDF and the AttachedDocument XML zipped as DIAN asks, and records the delivery. The same document to the same address moments later is not sent twice (`already_sent`); deliveries per document and per organization are limited per hour by default (429 with `Retry-After`).
+         *
+         *     Roles: admin, operador.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.debitNotes.deliver({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       debit_note_id: "6d1b8e2a-4c7f-4e09-9a35-2f8c1d7b0e46"
+         *     });
+         *     ```
          */
         post: operations["debitNotesDeliver"];
         delete?: never;
@@ -1934,7 +1998,7 @@ export interface operations {
                          */
                         status: "en_proceso" | "emitida" | "error";
                         /**
-                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem. `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
+                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem, and `authority_rules` the authority's rules among them (an invoice: DIAN's rule ids, our sentences). `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
                          * @enum {string}
                          */
                         code: "accepted" | "rejected" | "validation_pending" | "outcome_unknown" | "check_failed" | "credential_required" | "not_sent_retry" | "provider_refused" | "already_transmitted" | "reissue_required" | "in_progress" | "not_found";
@@ -1942,7 +2006,7 @@ export interface operations {
                         message: string;
                         /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
                         authority_message?: string;
-                        /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                        /** @description The rules the authority reported (rejections and notifications), present when it gave any; with `check_failed`, the authority's rules the checks before sending found broken (an invoice's: DIAN's), present when there are any. */
                         authority_rules?: {
                             /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
                             rule: string;
@@ -1951,9 +2015,11 @@ export interface operations {
                              * @enum {string}
                              */
                             kind: "rechazo" | "notificacion";
-                            /** @description The authority's text for the rule, as it wrote it. */
+                            /** @description The authority's text for the rule, as it wrote it; with `check_failed`, our sentence naming the field that breaks it (nothing was sent). */
                             message: string;
                         }[];
+                        /** @description The provider's (or DIAN's) own words about its failure, as it wrote them (the key cut out); present when it gave any, in this answer only. Never part of `message`. */
+                        provider_message?: string;
                     };
                 };
             };
@@ -2028,7 +2094,7 @@ export interface operations {
                          */
                         status: "en_proceso" | "emitida" | "error";
                         /**
-                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem. `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
+                         * @description What happened, as a stable machine word (docs/api.md, "Result codes", says what to do about each): `accepted`: The authority accepted the document (`transmitida`, `emitida`); its CUFE/CUDE is recorded. `rejected`: The authority rejected the document (`error`); `authority_rules` lists the rules it broke. `validation_pending`: Sent; the authority has not decided yet (`en_proceso`). `outcome_unknown`: It may have reached the provider, but no answer came back (a timeout, a provider failure); `en_proceso`. `check_failed`: Not sent: the document fails the checks made before sending; `message` lists every problem, and `authority_rules` the authority's rules among them (an invoice: DIAN's rule ids, our sentences). `credential_required`: Not sent: the company has no usable `adapter-tax` credential for the environment, or the provider refused it. `not_sent_retry`: Not sent: the provider could not be reached, kept rate limiting, or an internal error stopped it first. `provider_refused`: Not sent: the provider refused the request without processing it (an HTTP 4xx). `already_transmitted`: Nothing done: the authority had already accepted this document. `reissue_required`: Nothing done: the document ended in `error` before, and is only sent again when asked to. `in_progress`: Nothing done: another call is transmitting the document, or its earlier outcome is still unknown (`en_proceso`). `not_found`: Nothing done: no such document in this organization.
                          * @enum {string}
                          */
                         code: "accepted" | "rejected" | "validation_pending" | "outcome_unknown" | "check_failed" | "credential_required" | "not_sent_retry" | "provider_refused" | "already_transmitted" | "reissue_required" | "in_progress" | "not_found";
@@ -2036,7 +2102,7 @@ export interface operations {
                         message: string;
                         /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
                         authority_message?: string;
-                        /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                        /** @description The rules the authority reported (rejections and notifications), present when it gave any; with `check_failed`, the authority's rules the checks before sending found broken (an invoice's: DIAN's), present when there are any. */
                         authority_rules?: {
                             /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
                             rule: string;
@@ -2045,9 +2111,11 @@ export interface operations {
                              * @enum {string}
                              */
                             kind: "rechazo" | "notificacion";
-                            /** @description The authority's text for the rule, as it wrote it. */
+                            /** @description The authority's text for the rule, as it wrote it; with `check_failed`, our sentence naming the field that breaks it (nothing was sent). */
                             message: string;
                         }[];
+                        /** @description The provider's (or DIAN's) own words about its failure, as it wrote them (the key cut out); present when it gave any, in this answer only. Never part of `message`. */
+                        provider_message?: string;
                     };
                 };
             };
@@ -2218,7 +2286,7 @@ export interface operations {
                         message: string;
                         /** @description The authority's own message about the document, as it wrote it (DIAN: Spanish); present when it answered. */
                         authority_message?: string;
-                        /** @description The rules the authority reported (rejections and notifications); present when it gave any. */
+                        /** @description The rules the authority reported (rejections and notifications), present when it gave any; with `check_failed`, the authority's rules the checks before sending found broken (an invoice's: DIAN's), present when there are any. */
                         authority_rules?: {
                             /** @description The authority's rule code, e.g. `FAJ44b`, `FAU04`, `RUT01`. */
                             rule: string;
@@ -2227,7 +2295,7 @@ export interface operations {
                              * @enum {string}
                              */
                             kind: "rechazo" | "notificacion";
-                            /** @description The authority's text for the rule, as it wrote it. */
+                            /** @description The authority's text for the rule, as it wrote it; with `check_failed`, our sentence naming the field that breaks it (nothing was sent). */
                             message: string;
                         }[];
                         /** @description The CUFE (invoice) or CUDE (note) once accepted; null before. */

@@ -136,6 +136,11 @@ export type DebitNoteResponse = z.infer<typeof DebitNoteResponse>;
 
 export const create = operation({
   summary: "Write a debit note for a transmitted invoice and send it",
+  description:
+    "Writes a debit note that raises what a transmitted invoice charged (interest, expenses to recover, " +
+    "a price corrected upwards, others: DIAN's four debit-note concepts), with lines written as an " +
+    "invoice's (the database computes their taxes and totals), numbers it in the company's debit note " +
+    "range and sends it to the authority in the same call; the answer is the note's outcome, as /transmit's.",
   input: DebitNoteRequest,
   output: DebitNoteResponse,
   roles: DOCUMENT_ROLES,

@@ -202,6 +202,8 @@ describe("the totals (FAU, CAU)", () => {
 
   it("answers a credit note's total with the credit note's id: CAU02", async () => {
     const invoice = dianInvoice(2);
+    // the stand-in knows the invoice the note is of (its BillingReference: CBG rules)
+    expect((await sendWith(null, undefined, invoice)).rules).toEqual([]);
     const { authorityCode } = await buildSignedDocument(invoice, signer, signedAtIssue(invoice));
     const note = dianCreditNote(invoice, authorityCode);
     const result = await sendWith(
@@ -390,6 +392,8 @@ describe("each line's taxes and amount (FAX, FAV06)", () => {
 
   it("answers a credit note's line with the credit note's id: CAV06", async () => {
     const invoice = dianInvoice(2);
+    // the stand-in knows the invoice the note is of (its BillingReference: CBG rules)
+    expect((await sendWith(null, undefined, invoice)).rules).toEqual([]);
     const { authorityCode } = await buildSignedDocument(invoice, signer, signedAtIssue(invoice));
     const note = dianCreditNote(invoice, authorityCode);
     const result = await sendWith(
