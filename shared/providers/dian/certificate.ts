@@ -220,7 +220,7 @@ export function describe(cert: ForgeCertificate): CertificateInfo {
 function nitOf(attributes: NameAttribute[]): string | null {
   for (const oid of NIT_ATTRIBUTES) {
     const value = attributes.find((a) => a.type === oid)?.value;
-    const nit = typeof value === "string" ? /\d{5,15}/.exec(value)?.[0] : undefined;
+    const nit = /\d{5,15}/.exec(String(value ?? ""))?.[0];
     if (nit) return nit;
   }
   return null;
@@ -241,15 +241,11 @@ function escapeDn(value: string): string {
     .replace(/ $/, "\\ ");
 }
 
-/** forge's binary strings (one byte per character) to bytes and back. */
+/** forge's binary strings (one byte per character) to bytes and back (a file of at most 16 KiB). */
 function bytesOf(binary: string): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
 function binaryString(bytes: Uint8Array): string {
-  let out = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return out;
+  return Array.from(bytes, (b) => String.fromCharCode(b)).join("");
 }
