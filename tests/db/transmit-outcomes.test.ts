@@ -278,7 +278,11 @@ describe("a request the provider refuses without processing it", () => {
     };
     const result = await one(invoice);
     expect(result).toMatchObject({ status: "error", code: "provider_refused" });
-    expect(result.message).toMatch(/^not sent: the provider refused it: .*HTTP 422.*campo raro/);
+    // the provider's own words beside our sentence, never inside it
+    expect(result.message).toBe(
+      "not sent: the provider refused it: The tax provider refused the document submission (HTTP 422).",
+    );
+    expect(result).toMatchObject({ provider_message: "campo raro" });
     expect(calls).toBe(1);
     expect(sleeps).toEqual([]);
     expect(await lastEvent(invoice)).toMatchObject({ data: { outcome: "not_sent", kind: "rejected" } });
