@@ -99,6 +99,9 @@ describe("what the reader makes of what it opened", () => {
   it("takes a plain key bag, and picks the key's certificate wherever the chain puts it", () => {
     const read = readPkcs12(pfxOf(certBag(derOf(ca)), keyBag(), certBag(derOf(leaf))), "whatever");
     expect(read.certificate.nit).toBe("900555111");
+    // the leaf itself, not the CA before it (which may carry the same NIT and exponent)
+    expect(read.certificate.serialNumber).toBe(BigInt(`0x${leaf.serialNumber}`).toString(10));
+    expect(leaf.serialNumber).not.toBe(ca.serialNumber);
     expect(read.keyBits).toBe(2048);
   });
 

@@ -157,11 +157,13 @@ export function readPkcs12(p12: Uint8Array, password: string): Pkcs12Contents {
   if (!key?.n || !key.e) throw new CertificateError("the PKCS#12 holds no RSA private key");
   const certificates = (pfx.getBags({ bagType: CERT_BAG })[CERT_BAG] ?? [])
     .map((bag) => bag.cert)
-    .filter((cert): cert is ForgeCertificate => cert !== undefined && cert !== null);
+    .filter((cert): cert is ForgeCertificate => Boolean(cert));
   // the leaf is the certificate of the key; the others are its chain
+  const { n, e } = key;
   const leaf = certificates.find((cert) => {
-    const publicKey = cert.publicKey as RsaKey;
-    return key.n && key.e && publicKey.n?.equals(key.n) && publicKey.e?.equals(key.e);
+    // node-forge reads only RSA certificates (an EC one is null, filtered out above)
+    const publicKey = cert.publicKey as Required<RsaKey>;
+    return publicKey.n.equals(n) && publicKey.e.equals(e);
   });
   if (!leaf) throw new CertificateError("the PKCS#12 holds no certificate for its private key");
   const pkcs8 = forge.asn1.toDer(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(key))).getBytes();
@@ -220,7 +222,7 @@ export function describe(cert: ForgeCertificate): CertificateInfo {
 function nitOf(attributes: NameAttribute[]): string | null {
   for (const oid of NIT_ATTRIBUTES) {
     const value = attributes.find((a) => a.type === oid)?.value;
-    const nit = /\d{5,15}/.exec(String(value ?? ""))?.[0];
+    const nit = /\d{5,15}/.exec(String(value))?.[0];
     if (nit) return nit;
   }
   return null;
