@@ -19,8 +19,8 @@ beforeAll(async () => {
     [tenant.org.id],
   );
   await db.superuser(
-    `insert into einv_private.outbox (org_id, kind, document_id, status, code, occurred_at)
-     select $1, 'invoice', gen_random_uuid(), 'transmitida', 'accepted', now() - (g % 600) * interval '1 minute'
+    `insert into einv_private.outbox (org_id, kind, document_id, status, code, occurred_at, sequence)
+     select $1, 'invoice', gen_random_uuid(), 'transmitida', 'accepted', now() - (g % 600) * interval '1 minute', 1
        from generate_series(1, 101025) g`,
     [tenant.org.id],
   );

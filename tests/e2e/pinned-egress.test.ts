@@ -38,7 +38,12 @@ it("pins provider connections under Deno: the checked address, the URL's name fo
         body: '{"hello":"deno"}',
       },
     },
-    check: { ok: true, message: "accepted over a pinned connection" },
+    // our sentence, and the provider's own words beside it (issue 34)
+    check: {
+      ok: true,
+      message: "The provider accepted the API key.",
+      providerMessage: "accepted over a pinned connection",
+    },
     composedPins: true,
   });
   expect(results.otherName).toMatch(/certificate not valid for name "other\.example\.test"/);
