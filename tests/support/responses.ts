@@ -6,6 +6,8 @@ export const ErrorBody = z.strictObject({
   error: z.strictObject({
     code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
     message: z.string().min(1),
+    // a provider's (or DIAN's) own words, beside ours (shared/http/errors.ts)
+    provider_message: z.string().min(1).optional(),
     details: z.array(z.strictObject({ field: z.string(), message: z.string() })).optional(),
     request_id: z.string().min(8),
   }),
