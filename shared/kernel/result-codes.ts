@@ -30,7 +30,7 @@ export const RESULT_CODES = {
     groups: BOTH,
     meaning: "The authority rejected the document (`error`); `authority_rules` lists the rules it broke.",
     action:
-      "An invoice: correct it, then send it again (`reissue: true`). A credit note cannot be edited: issue a new note for its lines (`/credit-notes`), which replaces it.",
+      "An invoice: correct it, then send it again (`reissue: true`). A note cannot be edited: issue a new one (`/credit-notes` for its lines, which replaces it; `/debit-notes`).",
   },
   validation_pending: {
     groups: BOTH,

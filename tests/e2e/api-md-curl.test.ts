@@ -78,6 +78,41 @@ describe.skipIf(target.kind !== "postgres")("docs/api.md's curl lines", () => {
     expect(pdf.length).toBeGreaterThan(5_000);
   }, 120_000);
 
+  it("credit notes, a reissue, then a debit note of interest on the invoice the quick start sent, rendered", async () => {
+    const { dataDir } = server.get();
+    const opening = await firstBlock();
+    const head = opening.slice(0, opening.indexOf("curl "));
+    const block = await blockAfter("Then correct that invoice with credit notes");
+    expect(block).toContain("$B/debit-notes ");
+    // the first test transmitted the invoice; should it run alone, transmit it here
+    await runBlock(`${head}curl -sS -X POST $B/transmit "\${H[@]}" -d "$BODY" >/dev/null\n`, dataDir);
+    const { stdout } = await runBlock(`${head}${block}`, dataDir);
+    const answers = stdout
+      .trim()
+      .split(/(?<=\})\s*(?=\{)/)
+      .map((text) => JSON.parse(text));
+    expect(answers).toMatchObject([
+      { status: "emitida", code: "accepted" },
+      { status: "emitida", code: "accepted" },
+      { status: "error", code: "unknown_to_provider" },
+      { status: "emitida", code: "accepted" },
+      {
+        path: expect.stringMatching(/\/credit-notes\/[0-9a-f-]{36}\/nota-credito-NC2-.*\.pdf$/),
+        stamped: true,
+      },
+      {
+        debit_note_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        status: "emitida",
+        code: "accepted",
+        authority_message: expect.stringMatching(/^La nota débito electrónica ND\d+ ha sido autorizada\.$/),
+      },
+      {
+        path: expect.stringMatching(/\/debit-notes\/[0-9a-f-]{36}\/nota-debito-ND\d+-.*\.pdf$/),
+        stamped: true,
+      },
+    ]);
+  }, 180_000);
+
   it("list the rejected invoices with a count and write a draft through /rest/v1, as PostgREST answers", async () => {
     const { run: local, dataDir } = server.get();
     // the block takes L and TOKEN from the first block's opening lines
