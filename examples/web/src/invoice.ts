@@ -104,6 +104,7 @@ export function createInvoicePanel(
     tr.dataset.id = note.id;
     tr.dataset.kind = note.kind;
     const delivery = cell("");
+    const sent = document.createElement("span");
     const send = document.createElement("button");
     send.type = "button";
     send.textContent = "Enviar";
@@ -114,10 +115,10 @@ export function createInvoicePanel(
           note.kind === "credit"
             ? await einvoicing.creditNotes.deliver({ org_id: orgId, credit_note_id: note.id })
             : await einvoicing.debitNotes.deliver({ org_id: orgId, debit_note_id: note.id });
-        delivery.textContent = `${answer.status}: ${describe(answer.code, "es")} (${answer.to})`;
+        sent.textContent = ` ${answer.status}: ${describe(answer.code, "es")} (${answer.to})`;
       }),
     );
-    delivery.prepend(send);
+    delivery.append(send, sent);
     tr.append(
       cell(note.number),
       cell(note.kind === "credit" ? "Nota crédito" : "Nota débito"),
