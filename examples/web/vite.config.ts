@@ -64,6 +64,8 @@ export default defineConfig({
   root: here,
   resolve: { alias: { "@einvoicing/client": join(clientDist, "index.js") } },
   plugins: [serveDemoConfig()],
+  // its own, not the repository's node_modules/.vite (which may be a shared install's)
+  cacheDir: join(here, "node_modules/.vite"),
   // supabase-js bundled once at start, never discovered on a page load (which would reload the page)
   optimizeDeps: { include: ["@supabase/supabase-js"], noDiscovery: true },
   server: {
