@@ -316,6 +316,40 @@ describe.skipIf(!enabled)("examples/web in a real browser (headless Chromium)", 
     }
   }, 90_000);
 
+  it("shows, after switching users, only the new user's organization, filters included", async () => {
+    if (!browser) throw new Error("no browser");
+    const local = server.get().run;
+    const other = local.users.find((u) => u.org_id !== local.orgs.find((o) => o.name === "Demo Org")?.id);
+    if (!other) throw new Error("no demo user of another organization");
+    const theirs = local.invoices.filter((i) => i.org_id === other.org_id);
+    const page = await browser.newPage();
+    await page.goto(appUrl);
+    await page.waitForSelector("#user option", WAIT);
+    await page.click("#login button");
+    await waitForText(page, "#whoami", /operador de Demo Org$/);
+    const index = await page.$$eval(
+      "#user option",
+      (options, email) => options.find((o) => o.textContent?.startsWith(`${email} `))?.getAttribute("value"),
+      other.email,
+    );
+    // from here on, nothing may ask for the first user's organization (an old handler left behind would)
+    const demoOrg = local.orgs.find((o) => o.name === "Demo Org")?.id as string;
+    const stale: string[] = [];
+    page.on("request", (request) => request.url().includes(demoOrg) && stale.push(request.url()));
+    await page.select("#user", index ?? "");
+    await page.click("#login button");
+    await waitForText(page, "#page", new RegExp(`\\(${theirs.length} documentos\\)$`));
+    await page.select("#status", "pendiente");
+    const pending = theirs.filter((i) => i.status === "pendiente");
+    await waitForText(page, "#page", new RegExp(`^Página 1 de 1 \\(${pending.length} documentos\\)$`));
+    const numbers = await page.$$eval("#documents tbody tr td:first-child", (cells) =>
+      cells.map((c) => c.textContent),
+    );
+    expect(numbers.sort()).toEqual(pending.map((i) => i.number).sort());
+    expect(stale).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it("tells a lector, in Spanish, that only an admin or operador writes a draft", async () => {
     if (!browser) throw new Error("no browser");
     const page = await browser.newPage();

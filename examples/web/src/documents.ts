@@ -69,15 +69,16 @@ export function createDocumentList(
     page = 0;
     void reload();
   };
-  kind.addEventListener("change", restart);
-  status.addEventListener("change", restart);
-  previous.addEventListener("click", () => {
+  // assigned, not added: signing in as another user replaces the last user's handlers
+  kind.onchange = restart;
+  status.onchange = restart;
+  previous.onclick = () => {
     page = Math.max(0, page - 1);
     void reload();
-  });
-  next.addEventListener("click", () => {
+  };
+  next.onclick = () => {
     page += 1;
     void reload();
-  });
+  };
   return { reload };
 }
