@@ -25,8 +25,11 @@ export function createDocumentList(
   const next = byId<HTMLButtonElement>("next");
   const pageLabel = byId("page");
   let page = 0;
+  let latest = 0;
 
   const reload = async () => {
+    // only the last reload asked for is shown: an earlier one that answers later is dropped
+    const ticket = ++latest;
     const table = kind.value as Kind;
     // the three tables share these columns; supabase-js types the query by the table it names
     let query = session.supabase
@@ -39,6 +42,7 @@ export function createDocumentList(
       .order("created_at", { ascending: false })
       .order("number", { ascending: false })
       .range(from, from + PAGE_SIZE - 1);
+    if (ticket !== latest) return;
     if (error) return fail(error);
     body.replaceChildren(
       ...(data ?? []).map((row) => {
