@@ -20,6 +20,7 @@ const documents = [
   "docs/creating-invoices.md",
   "docs/guarantees.md",
   "docs/performance.md",
+  "docs/web-example.md",
   ...readdirSync(join(root, "docs/adr")).map((name) => `docs/adr/${name}`),
 ];
 

@@ -1,0 +1,168 @@
+/**
+ * A draft invoice, written as the signed-in user with supabase-js: the `invoices` row (buyer, a
+ * ReteFuente withholding) and its `invoice_lines` (quantity, price, IVA, a discount). Inputs only:
+ * the database computes every amount (docs/creating-invoices.md), and RLS lets an admin or operador
+ * write a draft, a lector not. The number is the company's prefix and its next consecutive.
+ */
+import type { TablesInsert } from "@einvoicing/client";
+import { byId } from "./format.ts";
+import type { Session } from "./session.ts";
+
+const MAX_LINES = 10;
+const IVA_RATES = ["19", "5", "0"];
+
+/** DIAN's check digit of a NIT (its "dígito de verificación"). */
+export function nitCheckDigit(nit: string): string {
+  const weights = [3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71];
+  const digits = [...nit].reverse();
+  const sum = digits.reduce((total, digit, i) => total + Number(digit) * (weights[i] ?? 0), 0);
+  const rest = sum % 11;
+  return String(rest > 1 ? 11 - rest : rest);
+}
+
+function input(value: string, attributes: Record<string, string>): HTMLInputElement {
+  const element = document.createElement("input");
+  element.value = value;
+  for (const [name, attribute] of Object.entries(attributes)) element.setAttribute(name, attribute);
+  return element;
+}
+
+function addLine(body: HTMLTableSectionElement, description: string, quantity: string, price: string): void {
+  if (body.rows.length >= MAX_LINES) return;
+  const tr = document.createElement("tr");
+  const iva = document.createElement("select");
+  iva.name = "iva";
+  for (const rate of IVA_RATES) iva.add(new Option(`${rate} %`, rate));
+  const remove = document.createElement("button");
+  remove.type = "button";
+  remove.textContent = "Quitar";
+  remove.addEventListener("click", () => body.rows.length > 1 && tr.remove());
+  const fields = [
+    input(description, { name: "description", required: "", maxlength: "200" }),
+    input(quantity, {
+      name: "quantity",
+      type: "number",
+      required: "",
+      min: "0.01",
+      max: "100000",
+      step: "0.01",
+    }),
+    input(price, { name: "price", type: "number", required: "", min: "0", max: "1000000000", step: "0.01" }),
+    iva,
+    input("0", { name: "discount", type: "number", required: "", min: "0", max: "100", step: "0.01" }),
+    remove,
+  ];
+  tr.append(
+    ...fields.map((field) => {
+      const td = document.createElement("td");
+      td.append(field);
+      return td;
+    }),
+  );
+  body.append(tr);
+}
+
+type Line = Omit<TablesInsert<"invoice_lines">, "invoice_id" | "org_id">;
+
+function readLines(body: HTMLTableSectionElement): Line[] {
+  return [...body.rows].map((row, i) => {
+    const value = (name: string) =>
+      (row.querySelector(`[name="${name}"]`) as HTMLInputElement | HTMLSelectElement).value;
+    const discount = Number(value("discount"));
+    return {
+      position: i + 1,
+      description: value("description").trim(),
+      quantity: Number(value("quantity")),
+      unit_price: Number(value("price")),
+      taxes: [{ code: "01", percent: Number(value("iva")) }],
+      allowance_charges:
+        discount > 0 ? [{ charge: false, reason_code: "00", reason: "Descuento", percent: discount }] : [],
+    };
+  });
+}
+
+/** The company's next number: its prefix and one past its highest consecutive (or its range's start). */
+async function nextNumber(session: Session, companyId: string): Promise<string> {
+  const { data, error } = await session.supabase
+    .from("companies")
+    .select("invoice_prefix, resolution_from, invoices(number)")
+    .eq("id", companyId)
+    .single();
+  if (error) throw error;
+  const taken = data.invoices
+    .map((invoice) => invoice.number.slice(data.invoice_prefix.length))
+    .filter((rest) => /^[0-9]{1,15}$/.test(rest))
+    .map(Number);
+  return `${data.invoice_prefix}${Math.max((data.resolution_from ?? 1) - 1, ...taken) + 1}`;
+}
+
+export async function loadCompanies(session: Session): Promise<void> {
+  const select = byId<HTMLSelectElement>("company");
+  const { data, error } = await session.supabase
+    .from("companies")
+    .select("id, legal_name")
+    .eq("org_id", session.orgId)
+    .order("legal_name");
+  if (error) throw error;
+  select.replaceChildren(...data.map((company) => new Option(company.legal_name, company.id)));
+}
+
+export function setUpDraftForm(
+  session: Session,
+  saved: (invoiceId: string) => Promise<void>,
+  fail: (error: unknown) => void,
+): void {
+  const form = byId<HTMLFormElement>("draft");
+  const body = byId<HTMLTableElement>("lines").tBodies[0] as HTMLTableSectionElement;
+  body.replaceChildren();
+  addLine(body, "Servicio de consultoría", "2", "150000");
+  byId("add-line").onclick = () => addLine(body, "", "1", "0");
+
+  form.onsubmit = async (event) => {
+    event.preventDefault();
+    const submit = form.querySelector("button[type=submit]") as HTMLButtonElement;
+    submit.disabled = true;
+    try {
+      const companyId = byId<HTMLSelectElement>("company").value;
+      const nit = byId<HTMLInputElement>("buyer-nit").value.trim();
+      const retefuente = Number(byId<HTMLInputElement>("retefuente").value);
+      const lines = readLines(body);
+      // two people saving at once may pick the same number: the second insert is 23505, try the next
+      let invoice: { id: string } | null = null;
+      for (let attempt = 1; !invoice; attempt++) {
+        const { data, error } = await session.supabase
+          .from("invoices")
+          .insert({
+            org_id: session.orgId,
+            company_id: companyId,
+            number: await nextNumber(session, companyId),
+            buyer_id_type: "31",
+            buyer_id_number: nit,
+            buyer_check_digit: nitCheckDigit(nit),
+            buyer_name: byId<HTMLInputElement>("buyer-name").value.trim(),
+            buyer_email: byId<HTMLInputElement>("buyer-email").value.trim() || null,
+            buyer_address: byId<HTMLInputElement>("buyer-address").value.trim() || null,
+            buyer_city_code: "11001", // Bogotá (DIVIPOLA)
+            withholdings: retefuente > 0 ? [{ code: "06", percent: retefuente }] : [],
+          })
+          .select("id")
+          .single();
+        if (error && !(error.code === "23505" && attempt < 3)) throw error;
+        invoice = data;
+      }
+      const written = await session.supabase
+        .from("invoice_lines")
+        .insert(lines.map((line) => ({ ...line, invoice_id: invoice.id, org_id: session.orgId })));
+      if (written.error) {
+        // no draft without its lines: it is still pendiente, so its writer may delete it
+        await session.supabase.from("invoices").delete().eq("id", invoice.id);
+        throw written.error;
+      }
+      await saved(invoice.id);
+    } catch (error) {
+      fail(error);
+    } finally {
+      submit.disabled = false;
+    }
+  };
+}
