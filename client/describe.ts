@@ -41,10 +41,9 @@ const UNKNOWN: Sentences = {
  * serves both.
  */
 export function describe(code: DescribedCode | (string & {}), language: Language = "es"): string {
-  const sentences: Sentences =
-    (RESULT_MESSAGES as Record<string, Sentences>)[code] ??
-    (ERROR_MESSAGES as Record<string, Sentences>)[code] ??
-    (CLIENT_MESSAGES as Record<string, Sentences>)[code] ??
-    UNKNOWN;
-  return sentences[language];
+  // own keys only: `toString` or `__proto__` is a code this version does not know, not a property
+  const tables: Record<string, Sentences>[] = [RESULT_MESSAGES, ERROR_MESSAGES, CLIENT_MESSAGES];
+  const found = tables.find((table) => Object.hasOwn(table, code))?.[code] ?? UNKNOWN;
+  // plain JavaScript may pass any language: Spanish, the default, unless it is English
+  return language === "en" ? found.en : found.es;
 }

@@ -38,6 +38,11 @@ suite("the client's sentences for people", () => {
     expect(describe("forbidden", "en")).toBe("You are not allowed to do this in this organization.");
     expect(describe("network_error", "es")).toContain("conexión");
     expect(describe("something_new", "es")).toContain("esta versión de la aplicación no conoce");
+    // an object's own properties are not codes, and plain JavaScript may pass any language
+    for (const name of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
+      expect(describe(name, "es")).toBe(describe("something_new", "es"));
+    }
+    expect(describe("forbidden", "fr" as "es")).toBe(describe("forbidden", "es"));
   });
 
   it("covers exactly the error codes docs/openapi.json declares", () => {
