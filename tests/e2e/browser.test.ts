@@ -132,6 +132,18 @@ describe.skipIf(target.kind !== "postgres" || !hasChromium)("in a real browser (
     await page.waitForFunction(() => document.querySelectorAll(".opblock").length >= 10, { timeout: 20_000 });
     const local = server.get().run;
     const operador = local.users.find((u) => u.role === "operador");
+    // filled in once the page has fetched /docs/authorization.json
+    await page.waitForFunction(
+      () =>
+        (
+          window as unknown as {
+            ui: { authSelectors: { authorized(): { toJS(): Record<string, unknown> } } };
+          }
+        ).ui.authSelectors
+          .authorized()
+          .toJS().bearerAuth !== undefined,
+      { timeout: 20_000 },
+    );
     const authorized = await page.evaluate(() => {
       const ui = (
         window as unknown as {

@@ -101,6 +101,33 @@ describe.skipIf(target.kind !== "postgres")("every method on every path of the l
     expect(answer.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it("hands the demo token to its own /docs page only: never in a script, never to another site or name", async () => {
+    const { run: local } = server.get();
+    const token = local.users.find((u) => u.role === "operador")?.access_token ?? "";
+    expect(token).not.toBe("");
+    // any page may run <script src=…/docs/init.js>: it holds neither the token nor the apikey
+    const script = await send("GET", "/docs/init.js");
+    expect(script.status).toBe(200);
+    expect(script.body).not.toContain(token);
+    expect(script.body).not.toContain(local.apikey);
+    // the page's own same-origin fetch, and a tool's (no Fetch Metadata): the token, with no CORS header
+    for (const headers of [{ "sec-fetch-site": "same-origin" }, {}] as Record<string, string>[]) {
+      const own = await send("GET", "/docs/authorization.json", headers);
+      expect(own.status).toBe(200);
+      expect(JSON.parse(own.body)).toEqual({ apikey: local.apikey, access_token: token });
+      expect(own.headers["access-control-allow-origin"]).toBeUndefined();
+    }
+    // another site's fetch, and a rebinding page (its own name in Host): refused, no token
+    for (const headers of [{ "sec-fetch-site": "cross-site" }, { host: "evil.example:54321" }] as Record<
+      string,
+      string
+    >[]) {
+      const refused = await send("GET", "/docs/authorization.json", headers);
+      expect(refused.status).toBe(403);
+      expect(refused.body).not.toContain(token);
+    }
+  });
+
   it("exposes Allow and x-request-id to a page of another origin", async () => {
     const preflight = await send("OPTIONS", "/functions/v1/einvoicing/transmit", {
       origin: "http://localhost:5173",
