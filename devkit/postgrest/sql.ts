@@ -56,8 +56,14 @@ export function qualifierOf(node: ReadNode, mutationRoot: boolean): Qualifier {
 }
 
 function column(node: ReadNode, q: Qualifier, name: string, params: Params): string {
-  if (!node.table.columns.has(name)) params.missingColumn(q.name, name);
-  return `${q.sql}.${ident(name)}`;
+  if (node.table.columns.has(name)) return `${q.sql}.${ident(name)}`;
+  // PostgREST writes `"rel"."count"`; with no such column PostgreSQL reads it as `count("rel")`, the
+  // attribute notation of a function of the row (PostgreSQL docs §8.16.5, "Using Composite Types in
+  // Queries"): the legacy `select=count` and `rel(count)` that PostgREST's docs ("The Case of
+  // count()") say still work with aggregates off, as on Supabase (`rel.*`: the whole row, also
+  // when `rel` is schema-qualified). Beside another column it is PostgreSQL's own 42803, as there.
+  if (name === "count") return `count(${q.sql}.*)`;
+  return params.missingColumn(q.name, name);
 }
 
 /** QueryBuilder.hs `readPlanToQuery`. */

@@ -204,6 +204,21 @@ describe("reads", () => {
       range: "0-1/2",
       body: [{ id: 1 }, { id: 2 }],
     });
+    // the legacy count, PostgREST's `"rel"."count"` read by PostgreSQL as count(rel): per parent, and alone
+    const counted = await rest(
+      "einv_test_items?select=id,einv_test_reviews!item_id(count)&id=in.(1,2)&order=id",
+    );
+    expect(await json(counted)).toEqual({
+      status: 200,
+      body: [
+        { id: 1, einv_test_reviews: [{ count: 2 }] },
+        { id: 2, einv_test_reviews: [{ count: 0 }] },
+      ],
+    });
+    expect(await json(await rest("einv_test_reviews?select=count"))).toEqual({
+      status: 200,
+      body: [{ count: 2 }],
+    });
     const withReviews = await rest(
       "einv_test_items?select=id,einv_test_reviews!item_id(id)&einv_test_reviews=not.is.null",
     );
