@@ -1,6 +1,6 @@
 /**
  * The stand-in's control endpoints under `/_sandbox/dian/` (DESIGN §10; local only, no key, like the
- * other sandboxes' `/_sandbox/*`): next-response, reset, release, knobs, requests.
+ * other sandboxes' `/_sandbox/*`): next-response, reset, release, knobs, requests, test-set.
  */
 import { readCapped } from "../../shared/kernel/bytes.ts";
 import { OPERATIONS, type Operation } from "./envelope.ts";
@@ -13,6 +13,8 @@ export interface ControlTarget {
   releaseBatches(): void;
   knobs: ReturnType<typeof createDianKnobs>;
   requests(): unknown[];
+  /** A test set's tally (GET /_sandbox/dian/test-set?id=…). */
+  testSetTally(id: string): unknown;
 }
 
 const problem = (code: string, message: string, status: number) =>
@@ -50,6 +52,12 @@ export async function handleControl(
     } catch (error) {
       return problem("validation_failed", String(error).slice(0, 500), 400);
     }
+  }
+  if (name === "test-set" && request.method === "GET") {
+    const id = url.searchParams.get("id") ?? "";
+    if (!/^[0-9A-Za-z-]{1,64}$/.test(id))
+      return problem("validation_failed", "id must be a test set id", 400);
+    return Response.json(target.testSetTally(id));
   }
   if (name === "requests" && request.method === "GET") return Response.json({ requests: target.requests() });
   return problem("not_found", "No such control endpoint.", 404);

@@ -7,7 +7,12 @@ import {
 import { DocumentOutcome, RuleViolation } from "../../shared/ports/providers/protocol.ts";
 import { type DianResponse, readAnswer } from "../../shared/providers/dian/answers.ts";
 import { numberingVerdict } from "../../shared/providers/dian/numbering.ts";
-import { batchOutcome, sendOutcome, statusOutcome } from "../../shared/providers/dian/outcome.ts";
+import {
+  batchOutcome,
+  sendOutcome,
+  statusOutcome,
+  testSetStatusOf,
+} from "../../shared/providers/dian/outcome.ts";
 import { MAX_RULES, parseRule } from "../../shared/providers/dian/rules.ts";
 import { uploadOutcome } from "../../shared/providers/dian/test-set.ts";
 import { APPLICATION_RESPONSE, answer, FIXTURE_KEY, FIXTURE_ZIP_KEY, OTHER_KEY } from "./fixtures.ts";
@@ -334,7 +339,24 @@ describe("GetStatusZip's answer", () => {
     const outcome = batchOutcome(batch("get-status-zip-test-set.xml"), expected);
     expect(outcome.status).toBe("rejected");
     expect(outcome.statusCode).toBe("2");
-    expect(outcome.message).toMatch(/answered about the test set instead/);
+    expect(outcome.message).toMatch(/test set is already accepted \(Aceptado\)/);
+    expect(testSetStatusOf(outcome.authorityMessage)).toEqual({
+      testSetId: "f2e50ee4-3dbd-4a72-8bb2-e66782ad36ff",
+      status: "aceptado",
+    });
+  });
+
+  it("a rejected test set's status (2, 'Set de prueba … Rechazado') says the set was rejected", () => {
+    const rejectedSet = readAnswer(
+      "GetStatusZip",
+      answer("get-status-zip-test-set.xml", { "se encuentra Aceptado.": "se encuentra Rechazado." }),
+    );
+    if (!("result" in rejectedSet)) throw new Error("a Fault");
+    const outcome = batchOutcome(rejectedSet.result, expected);
+    expect(outcome).toMatchObject({ status: "rejected", statusCode: "2" });
+    expect(outcome.message).toMatch(/test set was rejected \(Rechazado\)/);
+    expect(testSetStatusOf(outcome.authorityMessage)?.status).toBe("rechazado");
+    expect(testSetStatusOf("Procesado Correctamente.")).toBeNull();
   });
 
   it("with several answers, the one about our document; none of them: malformed", () => {

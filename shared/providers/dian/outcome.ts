@@ -21,6 +21,10 @@
  *   not take the document in — no XML or more than one in the ZIP, an XML it cannot parse, a
  *   certificate NIT not authorized for the issuer — so it is rejected with DIAN's reason as the rule.
  *
+ * - 2 on GetStatusZip, "Set de prueba con identificador … se encuentra Aceptado." (or Rechazado):
+ *   the test set is closed and the batch was not validated; the document never will be under that
+ *   set → rejected, with a message saying the set's status (`testSetStatusOf` reads it back).
+ *
  * Our words are English (`message`); DIAN's stay DIAN's (`authorityMessage`, each rule's message).
  * SendTestSetAsync's and GetNumberingRange's answers: ./test-set.ts, ./numbering.ts.
  */
@@ -164,7 +168,22 @@ function documentOutcome(
     };
   }
   if (code === "" || code === "00") throw malformed(operation, `status "${code}" without IsValid`);
-  // another status (GetStatusZip's test set status, "2": "Set de prueba … Aceptado"): not validated
+  const set = testSetStatusOf(words);
+  if (code === "2" && set) {
+    // The set is closed: DIAN validates nothing more under it, and answers its status for every later
+    // batch. This document will never be validated under that set: a settled answer, not a pending one.
+    return {
+      status: "rejected",
+      statusCode: code,
+      authorityMessage: words,
+      rules: [{ code, kind: "rechazo", message: cut(words, MAX_RULE_MESSAGE) }],
+      message:
+        set.status === "aceptado"
+          ? "DIAN did not validate the document: its test set is already accepted (Aceptado), and DIAN validates nothing more under it. Go on to production (SendBillSync)."
+          : "DIAN did not validate the document: its test set was rejected (Rechazado), and DIAN validates nothing more under it. Ask DIAN's portal for a new test set.",
+    };
+  }
+  // another status about something else than the document: not validated
   return {
     status: "rejected",
     statusCode: code,
@@ -242,6 +261,23 @@ function duplicate(
     rules: [{ code: "90", kind: "rechazo", message: "Documento procesado anteriormente." }],
     message: `DIAN already holds another document with this number${key ? ` (CUFE/CUDE ${quote(key)})` : ""}: the number was used before; issue the document under a new number.`,
   };
+}
+
+/**
+ * The test set's own status in DIAN's words, as GetStatusZip answers a batch of a set already closed
+ * ([F] GetStatusZip_habilitation.xml: StatusCode 2, "Set de prueba con identificador <id> se
+ * encuentra Aceptado."), or null when the words say nothing of the kind. Odoo reads that answer as a
+ * rejection of the document (brief §1, its mapping); it is one, and it also says the set is done.
+ */
+export function testSetStatusOf(
+  words: string,
+): { testSetId: string; status: "aceptado" | "rechazado" } | null {
+  const found =
+    /set de pruebas? con identificador\s+([0-9A-Za-z-]{1,64})\s+se encuentra\s+(aceptado|rechazado)/i.exec(
+      words,
+    );
+  if (!found?.[1] || !found[2]) return null;
+  return { testSetId: found[1], status: found[2].toLowerCase() === "aceptado" ? "aceptado" : "rechazado" };
 }
 
 function pending(statusCode: string, message: string, authority: string): DianOutcome {
