@@ -248,6 +248,11 @@ export function createDianStandIn(options: DianStandInOptions = {}): DianStandIn
     return soap(answer);
   }
 
+  function addTestSet(testSet: DianTestSet): void {
+    registry.testSets = [...registry.testSets.filter((s) => s.id !== testSet.id), { ...testSet }];
+    checkLimits(registry);
+  }
+
   function releaseBatches(): void {
     for (const batch of store.batches.values()) {
       batch.held = false;
@@ -279,6 +284,7 @@ export function createDianStandIn(options: DianStandInOptions = {}): DianStandIn
           const { counted: _, ...view } = store.tally(id);
           return view;
         },
+        addTestSet,
       });
     }
     if (/\/WcfDianCustomerServices\.svc$/i.test(url.pathname)) {
@@ -300,10 +306,7 @@ export function createDianStandIn(options: DianStandInOptions = {}): DianStandIn
       registry.trustedCaPems.push(pem);
       checkLimits(registry);
     },
-    addTestSet: (testSet) => {
-      registry.testSets.push({ ...testSet });
-      checkLimits(registry);
-    },
+    addTestSet,
     get knobs() {
       return knobs.current;
     },

@@ -98,6 +98,8 @@ const DECLARED: Record<string, Grants> = {
       service_role: "EXECUTE",
     },
   "function public.einv_delivery_attachments(uuid, uuid, jsonb)": { service_role: "EXECUTE" },
+  "function public.einv_test_set_invoices(uuid, uuid, text, integer)": { service_role: "EXECUTE" },
+  "function public.einv_test_set_progress(uuid, uuid)": { service_role: "EXECUTE" },
   "function public.einv_delivery_begin(uuid, text, uuid, text, uuid, uuid, uuid, jsonb, integer)": {
     service_role: "EXECUTE",
   },
@@ -217,7 +219,7 @@ const DECLARED: Record<string, Grants> = {
   // what every kind of note shares (…_notes.sql)
   "function einv_private.bogota_date(timestamp with time zone)": {},
   "function einv_private.bogota_time(timestamp with time zone)": {},
-  "function einv_private.next_note_number(uuid, text)": {},
+  "function einv_private.next_note_number(uuid, text, boolean)": {},
   "function einv_private.note_created(uuid, text, uuid, uuid, jsonb, uuid, integer, timestamp with time zone)":
     {},
   "function einv_private.note_invoice(uuid, uuid, text)": {},
