@@ -85,6 +85,8 @@ export const integrationTestSet = operation({
   output: TestSetResponse,
   roles: ADMIN_ONLY,
   announces: true, // the documents' changes go to the org's webhooks right after the answer
+  // progress of a set still under way is not kept for an Idempotency-Key: a retry asks again
+  isFinal: (result) => result.status !== "en_proceso",
   errors: ["not_found", "invalid_state", "business_rule", "provider_error", "provider_timeout"],
   example: {
     request: {

@@ -7,6 +7,8 @@
  * - the demo company's own set with the defaults (DIAN's observed set) to `aceptado` in one call;
  * - from nothing to `aceptado` in one call, every kind sent, the stand-in agreeing; called again it
  *   sends nothing;
+ * - DIAN's own word for a closed set (GetStatusZip status 2, "… se encuentra Aceptado.") read as
+ *   `aceptado`, even when the call asked for more than DIAN's set needs;
  * - documents DIAN rejects (a CUFE made with the wrong technical key: FAD06) until the set is
  *   `rechazado`; a later call hears DIAN's own word for the closed set (status 2, "… Rechazado.");
  * - a call that left drafts unsent and batches in DIAN's hands (a crash in the middle): the next
@@ -56,7 +58,7 @@ async function sql<T>(run: (db: postgres.Sql) => Promise<T>): Promise<T> {
   }
 }
 
-async function testSet(body: Record<string, unknown>, role = "admin") {
+async function testSet(body: Record<string, unknown>, role = "admin", headers: Record<string, string> = {}) {
   const user = local.users.find((u) => u.role === role && u.org_id === orgId);
   if (!user) throw new Error(`the seed has no ${role} in the DIAN company's organization`);
   const response = await fetch(`${local.base_url}/v1/einvoicing/integrations/test-set`, {
@@ -65,6 +67,7 @@ async function testSet(body: Record<string, unknown>, role = "admin") {
       authorization: `Bearer ${user.access_token}`,
       apikey: local.apikey,
       "content-type": "application/json",
+      ...headers,
     },
     body: JSON.stringify({ org_id: orgId, company_id: local.dian.company_id, ...body }),
   });
@@ -235,6 +238,31 @@ describe.skipIf(target.kind !== "postgres")("/integrations/test-set under npm st
     expect(await sends()).toBe(before + 4);
   });
 
+  it("reads DIAN's word for a closed set (status 2, '… se encuentra Aceptado.'): the set is aceptado", async () => {
+    const id = await newTestSet({
+      documents: 3,
+      invoices: 3,
+      creditNotes: 0,
+      debitNotes: 0,
+      acceptedDocuments: 1,
+      acceptedInvoices: 1,
+      acceptedCreditNotes: 0,
+      acceptedDebitNotes: 0,
+    });
+    const one = await testSet({ invoices: { send: 3, accept: 1 }, credit_notes: NONE, debit_notes: NONE });
+    expect(one.body).toMatchObject({ status: "aceptado", invoices: { sent: 1, accepted: 1 } });
+    expect(await tally(id)).toMatchObject({ status: "aceptado" });
+    // asked for more than DIAN's set needs: the next invoice gets the closed set's status, not a validation
+    const more = await testSet({ invoices: { send: 3, accept: 2 }, credit_notes: NONE, debit_notes: NONE });
+    expect(more.body).toMatchObject({
+      status: "aceptado",
+      invoices: { sent: 2, accepted: 1, rejected: 1, required: 2 },
+      message: expect.stringMatching(/DIAN says the test set is accepted/),
+    });
+    const rows = await rowsOf(id);
+    expect(rows.map((r) => r.status).sort()).toEqual(["error", "transmitida"]);
+  });
+
   it("answers rechazado with DIAN's rule once rejections exceed what the set absorbs; later, DIAN's own word", async () => {
     const id = await newTestSet({
       documents: 2,
@@ -289,7 +317,13 @@ describe.skipIf(target.kind !== "postgres")("/integrations/test-set under npm st
     // what a call that died after writing its drafts leaves: two invoices of the set, never sent
     await sql((db) => db`select public.einv_test_set_invoices(${orgId}, ${local.dian.company_id}, ${id}, 2)`);
     await control("knobs", { holdBatches: true });
-    const held = await testSet({ invoices: { send: 3, accept: 3 }, credit_notes: NONE, debit_notes: NONE });
+    // with an Idempotency-Key: progress under way is not kept for it, so the same key asks again later
+    const key = { "idempotency-key": randomUUID() };
+    const held = await testSet(
+      { invoices: { send: 3, accept: 3 }, credit_notes: NONE, debit_notes: NONE },
+      "admin",
+      key,
+    );
     expect(held.body).toMatchObject({
       status: "en_proceso",
       invoices: { sent: 3, accepted: 0, rejected: 0, required: 3 },
@@ -299,7 +333,11 @@ describe.skipIf(target.kind !== "postgres")("/integrations/test-set under npm st
     // DIAN finishes its batches; the next call asks (GetStatusZip), it does not send again
     await control("knobs", { holdBatches: false });
     await control("release");
-    const done = await testSet({ invoices: { send: 3, accept: 3 }, credit_notes: NONE, debit_notes: NONE });
+    const done = await testSet(
+      { invoices: { send: 3, accept: 3 }, credit_notes: NONE, debit_notes: NONE },
+      "admin",
+      key,
+    );
     expect(done.body).toMatchObject({ status: "aceptado", invoices: { sent: 3, accepted: 3, rejected: 0 } });
     expect(await sends()).toBe(before + 3);
     for (const row of await rowsOf(id)) expect(row.status).toBe("transmitida");
