@@ -1,5 +1,5 @@
 -- ═════════════════════════════════════════════════════════════════════════════════════════════════
--- Habilitación's test set in one call (DESIGN §14; shared/core/integrations/test-set.ts).
+-- Habilitación's test set in one call (DESIGN §14; shared/core/integrations/test-set.ts; docs/adr/0011).
 --
 -- DIAN asks a company in habilitación for a number of invoices, credit notes and debit notes sent
 -- under its TestSetId (SendTestSetAsync), and a minimum of each accepted (../shared/dian/
