@@ -96,7 +96,8 @@ $$;
 
 -- ─── the set's invoices ──────────────────────────────────────────────────────────────────────────
 -- Writes `p_count` (1 to 50) draft invoices of test set `p_test_set_id` for the company, numbered
--- with its invoice prefix from the set's own sequence, each with two lines of content of no
+-- with its invoice prefix from the set's own sequence (skipping a number an invoice of the company
+-- already holds), each with two lines of content of no
 -- consequence (50 × 2,000 at 19 % IVA, which 50 credit notes of one unit each can take from, and
 -- 1 × 10,000 exempt), to a fictitious buyer; answers their ids. They are sent by the lifecycle's
 -- claim like any draft (`einv_document_claim_sending`). Raises test_set_invalid (business_rule) for
@@ -120,7 +121,12 @@ begin
     raise exception 'company_not_found' using errcode = 'P0001', hint = 'not_found', detail = 'company';
   end if;
   for _n in 1..p_count loop
-    _number := einv_private.next_note_number(p_company_id, 'invoice', true);
+    -- the set's next number no invoice of the company holds (a draft of its own may have taken one)
+    loop
+      _number := einv_private.next_note_number(p_company_id, 'invoice', true);
+      exit when not exists (select 1 from public.invoices i
+                             where i.company_id = p_company_id and i.number = _company.invoice_prefix || _number);
+    end loop;
     if _company.resolution_from is null or _company.resolution_to is null
        or _number not between _company.resolution_from and _company.resolution_to then
       raise exception 'test_set_outside_range:%', _company.invoice_prefix || _number
