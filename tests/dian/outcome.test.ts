@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { testSetStatusOf } from "../../shared/co/test-set.ts";
 import {
   ProviderMalformedError,
   ProviderRejectedError,
@@ -7,12 +8,7 @@ import {
 import { DocumentOutcome, RuleViolation } from "../../shared/ports/providers/protocol.ts";
 import { type DianResponse, readAnswer } from "../../shared/providers/dian/answers.ts";
 import { numberingVerdict } from "../../shared/providers/dian/numbering.ts";
-import {
-  batchOutcome,
-  sendOutcome,
-  statusOutcome,
-  testSetStatusOf,
-} from "../../shared/providers/dian/outcome.ts";
+import { batchOutcome, sendOutcome, statusOutcome } from "../../shared/providers/dian/outcome.ts";
 import { MAX_RULES, parseRule } from "../../shared/providers/dian/rules.ts";
 import { uploadOutcome } from "../../shared/providers/dian/test-set.ts";
 import { APPLICATION_RESPONSE, answer, FIXTURE_KEY, FIXTURE_ZIP_KEY, OTHER_KEY } from "./fixtures.ts";

@@ -17,10 +17,11 @@ import {
   tallyDocument,
   tallyStatus,
 } from "../../sandbox/dian/test-sets.ts";
+import { testSetStatusOf } from "../../shared/co/test-set.ts";
 import { readAnswer } from "../../shared/providers/dian/answers.ts";
 import { openPkcs12, type Signer } from "../../shared/providers/dian/certificate.ts";
 import { buildSignedDocument } from "../../shared/providers/dian/document.ts";
-import { batchOutcome, testSetStatusOf } from "../../shared/providers/dian/outcome.ts";
+import { batchOutcome } from "../../shared/providers/dian/outcome.ts";
 import {
   createTestCertificates,
   field,

@@ -22,11 +22,11 @@
  * next call goes on.
  */
 
+import { testSetStatusOf } from "../../co/test-set.ts";
 import { BusinessRuleError } from "../../kernel/errors.ts";
 import type { DocumentKind } from "../../kernel/rows.ts";
 import type { Clock } from "../../ports/clock.ts";
 import type { TestSetKindProgress, TestSetProgress } from "../../ports/db/catalogue.ts";
-import { testSetStatusOf } from "../../providers/dian/outcome.ts";
 import { createCreditNote } from "../credit-notes/create.ts";
 import { creditNoteKind } from "../credit-notes/kind.ts";
 import { createDebitNote } from "../debit-notes/create.ts";

@@ -23,11 +23,13 @@
  *
  * - 2 on GetStatusZip, "Set de prueba con identificador … se encuentra Aceptado." (or Rechazado):
  *   the test set is closed and the batch was not validated; the document never will be under that
- *   set → rejected, with a message saying the set's status (`testSetStatusOf` reads it back).
+ *   set → rejected, with a message saying the set's status (../../co/test-set.ts reads DIAN's words;
+ *   Odoo, too, reads that answer as a rejection of the document: brief §1, its mapping).
  *
  * Our words are English (`message`); DIAN's stay DIAN's (`authorityMessage`, each rule's message).
  * SendTestSetAsync's and GetNumberingRange's answers: ./test-set.ts, ./numbering.ts.
  */
+import { testSetStatusOf } from "../../co/test-set.ts";
 import type { RuleViolation } from "../../ports/providers/protocol.ts";
 import type { DianResponse } from "./answers.ts";
 import { dianError, malformedAnswer as malformed, quote } from "./failures.ts";
@@ -261,23 +263,6 @@ function duplicate(
     rules: [{ code: "90", kind: "rechazo", message: "Documento procesado anteriormente." }],
     message: `DIAN already holds another document with this number${key ? ` (CUFE/CUDE ${quote(key)})` : ""}: the number was used before; issue the document under a new number.`,
   };
-}
-
-/**
- * The test set's own status in DIAN's words, as GetStatusZip answers a batch of a set already closed
- * ([F] GetStatusZip_habilitation.xml: StatusCode 2, "Set de prueba con identificador <id> se
- * encuentra Aceptado."), or null when the words say nothing of the kind. Odoo reads that answer as a
- * rejection of the document (brief §1, its mapping); it is one, and it also says the set is done.
- */
-export function testSetStatusOf(
-  words: string,
-): { testSetId: string; status: "aceptado" | "rechazado" } | null {
-  const found =
-    /set de pruebas? con identificador\s+([0-9A-Za-z-]{1,64})\s+se encuentra\s+(aceptado|rechazado)/i.exec(
-      words,
-    );
-  if (!found?.[1] || !found[2]) return null;
-  return { testSetId: found[1], status: found[2].toLowerCase() === "aceptado" ? "aceptado" : "rechazado" };
 }
 
 function pending(statusCode: string, message: string, authority: string): DianOutcome {
