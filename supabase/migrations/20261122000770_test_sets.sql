@@ -149,9 +149,44 @@ begin
 end
 $$;
 
+-- ─── one call at a time per company ─────────────────────────────────────────────────────────────
+-- Two calls at once would each read what is missing and issue it: the set would get twice what it
+-- needs. A call holds the company's run lease while it works; another call meanwhile only reports.
+-- A call that dies leaves the lease to end by itself (its budget and its last DIAN calls, plus a margin).
+create table einv_private.test_set_runs (
+  company_id uuid primary key references public.companies (id) on delete cascade,
+  lease_until timestamptz not null
+);
+revoke all on einv_private.test_set_runs from public, anon, authenticated, service_role;
+
+-- `p_seconds` > 0: takes the company's run lease for that long unless another call holds it (true
+-- when taken); 0: gives it back. Raises not_found (company) for another org's company.
+create function public.einv_test_set_lease(p_org_id uuid, p_company_id uuid, p_seconds integer) returns boolean
+language plpgsql security definer set search_path = '' as $$
+begin
+  if not exists (select 1 from public.companies where id = p_company_id and org_id = p_org_id) then
+    raise exception 'company_not_found' using errcode = 'P0001', hint = 'not_found', detail = 'company';
+  end if;
+  if p_seconds is null or p_seconds not between 0 and 3600 then
+    raise exception 'test_set_invalid' using errcode = 'P0001', hint = 'business_rule', detail = 'invoice';
+  end if;
+  if p_seconds = 0 then
+    delete from einv_private.test_set_runs where company_id = p_company_id;
+    return true;
+  end if;
+  insert into einv_private.test_set_runs as r (company_id, lease_until)
+  values (p_company_id, now() + make_interval(secs => p_seconds))
+  on conflict (company_id) do update set lease_until = excluded.lease_until
+   where r.lease_until <= now();
+  return found;
+end
+$$;
+
 revoke all on function public.einv_test_set_progress(uuid, uuid),
-  public.einv_test_set_invoices(uuid, uuid, text, integer)
+  public.einv_test_set_invoices(uuid, uuid, text, integer),
+  public.einv_test_set_lease(uuid, uuid, integer)
   from public, anon, authenticated;
 grant execute on function public.einv_test_set_progress(uuid, uuid),
-  public.einv_test_set_invoices(uuid, uuid, text, integer)
+  public.einv_test_set_invoices(uuid, uuid, text, integer),
+  public.einv_test_set_lease(uuid, uuid, integer)
   to service_role;

@@ -37,6 +37,7 @@ const DECLARED: Record<string, Grants> = {
   "table einv_private.idempotency_keys": { rls: true },
   // each company's sequence of notes of each kind (…_notes.sql)
   "table einv_private.note_counters": { rls: false },
+  "table einv_private.test_set_runs": { rls: false },
   // the event outbox and its webhook deliveries (…_events.sql): the service's alone
   "table einv_private.outbox": { rls: false },
   "table einv_private.event_sequences": { rls: false },
@@ -99,6 +100,7 @@ const DECLARED: Record<string, Grants> = {
     },
   "function public.einv_delivery_attachments(uuid, uuid, jsonb)": { service_role: "EXECUTE" },
   "function public.einv_test_set_invoices(uuid, uuid, text, integer)": { service_role: "EXECUTE" },
+  "function public.einv_test_set_lease(uuid, uuid, integer)": { service_role: "EXECUTE" },
   "function public.einv_test_set_progress(uuid, uuid)": { service_role: "EXECUTE" },
   "function public.einv_delivery_begin(uuid, text, uuid, text, uuid, uuid, uuid, jsonb, integer)": {
     service_role: "EXECUTE",

@@ -2,7 +2,8 @@
  * Habilitación's test-set documents on the real database (…_test_sets.sql, docs/adr/0011): the set's
  * invoices numbered from 994000001 apart from the company's own (a number the company already holds
  * skipped), its notes in sequences of their own, an invoice outside the company's resolution
- * refused, the set's progress per kind; and members read `test_set_id` but cannot write it.
+ * refused, one call at a time per company (the run lease); and members read `test_set_id` but cannot
+ * write it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
@@ -112,6 +113,25 @@ describe("a test set's documents", () => {
         tenant.company.id,
       ]),
     ).toEqual([]);
+  });
+
+  it("lets one call at a time hold a company's run lease; a lease that ended is taken again", async () => {
+    const tenant = await createTenant(db);
+    const lease = (seconds: number, org = tenant.org.id) =>
+      api
+        .asService()
+        .call("einv_test_set_lease", { p_org_id: org, p_company_id: tenant.company.id, p_seconds: seconds });
+    expect(await lease(60)).toBe(true);
+    expect(await lease(60)).toBe(false);
+    expect(await lease(0)).toBe(true);
+    expect(await lease(60)).toBe(true);
+    await db.superuser(
+      "update einv_private.test_set_runs set lease_until = now() - interval '1 second' where company_id = $1",
+      [tenant.company.id],
+    );
+    expect(await lease(60)).toBe(true);
+    const stranger = await createTenant(db);
+    await expect(lease(60, stranger.org.id)).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("reports another organization's company as not found", async () => {

@@ -11,6 +11,7 @@
  *   `aceptado`, even when the call asked for more than DIAN's set needs;
  * - documents DIAN rejects (a CUFE made with the wrong technical key: FAD06) until the set is
  *   `rechazado`; a later call hears DIAN's own word for the closed set (status 2, "… Rechazado.");
+ * - one call at a time per company: another call meanwhile only reports;
  * - a call that left drafts unsent and batches in DIAN's hands (a crash in the middle): the next
  *   calls send each document exactly once and ask about the rest, never re-sending.
  */
@@ -309,6 +310,28 @@ describe.skipIf(target.kind !== "postgres")("/integrations/test-set under npm st
       invoices: { sent: 3, accepted: 0, rejected: 3 },
       message: expect.stringMatching(/DIAN says the test set is rejected/),
     });
+  });
+
+  it("while another call runs the company's set, a call only reports; it sends nothing", async () => {
+    await newTestSet();
+    const before = await sends();
+    await sql(
+      (db) => db`insert into einv_private.test_set_runs (company_id, lease_until)
+                 values (${local.dian.company_id}, now() + interval '1 minute')`,
+    );
+    try {
+      const { body } = await testSet({});
+      expect(body).toMatchObject({
+        status: "en_proceso",
+        invoices: { sent: 0, accepted: 0, required: 1 },
+        message: expect.stringMatching(/Another call is running/),
+      });
+      expect(await sends()).toBe(before);
+    } finally {
+      await sql(
+        (db) => db`delete from einv_private.test_set_runs where company_id = ${local.dian.company_id}`,
+      );
+    }
   });
 
   it("after a call stopped in the middle (drafts unsent, batches in DIAN's hands), sends each document once", async () => {

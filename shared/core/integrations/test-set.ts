@@ -14,7 +14,8 @@
  * claim's query-before-resend (`reissue` of an `en_proceso` document no transmission holds), never
  * re-sent blindly. Accepted and rejected documents are never sent again.
  *
- * Each call does a bounded amount of work: it starts a round only when the round's provider calls
+ * One call at a time works on a company's set (a run lease in the database: two calls would each
+ * issue what is missing); another call meanwhile only reports. Each call does a bounded amount of work: it starts a round only when the round's provider calls
  * can end before its deadline (as reconcile does: shared/core/reconcile/run.ts), and sends at most
  * MAX_DOCUMENTS_PER_CALL documents (each is built and signed: CPU a request has little of). It issues
  * only what is still missing to reach each minimum (never more than `send` of a kind), and stops
@@ -101,18 +102,32 @@ export async function runTestSet({
   checkTargets(input);
   let progress = await readProgress(ctx, input);
   const testSetId = progress.test_set_id as string;
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    if (verdict(progress, input).status !== "en_proceso") break;
-    if (left <= 0 || now() + roundMs > deadline) break;
-    const acted = await oneRound(ctx, input, progress, testSetId, left);
-    if (acted === 0) break;
-    left -= acted;
-    const before = fingerprint(progress);
-    progress = await readProgress(ctx, input);
-    // only asked about documents DIAN still validates, and nothing moved: the next call asks again
-    if (fingerprint(progress) === before) break;
+  if (verdict(progress, input).status !== "en_proceso") return answer(progress, input, testSetId, "done");
+  // one call at a time per company: two would each issue what is missing
+  const lease = { p_org_id: input.org_id, p_company_id: input.company_id };
+  const seconds = Math.ceil((ctx.budgetMs + roundMs) / 1000) + 30;
+  if (!(await ctx.serviceDb.call("einv_test_set_lease", { ...lease, p_seconds: seconds }))) {
+    return answer(progress, input, testSetId, "busy");
   }
-  return answer(progress, input, testSetId, left <= 0 || now() + roundMs > deadline);
+  try {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      if (verdict(progress, input).status !== "en_proceso") break;
+      if (left <= 0 || now() + roundMs > deadline) break;
+      const acted = await oneRound(ctx, input, progress, testSetId, left);
+      if (acted === 0) break;
+      left -= acted;
+      const before = fingerprint(progress);
+      progress = await readProgress(ctx, input);
+      // only asked about documents DIAN still validates, and nothing moved: the next call asks again
+      if (fingerprint(progress) === before) break;
+    }
+  } finally {
+    await ctx.serviceDb.call("einv_test_set_lease", { ...lease, p_seconds: 0 }).catch((error) => {
+      // it ends by itself; the next call may have to wait for it
+      ctx.log.warn("could not give back a test set's run lease", { company_id: input.company_id, error });
+    });
+  }
+  return answer(progress, input, testSetId, left <= 0 || now() + roundMs > deadline ? "budget" : "done");
 }
 
 /** A set DIAN could accept: each kind's minimum within what is sent of it, and one document at least. */
@@ -265,7 +280,8 @@ function answer(
   progress: TestSetProgress,
   input: TestSetInput,
   testSetId: string,
-  outOfBudget: boolean,
+  /** How the call ended: nothing more to do now, its budget spent, or another call at work. */
+  ended: "done" | "budget" | "busy",
 ): TestSetResult {
   const { status, said } = verdict(progress, input);
   const of = (kind: DocumentKind): KindProgress => {
@@ -285,11 +301,13 @@ function answer(
         ? said
           ? "DIAN says the test set is rejected (Rechazado): ask DIAN's portal for a new test set and save its id."
           : `DIAN rejects the test set: ${rejected(progress)} documents were rejected, more than the ${absorbable(input)} it can absorb. See each document's authority_rules; ask DIAN's portal for a new test set.`
-        : waiting > 0
-          ? `${waiting} document(s) of the set await DIAN's validation; call again to follow them.`
-          : outOfBudget
-            ? "This call did what it could within its time budget; call again to go on."
-            : "The set cannot reach its minimums with the documents left to send: raise `send` or ask DIAN's portal for a new test set.";
+        : ended === "busy"
+          ? "Another call is running this company's test set right now; call again shortly to see its progress."
+          : waiting > 0
+            ? `${waiting} document(s) of the set await DIAN's validation; call again to follow them.`
+            : ended === "budget"
+              ? "This call did what it could within its time budget; call again to go on."
+              : "The set cannot reach its minimums with the documents left to send: raise `send` or ask DIAN's portal for a new test set.";
   return {
     status,
     test_set_id: testSetId,

@@ -298,6 +298,8 @@ const testSets = {
     /** 1 to 50 drafts. */
     p_count: num,
   }).returns<string[]>(),
+  /** `p_seconds` > 0 takes the company's run lease (false: another call holds it); 0 gives it back. */
+  einv_test_set_lease: service({ p_org_id: str, p_company_id: str, p_seconds: num }).returns<boolean>(),
 };
 
 /**
