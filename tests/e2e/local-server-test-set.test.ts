@@ -12,6 +12,7 @@
  * - documents DIAN rejects (a CUFE made with the wrong technical key: FAD06) until the set is
  *   `rechazado`; a later call hears DIAN's own word for the closed set (status 2, "… Rechazado.");
  * - one call at a time per company: another call meanwhile only reports;
+ * - the server killed in the middle of a call, then started again: each document validated once;
  * - a call that left drafts unsent and batches in DIAN's hands (a crash in the middle): the next
  *   calls send each document exactly once and ask about the rest, never re-sending.
  */
@@ -365,4 +366,40 @@ describe.skipIf(target.kind !== "postgres")("/integrations/test-set under npm st
     expect(await sends()).toBe(before + 3);
     for (const row of await rowsOf(id)) expect(row.status).toBe("transmitida");
   });
+
+  it("after the server dies in the middle of a call, the next call validates each document once", async () => {
+    if (!server || !fresh) throw new Error("no server");
+    const id = await newTestSet();
+    const before = await sends();
+    // DIAN slow to answer: the call is caught with its sends on the wire
+    await control("knobs", { latencyMs: 5_000 });
+    const body = { invoices: { send: 2, accept: 2 }, credit_notes: NONE, debit_notes: NONE };
+    const dying = testSet(body).catch(() => null);
+    const until = Date.now() + 30_000;
+    while ((await sends()) < before + 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    expect(await sends()).toBe(before + 2);
+    await server.kill();
+    await dying;
+    // npm start again on the same data folder, database and port
+    const port = Number(new URL(local.base_url).port);
+    server = await startLocalServer(fresh.url, { dataDir: server.dataDir, port });
+    local = await server.local();
+    // DIAN keeps its test sets; the stand-in's registry is the host's, in memory: registered again
+    await control("test-set", { id, softwareId: local.dian.software_id });
+    // the dead call's claims end with time (its run lease and its documents' leases)
+    await sql(async (db) => {
+      await db`update public.invoices set lease_until = now() - interval '1 second' where test_set_id = ${id}`;
+      await db`delete from einv_private.test_set_runs where company_id = ${local.dian.company_id}`;
+    });
+    const done = await testSet(body);
+    expect(done.body).toMatchObject({ status: "aceptado", invoices: { sent: 2, accepted: 2, rejected: 0 } });
+    // DIAN never validated the first sends (the server died while they waited): each document was
+    // asked about (GetStatus: never received), sent once more under the same key, and validated once
+    expect(await sends()).toBe(before + 4);
+    expect(await tally(id)).toMatchObject({ invoices: { sent: 2, accepted: 2, rejected: 0 } });
+    for (const row of await rowsOf(id)) {
+      expect(row.status).toBe("transmitida");
+      expect(row.authority_rules ?? []).not.toContainEqual(expect.objectContaining({ rule: "90" }));
+    }
+  }, 120_000);
 });
