@@ -96,6 +96,8 @@ export type IntegrationTestRequest = Body<"integrationsTest">;
 export type IntegrationTestResponse = Answer<"integrationsTest">;
 export type IntegrationSaveRequest = Body<"integrationsSave">;
 export type IntegrationSaveResponse = Answer<"integrationsSave">;
+export type TestSetRequest = Body<"integrationsTestSet">;
+export type TestSetResponse = Answer<"integrationsTestSet">;
 export type CreditNoteDeliverRequest = Body<"creditNotesDeliver">;
 export type CreditNoteDeliverResponse = Answer<"creditNotesDeliver">;
 export type DebitNoteRequest = Body<"debitNotes">;
@@ -139,6 +141,7 @@ export const ROUTES = {
   "debitNotes.deliver": "debit-notes/deliver",
   "integrations.test": "integrations/test",
   "integrations.save": "integrations/save",
+  "integrations.testSet": "integrations/test-set",
   "webhooks.save": "webhooks/save",
   "webhooks.test": "webhooks/test",
 } as const;
@@ -205,6 +208,7 @@ export interface EinvoicingClient {
   integrations: {
     test: Call<IntegrationTestRequest, IntegrationTestResponse>;
     save: Call<IntegrationSaveRequest, IntegrationSaveResponse>;
+    testSet: Call<TestSetRequest, TestSetResponse>;
   };
   webhooks: {
     /** Creates or changes an endpoint (admin); the `whsec_…` secret only when created or rotated. */
@@ -321,6 +325,7 @@ export function createEinvoicingClient(
     integrations: {
       test: call(ROUTES["integrations.test"]),
       save: call(ROUTES["integrations.save"]),
+      testSet: call(ROUTES["integrations.testSet"]),
     },
     webhooks: {
       save: call(ROUTES["webhooks.save"]),

@@ -526,6 +526,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/integrations/test-set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run DIAN's habilitación test set in one call (admin)
+         * @description For a company in habilitación whose uat adapter-tax credential is in DIAN mode with a test_set_id: issues the set's invoices, credit notes and debit notes (fictitious content, marked as the set's and numbered apart from the company's own), sends them through SendTestSetAsync, follows DIAN's validation (GetStatusZip), and answers the set's progress. Call it again until the status is not `en_proceso`: each call works within a time budget, sends only what is still missing and never sends again what DIAN accepted or rejected. 422 when the company is not in DIAN mode, has no test_set_id or is in production (prd), when a kind's `accept` exceeds its `send`, or when nothing is to be accepted. Admins only.
+         *
+         *     Roles: admin.
+         *
+         *     With the typed client (`@einvoicing/client`; `einvoicing = createEinvoicingClient(supabase)`):
+         *
+         *     ```ts
+         *     const answer = await einvoicing.integrations.testSet({
+         *       org_id: "11111111-1111-4111-8111-111111111111",
+         *       company_id: "c1111111-1111-4111-8111-111111111111",
+         *       invoices: {
+         *         send: 30,
+         *         accept: 1
+         *       },
+         *       credit_notes: {
+         *         send: 10,
+         *         accept: 0
+         *       },
+         *       debit_notes: {
+         *         send: 10,
+         *         accept: 0
+         *       }
+         *     });
+         *     ```
+         */
+        post: operations["integrationsTestSet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/save": {
         parameters: {
             query?: never;
@@ -2643,6 +2686,201 @@ export interface operations {
             415: components["responses"]["Error415-unsupported_media_type"];
             422: components["responses"]["Error422-business_rule-credential_rejected"];
             429: components["responses"]["Error429-rate_limited"];
+            500: components["responses"]["Error500-internal_error"];
+            502: components["responses"]["Error502-provider_error"];
+            503: components["responses"]["Error503-database_unavailable-service_unavailable"];
+            504: components["responses"]["Error504-provider_timeout"];
+        };
+    };
+    integrationsTestSet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key with the same body within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) without doing the work twice; with another body, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "org_id": "11111111-1111-4111-8111-111111111111",
+                 *       "company_id": "c1111111-1111-4111-8111-111111111111",
+                 *       "invoices": {
+                 *         "send": 30,
+                 *         "accept": 1
+                 *       },
+                 *       "credit_notes": {
+                 *         "send": 10,
+                 *         "accept": 0
+                 *       },
+                 *       "debit_notes": {
+                 *         "send": 10,
+                 *         "accept": 0
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts for; the caller must be a member of it.
+                     */
+                    org_id: string;
+                    /**
+                     * Format: uuid
+                     * @description A company of this organization, in habilitación (uat).
+                     */
+                    company_id: string;
+                    /**
+                     * @description The set's invoices: `{ send, accept }`.
+                     * @default {
+                     *       "send": 30,
+                     *       "accept": 1
+                     *     }
+                     */
+                    invoices?: {
+                        /**
+                         * @description The most invoices to send (the set's total of them). Default 30.
+                         * @default 30
+                         */
+                        send?: number;
+                        /**
+                         * @description The minimum of invoices DIAN must accept. Default 1.
+                         * @default 1
+                         */
+                        accept?: number;
+                    };
+                    /**
+                     * @description The set's credit notes: `{ send, accept }`.
+                     * @default {
+                     *       "send": 10,
+                     *       "accept": 0
+                     *     }
+                     */
+                    credit_notes?: {
+                        /**
+                         * @description The most credit notes to send (the set's total of them). Default 10.
+                         * @default 10
+                         */
+                        send?: number;
+                        /**
+                         * @description The minimum of credit notes DIAN must accept. Default 0.
+                         * @default 0
+                         */
+                        accept?: number;
+                    };
+                    /**
+                     * @description The set's debit notes: `{ send, accept }`.
+                     * @default {
+                     *       "send": 10,
+                     *       "accept": 0
+                     *     }
+                     */
+                    debit_notes?: {
+                        /**
+                         * @description The most debit notes to send (the set's total of them). Default 10.
+                         * @default 10
+                         */
+                        send?: number;
+                        /**
+                         * @description The minimum of debit notes DIAN must accept. Default 0.
+                         * @default 0
+                         */
+                        accept?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "aceptado",
+                     *       "test_set_id": "1cc8a4f3-2ff9-45ff-bc33-9f0d2f0bd1b4",
+                     *       "invoices": {
+                     *         "sent": 1,
+                     *         "accepted": 1,
+                     *         "rejected": 0,
+                     *         "required": 1
+                     *       },
+                     *       "credit_notes": {
+                     *         "sent": 0,
+                     *         "accepted": 0,
+                     *         "rejected": 0,
+                     *         "required": 0
+                     *       },
+                     *       "debit_notes": {
+                     *         "sent": 0,
+                     *         "accepted": 0,
+                     *         "rejected": 0,
+                     *         "required": 0
+                     *       },
+                     *       "message": "The test set reached every minimum DIAN asks for: DIAN accepts it (Aceptado). Go on to production (docs/dian.md, step 5)."
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The set's status in DIAN's words: `aceptado` once every kind reached its minimum (or DIAN said so), `rechazado` once the rejections exceed what the set absorbs (or DIAN said so), else `en_proceso`: call again.
+                         * @enum {string}
+                         */
+                        status: "en_proceso" | "aceptado" | "rechazado";
+                        /** @description DIAN's TestSetId, from the uat credential's settings. */
+                        test_set_id: string;
+                        /** @description One kind's progress in the set. */
+                        invoices: {
+                            /** @description Documents of the kind sent to DIAN under the set. */
+                            sent: number;
+                            /** @description Of them, accepted by DIAN. */
+                            accepted: number;
+                            /** @description Of them, rejected by DIAN (`error`, with its rules). */
+                            rejected: number;
+                            /** @description The minimum accepted the set asks for. */
+                            required: number;
+                        };
+                        /** @description One kind's progress in the set. */
+                        credit_notes: {
+                            /** @description Documents of the kind sent to DIAN under the set. */
+                            sent: number;
+                            /** @description Of them, accepted by DIAN. */
+                            accepted: number;
+                            /** @description Of them, rejected by DIAN (`error`, with its rules). */
+                            rejected: number;
+                            /** @description The minimum accepted the set asks for. */
+                            required: number;
+                        };
+                        /** @description One kind's progress in the set. */
+                        debit_notes: {
+                            /** @description Documents of the kind sent to DIAN under the set. */
+                            sent: number;
+                            /** @description Of them, accepted by DIAN. */
+                            accepted: number;
+                            /** @description Of them, rejected by DIAN (`error`, with its rules). */
+                            rejected: number;
+                            /** @description The minimum accepted the set asks for. */
+                            required: number;
+                        };
+                        /** @description Where the set stands and what to do next, in English. */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400-invalid_json-validation_failed"];
+            401: components["responses"]["Error401-unauthenticated"];
+            403: components["responses"]["Error403-forbidden"];
+            404: components["responses"]["Error404-not_found"];
+            409: components["responses"]["Error409-idempotency_conflict-invalid_state"];
+            413: components["responses"]["Error413-payload_too_large"];
+            415: components["responses"]["Error415-unsupported_media_type"];
+            422: components["responses"]["Error422-business_rule"];
             500: components["responses"]["Error500-internal_error"];
             502: components["responses"]["Error502-provider_error"];
             503: components["responses"]["Error503-database_unavailable-service_unavailable"];

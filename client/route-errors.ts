@@ -257,6 +257,22 @@ export interface RouteErrorCodes {
     | "unauthenticated"
     | "unsupported_media_type"
     | "validation_failed";
+  "integrations/test-set":
+    | "business_rule"
+    | "database_unavailable"
+    | "forbidden"
+    | "idempotency_conflict"
+    | "internal_error"
+    | "invalid_json"
+    | "invalid_state"
+    | "not_found"
+    | "payload_too_large"
+    | "provider_error"
+    | "provider_timeout"
+    | "service_unavailable"
+    | "unauthenticated"
+    | "unsupported_media_type"
+    | "validation_failed";
   "webhooks/save":
     | "business_rule"
     | "database_unavailable"

@@ -27,7 +27,8 @@ export const CONTRACT_ROUTES = [
 
 /**
  * The routes the design adds beyond the contract's ten: a buyer is owed every note as every invoice
- * (DESIGN §4), an org's webhook endpoints (DESIGN §11), and debit notes as credit notes (DESIGN §14).
+ * (DESIGN §4), an org's webhook endpoints (DESIGN §11), debit notes as credit notes and habilitación's
+ * test set in one call (DESIGN §14).
  */
 export const DESIGN_ROUTES = [
   "/credit-notes/deliver",
@@ -36,6 +37,7 @@ export const DESIGN_ROUTES = [
   "/debit-notes/refresh",
   "/debit-notes/reissue",
   "/debit-notes/representation",
+  "/integrations/test-set",
   "/webhooks/save",
   "/webhooks/test",
 ];

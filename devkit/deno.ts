@@ -13,6 +13,8 @@ export interface DenoProcess {
   baseUrl: string;
   output(): string;
   stop(): Promise<void>;
+  /** Kills the process at once (SIGKILL): a crash, requests in flight and all. */
+  kill(): Promise<void>;
 }
 
 export async function freePort(): Promise<number> {
@@ -89,6 +91,12 @@ export async function startDeno(
         if (child.exitCode !== null) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGTERM");
+      }),
+    kill: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGKILL");
       }),
   };
 }

@@ -94,6 +94,7 @@ const EnvSchema = z.object({
    * timeout): 45 s by default leaves a Free-plan run room for that; at most 90 s, for
    * paid plans, still inside the schedule's pg_net timeout (120 s, supabase/schedule/reconcile.sql).
    * A run killed anyway loses nothing (leases; tests/http/reconcile-killed.test.ts), only time.
+   * One /integrations/test-set call works within the same budget (shared/core/integrations/test-set.ts).
    */
   EINV_RECONCILE_BUDGET_MS: z.coerce.number().int().min(1_000).max(90_000).default(45_000),
   /** Documents picked (and leased) at a time. */

@@ -1,11 +1,15 @@
 /**
  * The stand-in's control endpoints under `/_sandbox/dian/` (DESIGN §10; local only, no key, like the
- * other sandboxes' `/_sandbox/*`): next-response, reset, release, knobs, requests.
+ * other sandboxes' `/_sandbox/*`): next-response, reset, release, knobs, requests, test-set.
  */
+
+import { z } from "zod";
 import { readCapped } from "../../shared/kernel/bytes.ts";
 import { OPERATIONS, type Operation } from "./envelope.ts";
 import type { createDianKnobs, DianKnobsPatch } from "./knobs.ts";
 import { MAX_MESSAGE_BYTES, tooLarge } from "./limits.ts";
+import type { DianTestSet } from "./registry.ts";
+import { TestSetRequirement } from "./test-sets.ts";
 
 export interface ControlTarget {
   setNextResponse(operation: Operation, bytes: Uint8Array): void;
@@ -13,7 +17,17 @@ export interface ControlTarget {
   releaseBatches(): void;
   knobs: ReturnType<typeof createDianKnobs>;
   requests(): unknown[];
+  /** A test set's tally (GET /_sandbox/dian/test-set?id=…). */
+  testSetTally(id: string): unknown;
+  /** Registers a test set, as DIAN's portal gives one (POST /_sandbox/dian/test-set). */
+  addTestSet(testSet: DianTestSet): void;
 }
+
+const NewTestSet = z.strictObject({
+  id: z.string().regex(/^[0-9A-Za-z-]{1,64}$/),
+  softwareId: z.string().min(1).max(100),
+  required: TestSetRequirement.optional(),
+});
 
 const problem = (code: string, message: string, status: number) =>
   Response.json({ error: { code, message } }, { status });
@@ -50,6 +64,19 @@ export async function handleControl(
     } catch (error) {
       return problem("validation_failed", String(error).slice(0, 500), 400);
     }
+  }
+  if (name === "test-set" && request.method === "POST") {
+    const parsed = NewTestSet.safeParse(await request.json().catch(() => null));
+    if (!parsed.success) return problem("validation_failed", parsed.error.message.slice(0, 500), 400);
+    const { required, ...testSet } = parsed.data;
+    target.addTestSet(required ? { ...testSet, required } : testSet);
+    return Response.json({ ok: true });
+  }
+  if (name === "test-set" && request.method === "GET") {
+    const id = url.searchParams.get("id") ?? "";
+    if (!/^[0-9A-Za-z-]{1,64}$/.test(id))
+      return problem("validation_failed", "id must be a test set id", 400);
+    return Response.json(target.testSetTally(id));
   }
   if (name === "requests" && request.method === "GET") return Response.json({ requests: target.requests() });
   return problem("not_found", "No such control endpoint.", 404);

@@ -37,6 +37,7 @@ import {
 } from "./registry.ts";
 import { checkSecurity } from "./security.ts";
 import { DianStore, type StoredDocument } from "./store.ts";
+import type { TestSetTally } from "./test-sets.ts";
 import { wsdl } from "./wsdl.ts";
 
 export { OPERATIONS, type Operation } from "./envelope.ts";
@@ -48,8 +49,15 @@ export type {
   DianSoftwareEntry,
   DianTestSet,
 } from "./registry.ts";
-
+export {
+  OBSERVED_TEST_SET,
+  type TestSetRequirement,
+  type TestSetStatus,
+} from "./test-sets.ts";
 export { MAX_MESSAGE_BYTES };
+
+/** A test set's tally without its bookkeeping. */
+export type TestSetTallyView = Omit<TestSetTally, "counted">;
 
 const LOG_LIMIT = 1_000;
 const SOAP = "application/soap+xml; charset=utf-8";
@@ -96,6 +104,8 @@ export interface DianStandIn {
   releaseBatches(): void;
   /** The next call of `operation` answers exactly `body`, once. */
   setNextResponse(operation: Operation, body: Uint8Array | string): void;
+  /** Test set `id`'s tally as DIAN's validator keeps it (./test-sets.ts): sent, accepted, rejected per kind. */
+  testSetTally(id: string): TestSetTallyView;
   /** Forgets documents, batches, next responses and the log; restores the knobs; releases hung answers. */
   reset(): void;
   /** The PEM of the CA that issued "DIAN"'s certificate: what verifies an ApplicationResponse. */
@@ -224,6 +234,7 @@ export function createDianStandIn(options: DianStandInOptions = {}): DianStandIn
       rules: ruleSettings(knobs.current, at),
       pendingPolls: knobs.current.pendingPolls,
       holdBatches: knobs.current.holdBatches,
+      testSetRequired: knobs.current.testSetRequired,
     };
     const answer = await HANDLERS[parsed.operation](parsed, context);
     if (fault === "hang") {
@@ -235,6 +246,11 @@ export function createDianStandIn(options: DianStandInOptions = {}): DianStandIn
       return soap("<html>upstream garbled</html>");
     }
     return soap(answer);
+  }
+
+  function addTestSet(testSet: DianTestSet): void {
+    registry.testSets = [...registry.testSets.filter((s) => s.id !== testSet.id), { ...testSet }];
+    checkLimits(registry);
   }
 
   function releaseBatches(): void {
@@ -264,6 +280,11 @@ export function createDianStandIn(options: DianStandInOptions = {}): DianStandIn
         releaseBatches,
         knobs,
         requests: () => requests,
+        testSetTally: (id) => {
+          const { counted: _, ...view } = store.tally(id);
+          return view;
+        },
+        addTestSet,
       });
     }
     if (/\/WcfDianCustomerServices\.svc$/i.test(url.pathname)) {
@@ -285,10 +306,7 @@ export function createDianStandIn(options: DianStandInOptions = {}): DianStandIn
       registry.trustedCaPems.push(pem);
       checkLimits(registry);
     },
-    addTestSet: (testSet) => {
-      registry.testSets.push({ ...testSet });
-      checkLimits(registry);
-    },
+    addTestSet,
     get knobs() {
       return knobs.current;
     },
@@ -298,6 +316,10 @@ export function createDianStandIn(options: DianStandInOptions = {}): DianStandIn
       nextResponses.set(operation, typeof body === "string" ? new TextEncoder().encode(body) : body.slice()),
     reset,
     dianCaPem: async () => (await dianIdentity()).caPem,
+    testSetTally: (id) => {
+      const { counted: _, ...view } = store.tally(id);
+      return structuredClone(view);
+    },
     get requests() {
       return requests;
     },

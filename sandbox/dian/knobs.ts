@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { OPERATIONS, type Operation } from "./envelope.ts";
 import type { RuleSettings } from "./finding.ts";
+import { TestSetRequirement } from "./test-sets.ts";
 
 export const DianFault = z.object({
   /**
@@ -48,6 +49,11 @@ export const DianKnobs = z.object({
    * (docs/adr/0009): up to half a cent per line on a document subtotal. Sums are always exact.
    */
   productToleranceCents: z.number().int().min(0).max(100_000),
+  /**
+   * What every habilitación test set requires (./test-sets.ts), over each set's own `required`;
+   * null: each set's own (a set without numbers never closes).
+   */
+  testSetRequired: TestSetRequirement.nullable(),
 });
 export type DianKnobs = z.infer<typeof DianKnobs>;
 export const DianKnobsPatch = DianKnobs.partial();
@@ -61,6 +67,7 @@ export const DEFAULT_DIAN_KNOBS: DianKnobs = {
   failNext: [],
   today: null,
   productToleranceCents: 200,
+  testSetRequired: null,
 };
 
 /** The content rules' settings from the knobs, at `now`: `today` is its date in Colombia (UTC−5) by default. */

@@ -20,6 +20,7 @@ import type { SoapRequest } from "./envelope.ts";
 import type { RuleSettings } from "./finding.ts";
 import { type DianRegistry, findSoftware, mayActFor } from "./registry.ts";
 import type { DianStore } from "./store.ts";
+import { setStatusResponse, type TestSetRequirement, tallyDocument } from "./test-sets.ts";
 import { validateDocument } from "./validate.ts";
 import { readZip } from "./zip.ts";
 
@@ -35,7 +36,12 @@ export interface OperationContext {
   /** Status calls (GetStatusZip, or GetStatus of one of its documents) a new batch stays in process; `hold` keeps it until released. */
   pendingPolls: number;
   holdBatches: boolean;
+  /** The knob `testSetRequired`: every set's numbers, over its own (null: each set's own). */
+  testSetRequired?: TestSetRequirement | null;
 }
+
+/** At most this many documents in one ZIP with a testSetId ([D] ProcessBatchDocumentsZipFile: 50, 500 without). */
+export const MAX_TEST_SET_BATCH = 50;
 
 const NO_NIT = "NIT de la empresa no informado en el certificado.";
 const failed = (fields: Partial<DianResponse>): DianResponse => ({ ...emptyDianResponse(), ...fields });
@@ -100,17 +106,33 @@ export async function sendTestSetAsync(request: SoapRequest, context: OperationC
   if (testSetId === "") return refuse("Identificador del set de pruebas es obligatorio.");
   if (context.senderNit === "") return refuse(NO_NIT);
   // not DIAN's words: DIAN's batch would fail later; the stand-in says so at once
-  if (!context.registry.testSets.some((s) => s.id === testSetId)) {
-    return refuse(`Set de pruebas con identificador ${testSetId} no existe.`);
-  }
+  const testSet = context.registry.testSets.find((s) => s.id === testSetId);
+  if (!testSet) return refuse(`Set de pruebas con identificador ${testSetId} no existe.`);
   const opened = openZip(request.params.contentFile, fileName, false);
   if (opened.refusal) {
     const message = opened.refusal.StatusDescription ?? opened.refusal.StatusMessage ?? "";
     return refuse(message.replace("válido", "valido"));
   }
+  if (opened.xmls.length > MAX_TEST_SET_BATCH) {
+    // not DIAN's words: DIAN's batch would fail later ([D] ProcessBatchDocumentsZipFile)
+    return refuse(`El archivo ZIP de un set de pruebas admite máximo ${MAX_TEST_SET_BATCH} documentos.`);
+  }
+  // A closed set validates nothing more: a later batch of it answers the set's status (./test-sets.ts).
+  const tally = context.store.tally(testSetId);
+  const required = context.testSetRequired ?? testSet.required ?? null;
   const responses: DianResponse[] = [];
-  for (const xml of opened.xmls)
-    responses.push(await validateDocument(xml.bytes, xml.name, fileName, context, true));
+  if (tally.status !== "en_proceso") {
+    responses.push(setStatusResponse(testSetId, tally.status));
+  } else {
+    for (const xml of opened.xmls) {
+      let typeCode: string | undefined;
+      const response = await validateDocument(xml.bytes, xml.name, fileName, context, true, (doc) => {
+        typeCode = doc.typeCode;
+      });
+      responses.push(response);
+      tallyDocument(tally, required, { typeCode, key: response.XmlDocumentKey, accepted: response.IsValid });
+    }
+  }
   const zipKey = randomUUID();
   context.store.addBatch({
     zipKey,

@@ -10,6 +10,8 @@
  * software has an id, a PIN and may be inactive: FAB24c).
  */
 
+import type { TestSetRequirement } from "./test-sets.ts";
+
 /** Software DIAN registered: its id, its PIN (secret), and whose it is (accountCodeT). */
 export interface DianSoftwareEntry {
   id: string;
@@ -53,6 +55,11 @@ export interface DianTestSet {
   /** The TestSetId DIAN gives at habilitación (a GUID). */
   id: string;
   softwareId: string;
+  /**
+   * What the set requires (./test-sets.ts; e.g. OBSERVED_TEST_SET). Absent: the set keeps its tally
+   * but never closes, unless the knob `testSetRequired` gives numbers for every set.
+   */
+  required?: TestSetRequirement;
 }
 
 export interface DianRegistry {

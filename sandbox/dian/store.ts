@@ -17,6 +17,7 @@
 import { toBase64 } from "../../shared/ports/providers/deliver.ts";
 import type { DianResponse } from "./answers.ts";
 import type { ReceivedDocument } from "./document.ts";
+import { newTally, type TestSetTally } from "./test-sets.ts";
 
 /** xmlChars: the copies' base64 in all, 64 Mi characters (some 3 000 of our 16 KB invoices). */
 export const STORE_LIMITS = { documents: 10_000, batches: 1_000, xmlChars: 64 * 1024 * 1024 } as const;
@@ -54,6 +55,9 @@ export interface Batch {
   responses: DianResponse[];
 }
 
+/** Past this many test sets the oldest tally is forgotten (the registry holds at most as many sets). */
+const MAX_TALLIES = 1_000;
+
 const identityOf = (doc: ReceivedDocument) =>
   `${doc.supplier.id}|${doc.typeCode}|${doc.control.prefix ?? ""}|${doc.id}`;
 
@@ -64,6 +68,18 @@ export class DianStore {
   private readonly withCopy = new Map<string, StoredDocument>();
   private copyChars = 0;
   readonly batches = new Map<string, Batch>();
+  private readonly tallies = new Map<string, TestSetTally>();
+
+  /** The tally of test set `id` (./test-sets.ts), made on first use. */
+  tally(id: string): TestSetTally {
+    let tally = this.tallies.get(id);
+    if (!tally) {
+      tally = newTally(id);
+      this.tallies.set(id, tally);
+      if (this.tallies.size > MAX_TALLIES) this.tallies.delete(this.tallies.keys().next().value as string);
+    }
+    return tally;
+  }
 
   /** Called with every document recorded (the stand-in's log on disk: ./persistence.ts). */
   onRecord: ((stored: StoredDocument) => void) | undefined;
@@ -173,5 +189,6 @@ export class DianStore {
     this.withCopy.clear();
     this.copyChars = 0;
     this.batches.clear();
+    this.tallies.clear();
   }
 }

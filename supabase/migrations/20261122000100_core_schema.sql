@@ -233,6 +233,9 @@ create table public.invoices (
   transmitted_at timestamptz,
   status_checked_at timestamptz,
   -- ── end of the lifecycle block ──
+  -- a habilitación test set's invoice (DIAN's TestSetId), written only by the service
+  -- (…_test_sets.sql); its notes are the set's too
+  test_set_id text check (test_set_id ~ '^[0-9A-Za-z-]{1,64}$'),
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
   unique (company_id, number),
@@ -345,7 +348,7 @@ begin
      old.tax_exclusive_amount, old.tax_inclusive_amount, old.allowance_total_amount, old.charge_total_amount,
      old.prepaid_amount, old.withholding_total_amount, old.net_payable_amount, old.tax_totals,
      old.withholding_totals, old.allowance_charge_amounts, old.prepayment_amounts, old.currency_totals,
-     old.problems, old.created_at)
+     old.problems, old.test_set_id, old.created_at)
     is distinct from
     (new.id, new.org_id, new.company_id, new.number, new.due_date, new.currency,
      new.exchange_rate, new.exchange_rate_date, new.payment_form, new.payment_method, new.notes,
@@ -357,7 +360,7 @@ begin
      new.tax_exclusive_amount, new.tax_inclusive_amount, new.allowance_total_amount, new.charge_total_amount,
      new.prepaid_amount, new.withholding_total_amount, new.net_payable_amount, new.tax_totals,
      new.withholding_totals, new.allowance_charge_amounts, new.prepayment_amounts, new.currency_totals,
-     new.problems, new.created_at)
+     new.problems, new.test_set_id, new.created_at)
     or ((old.issue_date, old.issue_time) is distinct from (new.issue_date, new.issue_time)
         and not (old.status in ('error', 'en_proceso')
                  and (old.submitted_attempt is null or old.submitted_attempt is not distinct from old.refused_attempt)))

@@ -27,27 +27,33 @@ alter table public.companies
 grant insert (software_pin), update (software_pin) on public.companies to authenticated;
 
 -- ─── numbering ───────────────────────────────────────────────────────────────────────────────────
--- The next consecutive number of each company's notes of each kind; taken with a row lock.
+-- The next consecutive number of each company's notes of each kind; taken with a row lock. The
+-- notes of a habilitación test set's invoices (…_test_sets.sql) have a sequence of their own, from
+-- 994000001, so they never take a number of the company's own notes.
 create table einv_private.note_counters (
   company_id uuid not null references public.companies (id) on delete cascade,
   kind text not null references einv_private.document_kinds (kind),
+  test_set boolean not null default false,
   next_number bigint not null default 1 check (next_number between 1 and 999999999999999),
-  primary key (company_id, kind)
+  primary key (company_id, kind, test_set)
 );
 revoke all on einv_private.note_counters from public, anon, authenticated, service_role;
 
 -- The company's next number of notes of `p_kind`, in the caller's transaction: the counter's row
 -- stays locked until it ends, so concurrent notes of one company take consecutive numbers and a
 -- rolled-back note gives its number back.
-create function einv_private.next_note_number(p_company_id uuid, p_kind text) returns bigint
+-- `p_test_set`: of a test set's sequence (see above; `invoice` is a test set's invoices' own).
+create function einv_private.next_note_number(p_company_id uuid, p_kind text, p_test_set boolean)
+returns bigint
 language plpgsql set search_path = '' as $$
 declare
   _number bigint;
 begin
-  insert into einv_private.note_counters (company_id, kind) values (p_company_id, p_kind)
-  on conflict (company_id, kind) do nothing;
+  insert into einv_private.note_counters (company_id, kind, test_set, next_number)
+  values (p_company_id, p_kind, p_test_set, case when p_test_set then 994000001 else 1 end)
+  on conflict (company_id, kind, test_set) do nothing;
   update einv_private.note_counters set next_number = next_number + 1
-   where company_id = p_company_id and kind = p_kind
+   where company_id = p_company_id and kind = p_kind and test_set = p_test_set
   returning next_number - 1 into _number;
   return _number;
 end
@@ -144,7 +150,7 @@ begin
 end
 $$;
 
-revoke all on function einv_private.next_note_number(uuid, text),
+revoke all on function einv_private.next_note_number(uuid, text, boolean),
   einv_private.note_invoice(uuid, uuid, text), einv_private.bogota_date(timestamptz),
   einv_private.bogota_time(timestamptz), einv_private.note_restampable(text, integer, integer),
   einv_private.note_created(uuid, text, uuid, uuid, jsonb, uuid, integer, timestamptz),

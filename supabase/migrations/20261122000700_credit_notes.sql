@@ -593,7 +593,7 @@ begin
   _amounts := einv_private.document_amounts(to_jsonb(_parts), _charges, '[]', '[]', 1, 'credit note');
 
   -- the company's next number, under its counter's row lock, in this transaction: no gap, no twin
-  _number := einv_private.next_note_number(_inv.company_id, 'credit_note');
+  _number := einv_private.next_note_number(_inv.company_id, 'credit_note', _inv.test_set_id is not null);
 
   -- notes in error holding a line this one credits are replaced: discarded, their lines released
   for _old in

@@ -294,7 +294,7 @@ begin
   end if;
 
   -- the company's next number, under its counter's row lock, in this transaction: no gap, no twin
-  _number := einv_private.next_note_number(_inv.company_id, 'debit_note');
+  _number := einv_private.next_note_number(_inv.company_id, 'debit_note', _inv.test_set_id is not null);
 
   -- the claim below stamps a draft with the same instant; the note is written with it already
   insert into public.debit_notes (id, org_id, company_id, invoice_id, number, issue_date, issue_time,

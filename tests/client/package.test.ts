@@ -152,7 +152,7 @@ declare const org_id: string, company_id: string, draft_id: string;
         return `{\n${code}void answer;\n}`;
       },
     );
-    expect(blocks).toHaveLength(18);
+    expect(blocks).toHaveLength(19);
     // the page says `einvoicing = createEinvoicingClient(supabase)`, and nothing else is in scope
     const preamble = `import { createClient } from "@supabase/supabase-js";
 import { createEinvoicingClient, type Database } from "@einvoicing/client";

@@ -37,6 +37,7 @@ const DECLARED: Record<string, Grants> = {
   "table einv_private.idempotency_keys": { rls: true },
   // each company's sequence of notes of each kind (…_notes.sql)
   "table einv_private.note_counters": { rls: false },
+  "table einv_private.test_set_runs": { rls: false },
   // the event outbox and its webhook deliveries (…_events.sql): the service's alone
   "table einv_private.outbox": { rls: false },
   "table einv_private.event_sequences": { rls: false },
@@ -98,6 +99,9 @@ const DECLARED: Record<string, Grants> = {
       service_role: "EXECUTE",
     },
   "function public.einv_delivery_attachments(uuid, uuid, jsonb)": { service_role: "EXECUTE" },
+  "function public.einv_test_set_invoices(uuid, uuid, text, integer)": { service_role: "EXECUTE" },
+  "function public.einv_test_set_lease(uuid, uuid, integer)": { service_role: "EXECUTE" },
+  "function public.einv_test_set_progress(uuid, uuid)": { service_role: "EXECUTE" },
   "function public.einv_delivery_begin(uuid, text, uuid, text, uuid, uuid, uuid, jsonb, integer)": {
     service_role: "EXECUTE",
   },
@@ -217,7 +221,7 @@ const DECLARED: Record<string, Grants> = {
   // what every kind of note shares (…_notes.sql)
   "function einv_private.bogota_date(timestamp with time zone)": {},
   "function einv_private.bogota_time(timestamp with time zone)": {},
-  "function einv_private.next_note_number(uuid, text)": {},
+  "function einv_private.next_note_number(uuid, text, boolean)": {},
   "function einv_private.note_created(uuid, text, uuid, uuid, jsonb, uuid, integer, timestamp with time zone)":
     {},
   "function einv_private.note_invoice(uuid, uuid, text)": {},

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { testSetStatusOf } from "../../shared/co/test-set.ts";
 import {
   ProviderMalformedError,
   ProviderRejectedError,
@@ -334,7 +335,24 @@ describe("GetStatusZip's answer", () => {
     const outcome = batchOutcome(batch("get-status-zip-test-set.xml"), expected);
     expect(outcome.status).toBe("rejected");
     expect(outcome.statusCode).toBe("2");
-    expect(outcome.message).toMatch(/answered about the test set instead/);
+    expect(outcome.message).toMatch(/test set is already accepted \(Aceptado\)/);
+    expect(testSetStatusOf(outcome.authorityMessage)).toEqual({
+      testSetId: "f2e50ee4-3dbd-4a72-8bb2-e66782ad36ff",
+      status: "aceptado",
+    });
+  });
+
+  it("a rejected test set's status (2, 'Set de prueba … Rechazado') says the set was rejected", () => {
+    const rejectedSet = readAnswer(
+      "GetStatusZip",
+      answer("get-status-zip-test-set.xml", { "se encuentra Aceptado.": "se encuentra Rechazado." }),
+    );
+    if (!("result" in rejectedSet)) throw new Error("a Fault");
+    const outcome = batchOutcome(rejectedSet.result, expected);
+    expect(outcome).toMatchObject({ status: "rejected", statusCode: "2" });
+    expect(outcome.message).toMatch(/test set was rejected \(Rechazado\)/);
+    expect(testSetStatusOf(outcome.authorityMessage)?.status).toBe("rechazado");
+    expect(testSetStatusOf("Procesado Correctamente.")).toBeNull();
   });
 
   it("with several answers, the one about our document; none of them: malformed", () => {

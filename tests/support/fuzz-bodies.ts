@@ -74,6 +74,15 @@ export function validValue(schema: JsonSchema, context: FuzzContext, key = ""): 
         { weight: 1, arbitrary: fc.constantFrom(min - 1, max + 1) },
       );
     }
+    case "integer": {
+      // a whole number within its bounds (a count), or one just past them, or not whole
+      const min = schema.minimum ?? -1_000_000;
+      const max = schema.maximum ?? 1_000_000;
+      return fc.oneof(
+        { weight: 4, arbitrary: fc.integer({ min, max: Math.min(max, min + 100) }) },
+        { weight: 1, arbitrary: fc.constantFrom(min - 1, max + 1, min + 0.5) },
+      );
+    }
     case "string":
       return validString(schema, context, key);
     case "array": {

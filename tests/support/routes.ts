@@ -51,6 +51,7 @@ import {
 } from "../../functions/debit-notes/representation.ts";
 import { IntegrationSaveRequest, IntegrationSaveResponse } from "../../functions/integrations/save.ts";
 import { IntegrationTestRequest, IntegrationTestResponse } from "../../functions/integrations/test.ts";
+import { TestSetRequest, TestSetResponse } from "../../functions/integrations/test-set.ts";
 import { DeliverRequest, DeliverResponse } from "../../functions/invoices/deliver.ts";
 import { RefreshRequest, RefreshResponse } from "../../functions/invoices/refresh.ts";
 import { RepresentationRequest, RepresentationResponse } from "../../functions/invoices/representation.ts";
@@ -180,6 +181,12 @@ export interface RouteSpec {
   body(fx: RouteFixture, owner: Tenant): Promise<Record<string, unknown>>;
   /** What a member allowed on the route gets when the body names another organization's document. */
   foreign: Expected;
+  /**
+   * What a member allowed on the route gets for `body` when it is not a 200: /integrations/test-set
+   * runs only for a company in DIAN mode, which the fixture's companies are not (its own tests run
+   * it against DIAN's stand-in: tests/e2e/local-server-test-set.test.ts).
+   */
+  allowed?: Expected;
 }
 
 const DOCUMENT: readonly MemberRole[] = ["admin", "operador"];
@@ -327,6 +334,15 @@ export const EINVOICING_ROUTES: readonly RouteSpec[] = [
     roles: ADMIN,
     body: async (_fx, owner) => credential(owner),
     foreign: notFound,
+  },
+  {
+    path: "/integrations/test-set",
+    request: TestSetRequest,
+    response: TestSetResponse,
+    roles: ADMIN,
+    body: async (_fx, owner) => ({ ...org(owner), company_id: owner.company.id }),
+    foreign: notFound,
+    allowed: { status: 422, code: "business_rule" },
   },
   {
     path: "/integrations/save",

@@ -262,6 +262,46 @@ const debitNotes = {
   }).returns<ClaimEntry<"debit_note">>(),
 };
 
+/** What one kind of a test set's documents stands at (`einv_test_set_progress`). */
+export interface TestSetKindProgress {
+  issued: number;
+  sent: number;
+  accepted: number;
+  rejected: number;
+  in_flight: number;
+  /** Drafts never sent, and documents left `en_proceso` that no transmission holds (≤ 50 each). */
+  drafts: string[];
+  open: string[];
+}
+
+/** Where a company's habilitación test set stands (supabase/migrations/…_test_sets.sql). */
+export interface TestSetProgress {
+  environment: Environment;
+  /** The uat adapter-tax credential's `settings.provider` and `settings.test_set_id` (null: none). */
+  provider: string | null;
+  test_set_id: string | null;
+  numbering: { prefix: string; from: number | null; to: number | null };
+  kinds: Record<DocumentKind, TestSetKindProgress>;
+  /** DIAN's latest words about the set itself (GetStatusZip's status 2), or null. */
+  set_words: string | null;
+  /** The set's first accepted invoice and its first line: what its notes are of. */
+  base_invoice: { id: string; line_id: string } | null;
+}
+
+/** Callable by `service_role`: habilitación's test set (shared/core/integrations/test-set.ts). */
+const testSets = {
+  einv_test_set_progress: service({ p_org_id: str, p_company_id: str }).returns<TestSetProgress>(),
+  einv_test_set_invoices: service({
+    p_org_id: str,
+    p_company_id: str,
+    p_test_set_id: str,
+    /** 1 to 50 drafts. */
+    p_count: num,
+  }).returns<string[]>(),
+  /** `p_seconds` > 0 takes the company's run lease (false: another call holds it); 0 gives it back. */
+  einv_test_set_lease: service({ p_org_id: str, p_company_id: str, p_seconds: num }).returns<boolean>(),
+};
+
 /**
  * Callable by `service_role`: the Idempotency-Key of every POST (shared/http/idempotency.ts). The
  * reasons of a conflict are reason codes (../../db/reasons.ts).
@@ -476,6 +516,7 @@ export const CATALOGUE = {
   ...authorizedLifecycle,
   ...creditNotes,
   ...debitNotes,
+  ...testSets,
   ...idempotency,
   ...reconcile,
   ...records,

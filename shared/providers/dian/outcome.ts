@@ -21,9 +21,15 @@
  *   not take the document in — no XML or more than one in the ZIP, an XML it cannot parse, a
  *   certificate NIT not authorized for the issuer — so it is rejected with DIAN's reason as the rule.
  *
+ * - 2 on GetStatusZip, "Set de prueba con identificador … se encuentra Aceptado." (or Rechazado):
+ *   the test set is closed and the batch was not validated; the document never will be under that
+ *   set → rejected, with a message saying the set's status (../../co/test-set.ts reads DIAN's words;
+ *   Odoo, too, reads that answer as a rejection of the document: brief §1, its mapping).
+ *
  * Our words are English (`message`); DIAN's stay DIAN's (`authorityMessage`, each rule's message).
  * SendTestSetAsync's and GetNumberingRange's answers: ./test-set.ts, ./numbering.ts.
  */
+import { testSetStatusOf } from "../../co/test-set.ts";
 import type { RuleViolation } from "../../ports/providers/protocol.ts";
 import type { DianResponse } from "./answers.ts";
 import { dianError, malformedAnswer as malformed, quote } from "./failures.ts";
@@ -164,7 +170,22 @@ function documentOutcome(
     };
   }
   if (code === "" || code === "00") throw malformed(operation, `status "${code}" without IsValid`);
-  // another status (GetStatusZip's test set status, "2": "Set de prueba … Aceptado"): not validated
+  const set = testSetStatusOf(words);
+  if (code === "2" && set) {
+    // The set is closed: DIAN validates nothing more under it, and answers its status for every later
+    // batch. This document will never be validated under that set: a settled answer, not a pending one.
+    return {
+      status: "rejected",
+      statusCode: code,
+      authorityMessage: words,
+      rules: [{ code, kind: "rechazo", message: cut(words, MAX_RULE_MESSAGE) }],
+      message:
+        set.status === "aceptado"
+          ? "DIAN did not validate the document: its test set is already accepted (Aceptado), and DIAN validates nothing more under it. Go on to production (SendBillSync)."
+          : "DIAN did not validate the document: its test set was rejected (Rechazado), and DIAN validates nothing more under it. Ask DIAN's portal for a new test set.",
+    };
+  }
+  // another status about something else than the document: not validated
   return {
     status: "rejected",
     statusCode: code,

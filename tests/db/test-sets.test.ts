@@ -1,0 +1,175 @@
+/**
+ * Habilitación's test-set documents on the real database (…_test_sets.sql, docs/adr/0011): the set's
+ * invoices numbered from 994000001 apart from the company's own (a number the company already holds
+ * skipped), its notes in sequences of their own, an invoice outside the company's resolution
+ * refused, one call at a time per company (the run lease); and members read `test_set_id` but cannot
+ * write it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
+import { createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
+import type { Db } from "../../shared/ports/db/port.ts";
+import { createTransports } from "../support/transports.ts";
+
+let db: TestDatabase;
+let api: Db;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  api = (await createTransports(db.client, { name: "test-sets" })).db.postgres;
+});
+afterAll(() => db?.close());
+
+const SET = "2b3c4d5e-6f70-4811-9a2b-3c4d5e6f7081";
+
+const issue = (tenant: Tenant, count: number, set = SET) =>
+  api.asService().call("einv_test_set_invoices", {
+    p_org_id: tenant.org.id,
+    p_company_id: tenant.company.id,
+    p_test_set_id: set,
+    p_count: count,
+  });
+
+/** Moves an invoice to `transmitida`, as a recorded acceptance would (the lifecycle block only). */
+const accept = (id: string) =>
+  db.superuser(
+    `update public.invoices set status = 'transmitida', environment = 'uat', authority_code = repeat('a', 96)
+      where id = $1`,
+    [id],
+  );
+
+const creditNote = async (tenant: Tenant, invoiceId: string) => {
+  const [line] = await db.superuser<{ id: string }>(
+    "select id from public.invoice_lines where invoice_id = $1 order by position limit 1",
+    [invoiceId],
+  );
+  return api.asService().call("einv_credit_note_create", {
+    p_org_id: tenant.org.id,
+    p_invoice_id: invoiceId,
+    p_concept_code: "1",
+    p_reason: "Devolución",
+    p_lines: [{ line_id: line?.id ?? "", quantity: "1" }],
+    p_actor_id: tenant.admin.id,
+    p_lease_seconds: 60,
+    p_issued_at: new Date().toISOString(),
+  });
+};
+
+describe("a test set's documents", () => {
+  it("are numbered from 994000001 apart from the company's own, skipping a number the company holds", async () => {
+    const tenant = await createTenant(db);
+    // a draft of the company's own that took a number of the set's band
+    await db.superuser(
+      `insert into public.invoices (org_id, company_id, number, buyer_id_type, buyer_id_number, buyer_name)
+       values ($1, $2, 'SETP994000002', '13', '222222222222', 'Consumidor final')`,
+      [tenant.org.id, tenant.company.id],
+    );
+    const ids = await issue(tenant, 3);
+    const rows = await db.superuser<{ number: string; test_set_id: string; status: string }>(
+      "select number, test_set_id, status from public.invoices where id = any(string_to_array($1, ',')::uuid[]) order by number",
+      [ids.join(",")],
+    );
+    expect(rows).toEqual([
+      { number: "SETP994000001", test_set_id: SET, status: "pendiente" },
+      { number: "SETP994000003", test_set_id: SET, status: "pendiente" },
+      { number: "SETP994000004", test_set_id: SET, status: "pendiente" },
+    ]);
+  });
+
+  it("notes of a set's invoice take the set's sequence; the company's own notes keep theirs", async () => {
+    const tenant = await createTenant(db);
+    const [ofSet] = await issue(tenant, 1);
+    await accept(ofSet ?? "");
+    const own = await createInvoice(db, tenant.org, tenant.company, { status: "transmitida" });
+    await creditNote(tenant, ofSet ?? "");
+    await creditNote(tenant, own.id);
+    await creditNote(tenant, ofSet ?? "");
+    const numbers = await db.superuser<{ number: string; invoice_id: string }>(
+      "select number, invoice_id from public.credit_notes where company_id = $1 order by created_at, number",
+      [tenant.company.id],
+    );
+    expect(numbers.map((n) => n.number).sort()).toEqual(["NC1", "NC994000001", "NC994000002"]);
+    expect(numbers.find((n) => n.number === "NC1")?.invoice_id).toBe(own.id);
+
+    const progress = await api
+      .asService()
+      .call("einv_test_set_progress", { p_org_id: tenant.org.id, p_company_id: tenant.company.id });
+    // no uat credential yet: no set is named, so nothing is counted
+    expect(progress).toMatchObject({ environment: "uat", provider: null, test_set_id: null });
+  });
+
+  it("refuses an invoice outside the company's numbering resolution, and a count out of bounds", async () => {
+    const tenant = await createTenant(db);
+    await db.superuser("update public.companies set resolution_to = 990000100 where id = $1", [
+      tenant.company.id,
+    ]);
+    await expect(issue(tenant, 1)).rejects.toMatchObject({
+      message: expect.stringMatching(/SETP994000001 is outside the company's numbering resolution/),
+    });
+    await expect(issue(tenant, 51)).rejects.toMatchObject({ code: "business_rule" });
+    await expect(issue(tenant, 0)).rejects.toMatchObject({ code: "business_rule" });
+    expect(
+      await db.superuser("select 1 from public.invoices where company_id = $1 and test_set_id is not null", [
+        tenant.company.id,
+      ]),
+    ).toEqual([]);
+  });
+
+  it("lets one call at a time hold a company's run lease; a lease that ended is taken again", async () => {
+    const tenant = await createTenant(db);
+    const lease = (seconds: number, org = tenant.org.id) =>
+      api
+        .asService()
+        .call("einv_test_set_lease", { p_org_id: org, p_company_id: tenant.company.id, p_seconds: seconds });
+    expect(await lease(60)).toBe(true);
+    expect(await lease(60)).toBe(false);
+    expect(await lease(0)).toBe(true);
+    expect(await lease(60)).toBe(true);
+    await db.superuser(
+      "update einv_private.test_set_runs set lease_until = now() - interval '1 second' where company_id = $1",
+      [tenant.company.id],
+    );
+    expect(await lease(60)).toBe(true);
+    const stranger = await createTenant(db);
+    await expect(lease(60, stranger.org.id)).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("reports another organization's company as not found", async () => {
+    const tenant = await createTenant(db);
+    const stranger = await createTenant(db);
+    await expect(
+      api
+        .asService()
+        .call("einv_test_set_progress", { p_org_id: tenant.org.id, p_company_id: stranger.company.id }),
+    ).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("members read test_set_id but cannot write it, on a draft of their own", async () => {
+    const tenant = await createTenant(db);
+    const [id = ""] = await issue(tenant, 1);
+    const claims = tenant.admin.claims;
+    expect(
+      await asRole(db, "authenticated", claims, "select test_set_id from public.invoices where id = $1", [
+        id,
+      ]),
+    ).toEqual([{ test_set_id: SET }]);
+    expect(
+      await sqlState(
+        asRole(db, "authenticated", claims, "update public.invoices set test_set_id = null where id = $1", [
+          id,
+        ]),
+      ),
+    ).toBe("42501");
+    expect(
+      await sqlState(
+        asRole(
+          db,
+          "authenticated",
+          claims,
+          `insert into public.invoices (org_id, company_id, number, test_set_id) values ($1, $2, 'SETP990000001', 'x')`,
+          [tenant.org.id, tenant.company.id],
+        ),
+      ),
+    ).toBe("42501");
+  });
+});
