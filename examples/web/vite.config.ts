@@ -69,7 +69,12 @@ export default defineConfig({
   // supabase-js bundled once at start, never discovered on a page load (which would reload the page)
   optimizeDeps: { include: ["@supabase/supabase-js"], noDiscovery: true },
   server: {
-    // the client's build and node_modules (a symlinked install included) lie outside this folder
-    fs: { allow: [repo, realpathSync(join(repo, "node_modules")), clientDist] },
+    fs: {
+      // this folder, the client's build and node_modules (a symlinked install's real folder too), not
+      // the repository: its .data/ holds the local server's signing key and the demo users' tokens
+      allow: [here, clientDist, join(repo, "node_modules"), realpathSync(join(repo, "node_modules"))],
+      // Vite's own denials (replaced by a list of one's own), then the data folder and keys as a belt
+      deny: [".env", ".env.*", "*.{crt,pem}", "**/.git/**", "**/.data/**", "**/*.key*"],
+    },
   },
 });

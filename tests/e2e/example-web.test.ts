@@ -6,8 +6,11 @@
  * two lines (IVA, a discount) and a ReteFuente withholding, its totals computed by the database;
  * transmitted and accepted; its PDF and XML downloaded; delivered; a credit note and a debit note
  * issued and delivered; a lector refused in Spanish. And on Vite's dev server, as `npm run
- * example:web` runs it: the page signed in, loaded once. With EINV_SCREENSHOTS=1 it writes
- * docs/images/example-web-*.png.
+ * example:web` runs it: the page signed in, loaded once, no file of the repository or the data
+ * folder served. Then what goes wrong, in Spanish: the server unreachable; the form's own checks; a
+ * field the database refused, as the form labels it; a business rule with its detail; a draft
+ * numbered after more than a thousand invoices, and again when its number was taken meanwhile.
+ * With EINV_SCREENSHOTS=1 it writes docs/images/example-web-*.png.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -15,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { createClient } from "@supabase/supabase-js";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort } from "../../devkit/deno.ts";
@@ -295,6 +299,16 @@ describe.skipIf(!enabled)("examples/web in a real browser (headless Chromium)", 
     );
     try {
       await answering(`http://127.0.0.1:${port}/demo.json`);
+      // files outside the app, the client's build and node_modules are not served: not the
+      // repository's (its .data/ holds the local signing key once npm start ran there; absent, the
+      // answer is the app's page, Vite's fallback), not the data folder's demo tokens
+      const served = async (path: string) => {
+        const answer = await fetch(`http://127.0.0.1:${port}/@fs${path}`);
+        return answer.status === 200 ? (await answer.text()).slice(0, 15) : answer.status;
+      };
+      expect(await served(join(root, "package.json"))).toBe(403);
+      expect(await served(join(server.get().dataDir, "local.json"))).toBe(403);
+      expect([403, "<!doctype html>"]).toContain(await served(join(root, ".data/local-jwt-key.json")));
       const page = await browser.newPage();
       const problems: string[] = [];
       const loads: string[] = [];
@@ -367,4 +381,172 @@ describe.skipIf(!enabled)("examples/web in a real browser (headless Chromium)", 
     );
     await page.close();
   }, 60_000);
+
+  it("says in Spanish, without a stack, that the server cannot be reached", async () => {
+    if (!browser) throw new Error("no browser");
+    const api = new URL(server.get().run.base_url).origin;
+    const page = await browser.newPage();
+    await page.goto(appUrl);
+    await page.waitForSelector("#user option", WAIT);
+    await page.click("#login button");
+    await waitForText(page, "#page", /documentos\)$/);
+    // no answer from the server from here on (the browser refuses the connection; the server runs on)
+    await page.setRequestInterception(true);
+    page.on("request", (request) =>
+      request.url().startsWith(api) ? request.abort("connectionrefused") : request.continue(),
+    );
+    const offline = "No hay conexión con el servicio. Revise su conexión a internet e inténtelo de nuevo.";
+    await page.select("#status", "pendiente");
+    expect(await waitForText(page, "#error", /./)).toBe(offline);
+    await page.$eval("#error", (e) => {
+      e.textContent = "";
+    });
+    await page.click("#draft button[type=submit]");
+    expect(await waitForText(page, "#error", /./)).toBe(offline);
+    await page.close();
+  }, 60_000);
+
+  it("checks the draft's lines in the form, names a refused field as the form does, and shows a business rule's detail", async () => {
+    if (!browser) throw new Error("no browser");
+    const page = await browser.newPage();
+    await page.goto(appUrl);
+    await page.waitForSelector("#user option", WAIT);
+    await page.click("#login button");
+    await waitForText(page, "#page", /documentos\)$/);
+    const first = "#lines tbody tr:first-child";
+    const validation = (name: string) =>
+      page.$eval(`${first} [name="${name}"]`, (e) => (e as HTMLInputElement).validationMessage);
+    const set = (name: string, value: string) =>
+      page.$eval(
+        `${first} [name="${name}"]`,
+        (e, v) => {
+          (e as HTMLInputElement).value = v;
+          e.dispatchEvent(new Event("input", { bubbles: true }));
+        },
+        value,
+      );
+
+    // what the database would refuse is refused by the form: nothing is written
+    const writes: string[] = [];
+    page.on("request", (r) => r.method() === "POST" && writes.push(r.url()));
+    await set("description", "   ");
+    await page.click("#draft button[type=submit]");
+    expect(await validation("description")).toBe("Escriba una descripción.");
+    await set("description", "Equipo");
+    await set("quantity", "100000");
+    await set("price", "10000000");
+    await page.click("#draft button[type=submit]");
+    expect(await validation("price")).toBe(
+      "Cantidad × precio unitario debe ser menor que $ 1.000.000.000.000.",
+    );
+    expect(writes).toEqual([]);
+    await set("price", "9999999.99");
+    expect(await validation("price")).toBe("");
+    await set("quantity", "2");
+    await set("price", "150000");
+
+    // ten lines at most: the button says so by turning off
+    for (let i = 1; i < 10; i++) await page.click("#add-line");
+    expect(await page.$$eval("#lines tbody tr", (rows) => rows.length)).toBe(10);
+    expect(await page.$eval("#add-line", (b) => (b as HTMLButtonElement).disabled)).toBe(true);
+    await page.$$eval("#lines tbody tr:not(:first-child) button", (buttons) => {
+      for (const b of buttons) (b as HTMLButtonElement).click();
+    });
+    expect(await page.$eval("#add-line", (b) => (b as HTMLButtonElement).disabled)).toBe(false);
+
+    // a rate the database refuses (not one the form offers): the field as the form labels it
+    await page.$eval(`${first} [name="iva"]`, (e) => {
+      (e as HTMLSelectElement).add(new Option("7 %", "7"));
+      (e as HTMLSelectElement).value = "7";
+    });
+    await page.click("#draft button[type=submit]");
+    expect(await waitForText(page, "#error", /./)).toBe(
+      "Algunos datos no son válidos. Revise los campos señalados. (línea 1, campo: IVA)",
+    );
+    await page.select(`${first} [name="iva"]`, "19");
+
+    // a credit note of more units than the line has: the rule's sentence, and the API's detail
+    await page.click("#draft button[type=submit]");
+    await waitForText(page, "#selected-status", /^pendiente$/);
+    await press(page, "#transmit");
+    await waitForText(page, "#selected-status", /^transmitida$/);
+    await page.select("#credit-concept", "1");
+    await page.$eval("#credit-amount", (e) => {
+      (e as HTMLInputElement).value = "999";
+    });
+    await press(page, "#credit-note button[type=submit]");
+    const refused = await waitForText(page, "#error", /Detalle/);
+    expect(refused).toMatch(
+      /^Esta acción no es posible con estos datos; el detalle indica por qué\. Detalle: Line \S+ has 2 unit\(s\) /,
+    );
+    expect(refused).toMatch(/Referencia para soporte: \S+\.$/);
+    await page.close();
+  }, 90_000);
+
+  // last: it adds 1,100 invoices to the operador's first company
+  it("numbers a draft after the highest of more than a thousand invoices, and takes the next number when another draft took it meanwhile", async () => {
+    if (!browser) throw new Error("no browser");
+    const local = server.get().run;
+    const operador = local.users.find((u) => u.role === "operador");
+    if (!operador) throw new Error("no demo operador");
+    const supabase = createClient(new URL(local.base_url).origin, local.apikey, {
+      accessToken: async () => operador.access_token,
+    });
+    // the company the form chooses first
+    const { data: company, error } = await supabase
+      .from("companies")
+      .select("id, invoice_prefix, resolution_from")
+      .eq("org_id", operador.org_id)
+      .order("legal_name")
+      .limit(1)
+      .single();
+    if (error) throw error;
+    const draft = (number: string) => ({
+      org_id: operador.org_id,
+      company_id: company.id,
+      number,
+      buyer_id_type: "31",
+      buyer_id_number: "860001234",
+      buyer_check_digit: "1",
+      buyer_name: "Cliente Ejemplo S.A.S.",
+      buyer_city_code: "11001",
+    });
+    const numbered = (consecutive: number) => `${company.invoice_prefix}${consecutive}`;
+    const base = (company.resolution_from ?? 1) + 100_000;
+    const bulk = await supabase
+      .from("invoices")
+      .insert(Array.from({ length: 1100 }, (_, i) => draft(numbered(base + i))));
+    if (bulk.error) throw bulk.error;
+
+    const page = await browser.newPage();
+    await page.goto(appUrl);
+    await page.waitForSelector("#user option", WAIT);
+    await page.click("#login button");
+    await waitForText(page, "#page", /documentos\)$/);
+    await page.click("#draft button[type=submit]");
+    await waitForText(page, "#selected-number", new RegExp(`^${numbered(base + 1100)}$`));
+
+    // another draft takes the number the page chose just before the page writes it: 23505, then the next
+    const raced: string[] = [];
+    await page.setRequestInterception(true);
+    page.on("request", async (request) => {
+      try {
+        if (
+          raced.length === 0 &&
+          request.method() === "POST" &&
+          request.url().includes("/rest/v1/invoices?")
+        ) {
+          const { number } = JSON.parse(request.postData() ?? "{}") as { number: string };
+          const taken = await supabase.from("invoices").insert(draft(number));
+          raced.push(taken.error ? `not taken: ${taken.error.message}` : number);
+        }
+      } finally {
+        await request.continue();
+      }
+    });
+    await page.click("#draft button[type=submit]");
+    await waitForText(page, "#selected-number", new RegExp(`^${numbered(base + 1102)}$`));
+    expect(raced).toEqual([numbered(base + 1101)]);
+    await page.close();
+  }, 90_000);
 });

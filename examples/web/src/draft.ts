@@ -9,6 +9,12 @@ import { byId } from "./format.ts";
 import type { Session } from "./session.ts";
 
 const MAX_LINES = 10;
+/** The database's bound on a line's quantity × unit price (…_amounts.sql): 1,000,000,000,000 pesos. */
+const LINE_LIMIT = 1_000_000_000_000;
+/** The highest consecutive a number holds (15 digits, the invoices' check). */
+const MAX_CONSECUTIVE = 999_999_999_999_999;
+/** Saves tried with the next numbers when another draft took one meanwhile (23505). */
+const NUMBER_TRIES = 5;
 const IVA_RATES = ["19", "5", "0"];
 
 /** DIAN's check digit of a NIT (its "dígito de verificación"). */
@@ -27,6 +33,26 @@ function input(value: string, attributes: Record<string, string>): HTMLInputElem
   return element;
 }
 
+/** Says in the form what the database would refuse of a line: a blank description, too large a line. */
+function checkLine(row: HTMLTableRowElement): void {
+  const field = (name: string) => row.querySelector(`[name="${name}"]`) as HTMLInputElement;
+  const description = field("description");
+  const price = field("price");
+  description.setCustomValidity(description.value.trim() ? "" : "Escriba una descripción.");
+  price.setCustomValidity(
+    Number(field("quantity").value) * Number(price.value) < LINE_LIMIT
+      ? ""
+      : "Cantidad × precio unitario debe ser menor que $ 1.000.000.000.000.",
+  );
+}
+
+/** At 10 lines, "Agregar línea" is off (and says why). */
+function limitLines(body: HTMLTableSectionElement): void {
+  const add = byId<HTMLButtonElement>("add-line");
+  add.disabled = body.rows.length >= MAX_LINES;
+  add.title = add.disabled ? `Máximo ${MAX_LINES} líneas por borrador.` : "";
+}
+
 function addLine(body: HTMLTableSectionElement, description: string, quantity: string, price: string): void {
   if (body.rows.length >= MAX_LINES) return;
   const tr = document.createElement("tr");
@@ -36,7 +62,10 @@ function addLine(body: HTMLTableSectionElement, description: string, quantity: s
   const remove = document.createElement("button");
   remove.type = "button";
   remove.textContent = "Quitar";
-  remove.addEventListener("click", () => body.rows.length > 1 && tr.remove());
+  remove.addEventListener("click", () => {
+    if (body.rows.length > 1) tr.remove();
+    limitLines(body);
+  });
   const fields = [
     input(description, { name: "description", required: "", maxlength: "200" }),
     input(quantity, {
@@ -59,7 +88,9 @@ function addLine(body: HTMLTableSectionElement, description: string, quantity: s
       return td;
     }),
   );
+  tr.addEventListener("input", () => checkLine(tr));
   body.append(tr);
+  limitLines(body);
 }
 
 type Line = Omit<TablesInsert<"invoice_lines">, "invoice_id" | "org_id">;
@@ -81,19 +112,36 @@ function readLines(body: HTMLTableSectionElement): Line[] {
   });
 }
 
-/** The company's next number: its prefix and one past its highest consecutive (or its range's start). */
-async function nextNumber(session: Session, companyId: string): Promise<string> {
-  const { data, error } = await session.supabase
+/**
+ * The company's next number: its prefix and one past its highest consecutive in its resolution's
+ * range (or the range's start). Only the highest is read, one row per query: numbers of one width,
+ * whose text order is their numeric order, the widest first (DIAN's ranges, 990000000 to 995000000,
+ * usually have one width). It goes by the unique index on (company_id, number), however many
+ * invoices the company has.
+ */
+async function nextNumber(session: Session, companyId: string): Promise<{ prefix: string; next: number }> {
+  const company = await session.supabase
     .from("companies")
-    .select("invoice_prefix, resolution_from, invoices(number)")
+    .select("invoice_prefix, resolution_from, resolution_to")
     .eq("id", companyId)
     .single();
-  if (error) throw error;
-  const taken = data.invoices
-    .map((invoice) => invoice.number.slice(data.invoice_prefix.length))
-    .filter((rest) => /^[0-9]{1,15}$/.test(rest))
-    .map(Number);
-  return `${data.invoice_prefix}${Math.max((data.resolution_from ?? 1) - 1, ...taken) + 1}`;
+  if (company.error) throw company.error;
+  const prefix = company.data.invoice_prefix;
+  const from = company.data.resolution_from ?? 1;
+  const to = company.data.resolution_to ?? MAX_CONSECUTIVE;
+  for (let width = String(to).length; width >= String(from).length; width--) {
+    const { data, error } = await session.supabase
+      .from("invoices")
+      .select("number")
+      .eq("company_id", companyId)
+      .regexMatch("number", `^${prefix}[0-9]{${width}}$`)
+      .order("number", { ascending: false })
+      .limit(1);
+    if (error) throw error;
+    const [last] = data;
+    if (last) return { prefix, next: Math.max(from, Number(last.number.slice(prefix.length)) + 1) };
+  }
+  return { prefix, next: from };
 }
 
 export async function loadCompanies(session: Session): Promise<void> {
@@ -120,6 +168,9 @@ export function setUpDraftForm(
 
   form.onsubmit = async (event) => {
     event.preventDefault();
+    // a value set without an input event (a script, autofill) is checked here too
+    for (const row of body.rows) checkLine(row);
+    if (!form.reportValidity()) return;
     const submit = form.querySelector("button[type=submit]") as HTMLButtonElement;
     submit.disabled = true;
     try {
@@ -127,15 +178,16 @@ export function setUpDraftForm(
       const nit = byId<HTMLInputElement>("buyer-nit").value.trim();
       const retefuente = Number(byId<HTMLInputElement>("retefuente").value);
       const lines = readLines(body);
+      const { prefix, next } = await nextNumber(session, companyId);
       // two people saving at once may pick the same number: the second insert is 23505, try the next
       let invoice: { id: string } | null = null;
-      for (let attempt = 1; !invoice; attempt++) {
+      for (let attempt = 0; !invoice; attempt++) {
         const { data, error } = await session.supabase
           .from("invoices")
           .insert({
             org_id: session.orgId,
             company_id: companyId,
-            number: await nextNumber(session, companyId),
+            number: `${prefix}${next + attempt}`,
             buyer_id_type: "31",
             buyer_id_number: nit,
             buyer_check_digit: nitCheckDigit(nit),
@@ -147,7 +199,7 @@ export function setUpDraftForm(
           })
           .select("id")
           .single();
-        if (error && !(error.code === "23505" && attempt < 3)) throw error;
+        if (error && !(error.code === "23505" && attempt + 1 < NUMBER_TRIES)) throw error;
         invoice = data;
       }
       const written = await session.supabase

@@ -148,7 +148,13 @@ export function createInvoicePanel(
 
   /** Until the invoice leaves en_proceso: re-read it every second (where Realtime runs, it is pushed). */
   const watch = async () => {
-    for (let i = 0; i < WATCH_AT_MOST && (await show()) === "en_proceso"; i++) {
+    for (let i = 0; (await show()) === "en_proceso"; i++) {
+      if (i === WATCH_AT_MOST) {
+        byId("selected-result").textContent =
+          `Sin respuesta de la DIAN después de ${(WATCH_AT_MOST * WATCH_EVERY_MS) / 1000} s: la página dejó de vigilar el estado. ` +
+          "Use «Consultar estado» para preguntar de nuevo.";
+        return;
+      }
       await new Promise((resolve) => setTimeout(resolve, WATCH_EVERY_MS));
     }
   };
