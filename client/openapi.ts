@@ -2805,6 +2805,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "status": "aceptado",
+                     *       "confirmed_by_dian": false,
                      *       "test_set_id": "1cc8a4f3-2ff9-45ff-bc33-9f0d2f0bd1b4",
                      *       "invoices": {
                      *         "sent": 1,
@@ -2824,15 +2825,17 @@ export interface operations {
                      *         "rejected": 0,
                      *         "required": 0
                      *       },
-                     *       "message": "The test set reached every minimum DIAN asks for: DIAN accepts it (Aceptado). Go on to production (docs/dian.md, step 5)."
+                     *       "message": "The test set reached every minimum you gave: DIAN's validator accepts a set then. Check that DIAN's portal shows it Aceptado, then go on to production (docs/dian.md, step 5)."
                      *     }
                      */
                     "application/json": {
                         /**
-                         * @description The set's status in DIAN's words: `aceptado` once every kind reached its minimum (or DIAN said so), `rechazado` once the rejections exceed what the set absorbs (or DIAN said so), else `en_proceso`: call again.
+                         * @description The set's status in DIAN's words: `aceptado` once every kind reached the minimum given (or DIAN said so), `rechazado` once the rejections exceed what the set absorbs (or DIAN said so), else `en_proceso`: call again.
                          * @enum {string}
                          */
                         status: "en_proceso" | "aceptado" | "rechazado";
+                        /** @description Whether DIAN itself said the set's status (GetStatusZip's "Set de prueba … se encuentra Aceptado."); false: the service worked it out from the counts and the minimums in the request, as DIAN's validator does — check DIAN's portal before going to production. */
+                        confirmed_by_dian: boolean;
                         /** @description DIAN's TestSetId, from the uat credential's settings. */
                         test_set_id: string;
                         /** @description One kind's progress in the set. */

@@ -59,8 +59,14 @@ const KindProgress = z
 export const TestSetResponse = z.object({
   status: z.enum(["en_proceso", "aceptado", "rechazado"]).meta({
     description:
-      "The set's status in DIAN's words: `aceptado` once every kind reached its minimum (or DIAN said so), " +
+      "The set's status in DIAN's words: `aceptado` once every kind reached the minimum given (or DIAN said so), " +
       "`rechazado` once the rejections exceed what the set absorbs (or DIAN said so), else `en_proceso`: call again.",
+  }),
+  confirmed_by_dian: z.boolean().meta({
+    description:
+      "Whether DIAN itself said the set's status (GetStatusZip's \"Set de prueba … se encuentra Aceptado.\"); " +
+      "false: the service worked it out from the counts and the minimums in the request, as DIAN's validator " +
+      "does — check DIAN's portal before going to production.",
   }),
   test_set_id: z.string().meta({ description: "DIAN's TestSetId, from the uat credential's settings." }),
   invoices: KindProgress,
@@ -85,8 +91,8 @@ export const integrationTestSet = operation({
   output: TestSetResponse,
   roles: ADMIN_ONLY,
   announces: true, // the documents' changes go to the org's webhooks right after the answer
-  // progress of a set still under way is not kept for an Idempotency-Key: a retry asks again
-  isFinal: (result) => result.status !== "en_proceso",
+  // only DIAN's own word is kept for an Idempotency-Key: a retry of anything else asks again
+  isFinal: (result) => result.confirmed_by_dian,
   errors: ["not_found", "invalid_state", "business_rule", "provider_error", "provider_timeout"],
   example: {
     request: {
@@ -98,12 +104,13 @@ export const integrationTestSet = operation({
     },
     response: {
       status: "aceptado",
+      confirmed_by_dian: false,
       test_set_id: "1cc8a4f3-2ff9-45ff-bc33-9f0d2f0bd1b4",
       invoices: { sent: 1, accepted: 1, rejected: 0, required: 1 },
       credit_notes: { sent: 0, accepted: 0, rejected: 0, required: 0 },
       debit_notes: { sent: 0, accepted: 0, rejected: 0, required: 0 },
       message:
-        "The test set reached every minimum DIAN asks for: DIAN accepts it (Aceptado). Go on to production (docs/dian.md, step 5).",
+        "The test set reached every minimum you gave: DIAN's validator accepts a set then. Check that DIAN's portal shows it Aceptado, then go on to production (docs/dian.md, step 5).",
     },
   },
   handle: (input, ctx) =>

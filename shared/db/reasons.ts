@@ -20,6 +20,8 @@ const SENTENCES: Record<string, (noun: string, value: string) => string> = {
     "A test set's invoices are written 1 to 50 at a time, under a test set id of at most 64 letters, digits and dashes.",
   test_set_outside_range: (_, number) =>
     `The test set's next invoice number ${number} is outside the company's numbering resolution: in habilitación the company's numbering is DIAN's test range (prefix SETP, 990000000–995000000; docs/dian.md, step 3), whose top (from 994000001) the test set's documents take.`,
+  test_set_in_production: () =>
+    "This invoice belongs to habilitación's test set: it is sent only in uat, never in production. Set the company's active environment to uat to finish the set (/integrations/test-set).",
   never_sent: (noun) => `This ${noun} was never sent; transmit it first.`,
   busy: (noun) => `This ${noun} is being transmitted or changed meanwhile; try again shortly.`,
   not_claimed: (noun) => `This ${noun} is no longer claimed by this transmission.`,

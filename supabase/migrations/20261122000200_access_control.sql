@@ -35,6 +35,14 @@ revoke all on all functions in schema einv_private from public;
 grant usage on schema einv_private to authenticated, service_role;
 grant execute on function einv_private.my_org_ids(text[]) to authenticated, service_role;
 
+-- Whether the invoice is one of habilitación's test set (…_test_sets.sql): its lines are the service's.
+create function einv_private.is_test_set_invoice(p_invoice_id uuid) returns boolean
+language sql stable security definer set search_path = '' as $$
+  select exists (select 1 from public.invoices i where i.id = p_invoice_id and i.test_set_id is not null)
+$$;
+revoke all on function einv_private.is_test_set_invoice(uuid) from public;
+grant execute on function einv_private.is_test_set_invoice(uuid) to authenticated, service_role;
+
 -- ─── organizations, memberships ──────────────────────────────────────────────────────────────────
 alter table public.organizations enable row level security;
 alter table public.memberships enable row level security;
@@ -106,14 +114,18 @@ create policy "admins and operadores create draft invoices" on public.invoices
   for insert to authenticated
   with check (org_id in (select einv_private.my_org_ids(array['admin', 'operador'])) and status = 'pendiente');
 
+-- a draft of habilitación's test set (`test_set_id`, …_test_sets.sql) is the service's: its number,
+-- buyer and lines are the set's, never a member's to edit or delete
 create policy "admins and operadores edit draft invoices" on public.invoices
   for update to authenticated
-  using (org_id in (select einv_private.my_org_ids(array['admin', 'operador'])) and status = 'pendiente')
+  using (org_id in (select einv_private.my_org_ids(array['admin', 'operador'])) and status = 'pendiente'
+         and test_set_id is null)
   with check (org_id in (select einv_private.my_org_ids(array['admin', 'operador'])) and status = 'pendiente');
 
 create policy "admins and operadores delete draft invoices" on public.invoices
   for delete to authenticated
-  using (org_id in (select einv_private.my_org_ids(array['admin', 'operador'])) and status = 'pendiente');
+  using (org_id in (select einv_private.my_org_ids(array['admin', 'operador'])) and status = 'pendiente'
+         and test_set_id is null);
 
 -- ─── invoice lines ───────────────────────────────────────────────────────────────────────────────
 alter table public.invoice_lines enable row level security;
@@ -131,8 +143,10 @@ create policy "members read their organization's invoice lines" on public.invoic
 
 create policy "admins and operadores write lines of draft invoices" on public.invoice_lines
   for all to authenticated
-  using (org_id in (select einv_private.my_org_ids(array['admin', 'operador'])))
-  with check (org_id in (select einv_private.my_org_ids(array['admin', 'operador'])));
+  using (org_id in (select einv_private.my_org_ids(array['admin', 'operador']))
+         and not einv_private.is_test_set_invoice(invoice_id))
+  with check (org_id in (select einv_private.my_org_ids(array['admin', 'operador']))
+              and not einv_private.is_test_set_invoice(invoice_id));
 
 -- ─── events ──────────────────────────────────────────────────────────────────────────────────────
 alter table public.events enable row level security;

@@ -190,3 +190,21 @@ grant execute on function public.einv_test_set_progress(uuid, uuid),
   public.einv_test_set_invoices(uuid, uuid, text, integer),
   public.einv_test_set_lease(uuid, uuid, integer)
   to service_role;
+
+-- ─── a test set's document never goes to production ─────────────────────────────────────────────
+-- Its content is fictitious and its number the test range's: whatever the company's active
+-- environment when a transmission claims it (a draft a stopped call left, the company switched to
+-- `prd` since), it is sent in habilitación or not at all. The claim takes a draft's environment from
+-- the company (…_lifecycle.sql); this refuses the claim instead (409, the reason's sentence). Its
+-- notes are sent in their invoice's environment, so they follow it.
+create function einv_private.test_set_stays_in_uat() returns trigger
+language plpgsql set search_path = '' as $$
+begin
+  raise exception 'test_set_in_production' using errcode = 'P0001', hint = 'invalid_state', detail = 'invoice';
+end;
+$$;
+revoke all on function einv_private.test_set_stays_in_uat() from public;
+create trigger invoices_test_set_in_uat before update of environment on public.invoices
+  for each row when (new.test_set_id is not null and new.environment = 'prd')
+  execute function einv_private.test_set_stays_in_uat();
+

@@ -177,6 +177,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.compile_document_kinds()": {},
   "function einv_private.compile_document_kinds_trigger()": {},
   "function einv_private.kind_dispatch(text)": {},
+  "function einv_private.test_set_stays_in_uat()": {},
   "function einv_private.membership_of(uuid, uuid)": {},
   "function einv_private.role_listed(jsonb, jsonb)": {},
   "function einv_private.credit_note_line_release_only()": {},
@@ -246,6 +247,8 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.log_event(uuid, text, uuid, text, uuid, jsonb)": {},
   "function einv_private.nit_check_digit(text)": {},
   "function einv_private.my_org_ids(text[])": { authenticated: "EXECUTE", service_role: "EXECUTE" },
+  // the invoice-lines policy asks whether a line's invoice is a test set's (…_access_control.sql)
+  "function einv_private.is_test_set_invoice(uuid)": { authenticated: "EXECUTE", service_role: "EXECUTE" },
   "function einv_private.read_documents(text, uuid, uuid[], boolean)": {},
   "function einv_private.reconcile_held(uuid, text, uuid, uuid)": {},
   "function einv_private.recorded_result(einv_private.lifecycle)": {},

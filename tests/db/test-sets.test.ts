@@ -172,4 +172,105 @@ describe("a test set's documents", () => {
       ),
     ).toBe("42501");
   });
+  it("are the service's: a member may neither edit nor delete a set's draft, nor write its lines", async () => {
+    const tenant = await createTenant(db);
+    const [id = ""] = await issue(tenant, 1);
+    const claims = tenant.admin.claims;
+    const before = await db.superuser("select number, buyer_name, total from public.invoices where id = $1", [
+      id,
+    ]);
+    // RLS hides the row from an update or delete: nothing changes, nothing is removed
+    expect(
+      await asRole(
+        db,
+        "authenticated",
+        claims,
+        "update public.invoices set number = 'SETP990000777', buyer_name = 'Cliente Real SA' where id = $1 returning id",
+        [id],
+      ),
+    ).toEqual([]);
+    expect(
+      await asRole(db, "authenticated", claims, "delete from public.invoices where id = $1 returning id", [
+        id,
+      ]),
+    ).toEqual([]);
+    expect(
+      await asRole(
+        db,
+        "authenticated",
+        claims,
+        "update public.invoice_lines set quantity = 999999 where invoice_id = $1 returning id",
+        [id],
+      ),
+    ).toEqual([]);
+    expect(
+      await sqlState(
+        asRole(
+          db,
+          "authenticated",
+          claims,
+          `insert into public.invoice_lines (invoice_id, org_id, position, description, quantity, unit_price)
+           values ($1, $2, 9, 'más', 1, 1000)`,
+          [id, tenant.org.id],
+        ),
+      ),
+    ).toBe("42501");
+    expect(
+      await db.superuser("select number, buyer_name, total from public.invoices where id = $1", [id]),
+    ).toEqual(before);
+    // the company's own drafts stay the members' to edit
+    const own = await createInvoice(db, tenant.org, tenant.company);
+    expect(
+      await asRole(
+        db,
+        "authenticated",
+        claims,
+        "update public.invoices set buyer_name = 'Otro' where id = $1 returning id",
+        [own.id],
+      ),
+    ).toEqual([{ id: own.id }]);
+  });
+
+  it("is never claimed for production: with the company switched to prd, its draft's claim is refused", async () => {
+    const tenant = await createTenant(db);
+    const [id = ""] = await issue(tenant, 1);
+    await db.superuser("update public.companies set active_environment = 'prd' where id = $1", [
+      tenant.company.id,
+    ]);
+    await expect(
+      api.asService().call("einv_document_claim_sending", {
+        p_org_id: tenant.org.id,
+        p_kind: "invoice",
+        p_document_ids: [id],
+        p_reissue: false,
+        p_actor_id: tenant.admin.id,
+        p_lease_seconds: 60,
+        p_issued_at: new Date().toISOString(),
+        p_service: "adapter-tax",
+      }),
+    ).rejects.toMatchObject({
+      code: "invalid_state",
+      message: expect.stringContaining("never in production"),
+    });
+    const [row] = await db.superuser<{ status: string; environment: string | null }>(
+      "select status, environment from public.invoices where id = $1",
+      [id],
+    );
+    expect(row).toEqual({ status: "pendiente", environment: null });
+    // in uat it is claimed as any draft
+    await db.superuser("update public.companies set active_environment = 'uat' where id = $1", [
+      tenant.company.id,
+    ]);
+    const { entries } = await api.asService().call("einv_document_claim_sending", {
+      p_org_id: tenant.org.id,
+      p_kind: "invoice",
+      p_document_ids: [id],
+      p_reissue: false,
+      p_actor_id: tenant.admin.id,
+      p_lease_seconds: 60,
+      p_issued_at: new Date().toISOString(),
+      p_service: "adapter-tax",
+    });
+    expect(entries[0]).toMatchObject({ action: "send", environment: "uat" });
+  });
 });

@@ -179,6 +179,7 @@ describe.skipIf(target.kind !== "postgres")("/integrations/test-set under npm st
     expect(status).toBe(200);
     expect(body).toMatchObject({
       status: "aceptado",
+      confirmed_by_dian: false,
       test_set_id: local.dian.test_set_id,
       invoices: { sent: 1, accepted: 1, rejected: 0, required: 1 },
       credit_notes: { sent: 0, accepted: 0, rejected: 0, required: 0 },
@@ -258,6 +259,7 @@ describe.skipIf(target.kind !== "postgres")("/integrations/test-set under npm st
     const more = await testSet({ invoices: { send: 3, accept: 2 }, credit_notes: NONE, debit_notes: NONE });
     expect(more.body).toMatchObject({
       status: "aceptado",
+      confirmed_by_dian: true,
       invoices: { sent: 2, accepted: 1, rejected: 1, required: 2 },
       message: expect.stringMatching(/DIAN says the test set is accepted/),
     });
@@ -289,7 +291,7 @@ describe.skipIf(target.kind !== "postgres")("/integrations/test-set under npm st
       expect(body).toMatchObject({
         status: "rechazado",
         invoices: { sent: 2, accepted: 0, rejected: 2, required: 1 },
-        message: expect.stringMatching(/2 documents were rejected, more than the 1 it can absorb/),
+        message: expect.stringMatching(/2 documents of the set were rejected, more than the 1 it can absorb/),
       });
       for (const row of await rowsOf(id)) {
         expect(row.status).toBe("error");

@@ -62,6 +62,8 @@ export interface KindProgress {
 
 export interface TestSetResult {
   status: TestSetStatus;
+  /** Whether DIAN itself said the set's status, rather than the counts against the request's minimums. */
+  confirmed_by_dian: boolean;
   test_set_id: string;
   invoices: KindProgress;
   credit_notes: KindProgress;
@@ -296,11 +298,11 @@ function answer(
     status === "aceptado"
       ? said
         ? "DIAN says the test set is accepted (Aceptado). Go on to production (docs/dian.md, step 5)."
-        : "The test set reached every minimum DIAN asks for: DIAN accepts it (Aceptado). Go on to production (docs/dian.md, step 5)."
+        : "The test set reached every minimum you gave: DIAN's validator accepts a set then. Check that DIAN's portal shows it Aceptado, then go on to production (docs/dian.md, step 5)."
       : status === "rechazado"
         ? said
           ? "DIAN says the test set is rejected (Rechazado): ask DIAN's portal for a new test set and save its id."
-          : `DIAN rejects the test set: ${rejected(progress)} documents were rejected, more than the ${absorbable(input)} it can absorb. See each document's authority_rules; ask DIAN's portal for a new test set.`
+          : `${rejected(progress)} documents of the set were rejected, more than the ${absorbable(input)} it can absorb with the numbers you gave: DIAN's validator rejects a set then. See each document's authority_rules, check DIAN's portal, and ask it for a new test set.`
         : ended === "busy"
           ? "Another call is running this company's test set right now; call again shortly to see its progress."
           : waiting > 0
@@ -310,6 +312,7 @@ function answer(
               : "The set cannot reach its minimums with the documents left to send: raise `send` or ask DIAN's portal for a new test set.";
   return {
     status,
+    confirmed_by_dian: said,
     test_set_id: testSetId,
     invoices: of("invoice"),
     credit_notes: of("credit_note"),
