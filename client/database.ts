@@ -851,6 +851,7 @@ export type Database = {
           tax_inclusive_amount: number
           tax_total: number
           tax_totals: NonNullable<Json>
+          test_set_id: string | null
           total: number
           transmitted_at: string | null
           updated_at: string
@@ -920,6 +921,7 @@ export type Database = {
           tax_inclusive_amount?: number
           tax_total?: number
           tax_totals?: NonNullable<Json>
+          test_set_id?: string | null
           total?: number
           transmitted_at?: string | null
           updated_at?: string
@@ -989,6 +991,7 @@ export type Database = {
           tax_inclusive_amount?: number
           tax_total?: number
           tax_totals?: NonNullable<Json>
+          test_set_id?: string | null
           total?: number
           transmitted_at?: string | null
           updated_at?: string
@@ -1504,6 +1507,23 @@ export type Database = {
           p_stamped: boolean
           p_xml_path: string
         }
+        Returns: Json
+      }
+      einv_test_set_invoices: {
+        Args: {
+          p_company_id: string
+          p_count: number
+          p_org_id: string
+          p_test_set_id: string
+        }
+        Returns: Json
+      }
+      einv_test_set_lease: {
+        Args: { p_company_id: string; p_org_id: string; p_seconds: number }
+        Returns: boolean
+      }
+      einv_test_set_progress: {
+        Args: { p_company_id: string; p_org_id: string }
         Returns: Json
       }
       einv_webhook_get: {
