@@ -537,7 +537,7 @@ export interface paths {
         put?: never;
         /**
          * Run DIAN's habilitación test set in one call (admin)
-         * @description For a company in habilitación whose uat adapter-tax credential is in DIAN mode with a test_set_id: issues the set's invoices, credit notes and debit notes (fictitious content, marked as the set's and numbered apart from the company's own), sends them through SendTestSetAsync, follows DIAN's validation (GetStatusZip), and answers the set's progress. Call it again until the status is not `en_proceso`: each call works within a time budget, sends only what is still missing and never sends again what DIAN accepted or rejected. 422 when the company is not in DIAN mode, has no test_set_id or is in production (prd), when a kind's `accept` exceeds its `send`, or when nothing is to be accepted. Admins only.
+         * @description For a company in habilitación whose uat adapter-tax credential is in DIAN mode with a test_set_id: issues the set's invoices, credit notes and debit notes (fictitious content, marked as the set's and numbered apart from the company's own), sends them through SendTestSetAsync, follows DIAN's validation (GetStatusZip), and answers the set's progress. Call it again until the status is not `en_proceso`: each call works within a time budget, sends only what is still missing and never sends again what DIAN accepted or rejected. 422 when the company is not in DIAN mode, has no test_set_id or is in production (prd), when a kind's `accept` exceeds its `send`, when nothing is to be accepted, or when notes must be accepted and invoices.send is 0 (notes are of an accepted invoice of the set). Admins only.
          *
          *     Roles: admin.
          *
@@ -2844,7 +2844,7 @@ export interface operations {
                             sent: number;
                             /** @description Of them, accepted by DIAN. */
                             accepted: number;
-                            /** @description Of them, rejected by DIAN (`error`, with its rules). */
+                            /** @description Of them, rejected by DIAN's validation (`error`, with its rules); not those answered with the closed set's status (GetStatusZip status 2). */
                             rejected: number;
                             /** @description The minimum accepted the set asks for. */
                             required: number;
@@ -2855,7 +2855,7 @@ export interface operations {
                             sent: number;
                             /** @description Of them, accepted by DIAN. */
                             accepted: number;
-                            /** @description Of them, rejected by DIAN (`error`, with its rules). */
+                            /** @description Of them, rejected by DIAN's validation (`error`, with its rules); not those answered with the closed set's status (GetStatusZip status 2). */
                             rejected: number;
                             /** @description The minimum accepted the set asks for. */
                             required: number;
@@ -2866,7 +2866,7 @@ export interface operations {
                             sent: number;
                             /** @description Of them, accepted by DIAN. */
                             accepted: number;
-                            /** @description Of them, rejected by DIAN (`error`, with its rules). */
+                            /** @description Of them, rejected by DIAN's validation (`error`, with its rules); not those answered with the closed set's status (GetStatusZip status 2). */
                             rejected: number;
                             /** @description The minimum accepted the set asks for. */
                             required: number;

@@ -51,7 +51,10 @@ const KindProgress = z
   .object({
     sent: z.number().int().meta({ description: "Documents of the kind sent to DIAN under the set." }),
     accepted: z.number().int().meta({ description: "Of them, accepted by DIAN." }),
-    rejected: z.number().int().meta({ description: "Of them, rejected by DIAN (`error`, with its rules)." }),
+    rejected: z.number().int().meta({
+      description:
+        "Of them, rejected by DIAN's validation (`error`, with its rules); not those answered with the closed set's status (GetStatusZip status 2).",
+    }),
     required: z.number().int().meta({ description: "The minimum accepted the set asks for." }),
   })
   .meta({ description: "One kind's progress in the set." });
@@ -85,8 +88,9 @@ export const integrationTestSet = operation({
     "validation (GetStatusZip), and answers the set's progress. Call it again until the status is not " +
     "`en_proceso`: each call works within a time budget, sends only what is still missing and never " +
     "sends again what DIAN accepted or rejected. 422 when the company is not in DIAN mode, has no " +
-    "test_set_id or is in production (prd), when a kind's `accept` exceeds its `send`, or when nothing " +
-    "is to be accepted. Admins only.",
+    "test_set_id or is in production (prd), when a kind's `accept` exceeds its `send`, when nothing " +
+    "is to be accepted, or when notes must be accepted and invoices.send is 0 (notes are of an accepted " +
+    "invoice of the set). Admins only.",
   input: TestSetRequest,
   output: TestSetResponse,
   roles: ADMIN_ONLY,

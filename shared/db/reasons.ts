@@ -18,6 +18,8 @@ const SENTENCES: Record<string, (noun: string, value: string) => string> = {
   company_not_found: () => "Company not found in this organization.",
   test_set_invalid: () =>
     "A test set's invoices are written 1 to 50 at a time, under a test set id of at most 64 letters, digits and dashes.",
+  test_set_full: (noun) =>
+    `The test set already has its \`send\` of ${noun}s (the run's cap): no more are issued.`,
   test_set_outside_range: (_, number) =>
     `The test set's next invoice number ${number} is outside the company's numbering resolution: in habilitación the company's numbering is DIAN's test range (prefix SETP, 990000000–995000000; docs/dian.md, step 3), whose top (from 994000001) the test set's documents take.`,
   test_set_in_production: () =>

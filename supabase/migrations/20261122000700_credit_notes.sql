@@ -592,6 +592,10 @@ begin
   end if;
   _amounts := einv_private.document_amounts(to_jsonb(_parts), _charges, '[]', '[]', 1, 'credit note');
 
+  -- a test set's note: never beyond the run's `send` of the kind, under the run's row lock (…_test_sets.sql)
+  if _inv.test_set_id is not null then
+    perform einv_private.test_set_room(_inv.company_id, _inv.test_set_id, 'credit_note', 1);
+  end if;
   -- the company's next number, under its counter's row lock, in this transaction: no gap, no twin
   _number := einv_private.next_note_number(_inv.company_id, 'credit_note', _inv.test_set_id is not null);
 

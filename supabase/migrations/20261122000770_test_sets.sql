@@ -17,7 +17,8 @@
 -- ─── where a company's test set stands ───────────────────────────────────────────────────────────
 -- The company's active environment, its uat adapter-tax credential's DIAN settings (provider,
 -- test_set_id: the set is the credential's), and per kind the set's documents: issued, sent (all but
--- drafts), accepted, rejected (`error`), and the ids still to act on — drafts never sent (a call that
+-- drafts), accepted, rejected (`error` after the set's validation), closed (`error` with DIAN's word
+-- that the set is already closed, GetStatusZip's status 2: not validated by the set), and the ids still to act on — drafts never sent (a call that
 -- stopped before sending them) and documents left `en_proceso` that no transmission holds — at most
 -- 50 of each. `set_words`: DIAN's latest words about the set itself ("Set de prueba con
 -- identificador … se encuentra Aceptado.", GetStatusZip's status 2 for a batch of a closed set), and
@@ -50,25 +51,27 @@ begin
                         'issued', count(*),
                         'sent', count(*) filter (where d.status <> 'pendiente'),
                         'accepted', count(*) filter (where d.status in ('transmitida', 'emitida')),
-                        'rejected', count(*) filter (where d.status = 'error'),
+                        'rejected', count(*) filter (where d.status = 'error' and not d.closed),
+                        'closed', count(*) filter (where d.status = 'error' and d.closed),
                         'in_flight', count(*) filter (where d.status = 'en_proceso' and d.lease_until > now()),
                         'drafts', coalesce((array_agg(d.id order by d.number) filter (where d.status = 'pendiente'))[1:50], '{}'),
                         'open', coalesce((array_agg(d.id order by d.number)
                                           filter (where d.status = 'en_proceso'
                                                     and (d.lease_until is null or d.lease_until <= now())))[1:50], '{}'))
-                 from (select i.id, i.number, i.status, i.lease_until from public.invoices i
+                 from (select x.*, coalesce(x.authority_message ~* 'set de pruebas? con identificador .* se encuentra (aceptado|rechazado)', false) as closed
+                 from (select i.id, i.number, i.status, i.lease_until, i.authority_message from public.invoices i
                         where k.kind = 'invoice' and i.company_id = p_company_id and i.org_id = p_org_id
                           and i.test_set_id = _set
                        union all
-                       select n.id, n.number, n.status, n.lease_until from public.credit_notes n
+                       select n.id, n.number, n.status, n.lease_until, n.authority_message from public.credit_notes n
                          join public.invoices i on i.id = n.invoice_id
                         where k.kind = 'credit_note' and n.company_id = p_company_id and n.org_id = p_org_id
                           and i.test_set_id = _set and n.status <> 'descartada'
                        union all
-                       select n.id, n.number, n.status, n.lease_until from public.debit_notes n
+                       select n.id, n.number, n.status, n.lease_until, n.authority_message from public.debit_notes n
                          join public.invoices i on i.id = n.invoice_id
                         where k.kind = 'debit_note' and n.company_id = p_company_id and n.org_id = p_org_id
-                          and i.test_set_id = _set) d))
+                          and i.test_set_id = _set) x) d))
         from (values ('invoice'), ('credit_note'), ('debit_note')) as k (kind)),
     'set_words', (
       select w.authority_message from (
@@ -101,7 +104,8 @@ $$;
 -- consequence (50 × 2,000 at 19 % IVA, which 50 credit notes of one unit each can take from, and
 -- 1 × 10,000 exempt), to a fictitious buyer; answers their ids. They are sent by the lifecycle's
 -- claim like any draft (`einv_document_claim_sending`). Raises test_set_invalid (business_rule) for
--- a count or id out of bounds, and test_set_outside_range (business_rule) when the set's numbers
+-- a count or id out of bounds, test_set_full (business_rule) when they would take the set's
+-- invoices beyond the run's `send` (einv_private.test_set_room), and test_set_outside_range (business_rule) when the set's numbers
 -- are not inside the company's numbering resolution.
 create function public.einv_test_set_invoices(
   p_org_id uuid, p_company_id uuid, p_test_set_id text, p_count integer
@@ -120,6 +124,8 @@ begin
   if not found then
     raise exception 'company_not_found' using errcode = 'P0001', hint = 'not_found', detail = 'company';
   end if;
+  -- never beyond the run's `send` of invoices, under the run's row lock
+  perform einv_private.test_set_room(p_company_id, p_test_set_id, 'invoice', p_count);
   for _n in 1..p_count loop
     -- the set's next number no invoice of the company holds (a draft of its own may have taken one)
     loop
@@ -151,44 +157,94 @@ $$;
 
 -- ─── one call at a time per company ─────────────────────────────────────────────────────────────
 -- Two calls at once would each read what is missing and issue it: the set would get twice what it
--- needs. A call holds the company's run lease while it works; another call meanwhile only reports.
--- A call that dies leaves the lease to end by itself (its budget and its last DIAN calls, plus a margin).
+-- needs. A call holds the company's run lease (its own `token`) while it works, renews it each round
+-- and stops when it lost it; another call meanwhile only reports. A call that dies leaves the lease
+-- to end by itself (its budget and its last DIAN calls, plus a margin). `caps`: the holder's set and
+-- its `send` of each kind ({"test_set_id": "…", "invoice": n, "credit_note": n, "debit_note": n}),
+-- which the row keeps after the lease is given back: that set's documents are issued under this
+-- row's lock and never beyond them (einv_private.test_set_room), so even calls that overlap (a lease
+-- that ended under a slow call) never issue more than `send`.
 create table einv_private.test_set_runs (
   company_id uuid primary key references public.companies (id) on delete cascade,
-  lease_until timestamptz not null
+  lease_until timestamptz not null,
+  token uuid,
+  caps jsonb not null default '{}'
 );
 revoke all on einv_private.test_set_runs from public, anon, authenticated, service_role;
 
--- `p_seconds` > 0: takes the company's run lease for that long unless another call holds it (true
--- when taken); 0: gives it back. Raises not_found (company) for another org's company.
-create function public.einv_test_set_lease(p_org_id uuid, p_company_id uuid, p_seconds integer) returns boolean
+-- `p_seconds` > 0: takes the company's run lease for that long under `p_token` unless another token
+-- holds it (true when taken; the holder's own token renews it), and records `p_caps` when given; 0:
+-- gives it back, only when `p_token` holds it (true when it did). Raises not_found (company) for
+-- another org's company.
+create function public.einv_test_set_lease(
+  p_org_id uuid, p_company_id uuid, p_token uuid, p_seconds integer, p_caps jsonb default null
+) returns boolean
 language plpgsql security definer set search_path = '' as $$
 begin
   if not exists (select 1 from public.companies where id = p_company_id and org_id = p_org_id) then
     raise exception 'company_not_found' using errcode = 'P0001', hint = 'not_found', detail = 'company';
   end if;
-  if p_seconds is null or p_seconds not between 0 and 3600 then
+  if p_token is null or p_seconds is null or p_seconds not between 0 and 3600
+     or (p_caps is not null and jsonb_typeof(p_caps) <> 'object') then
     raise exception 'test_set_invalid' using errcode = 'P0001', hint = 'business_rule', detail = 'invoice';
   end if;
   if p_seconds = 0 then
-    delete from einv_private.test_set_runs where company_id = p_company_id;
-    return true;
+    update einv_private.test_set_runs set token = null, lease_until = now()
+     where company_id = p_company_id and token = p_token;
+    return found;
   end if;
-  insert into einv_private.test_set_runs as r (company_id, lease_until)
-  values (p_company_id, now() + make_interval(secs => p_seconds))
-  on conflict (company_id) do update set lease_until = excluded.lease_until
-   where r.lease_until <= now();
+  insert into einv_private.test_set_runs as r (company_id, lease_until, token, caps)
+  values (p_company_id, now() + make_interval(secs => p_seconds), p_token, coalesce(p_caps, '{}'))
+  on conflict (company_id) do update
+     set lease_until = excluded.lease_until, token = excluded.token,
+         caps = case when p_caps is null then r.caps else excluded.caps end
+   where r.lease_until <= now() or r.token = p_token;
   return found;
 end
 $$;
 
+-- Room for `p_count` more documents of `p_kind` in the company's test set `p_test_set`: locks the
+-- company's run row (`for update`, held to the end of the issuing transaction, so issuers wait for
+-- each other) and counts what the set already has of the kind; raises test_set_full (business_rule)
+-- when they would exceed the run's cap. No run row, a run of another set or no cap of the kind: no
+-- limit (documents written outside a run).
+create function einv_private.test_set_room(p_company_id uuid, p_test_set text, p_kind text, p_count integer)
+returns void
+language plpgsql security definer set search_path = '' as $$
+declare
+  _cap integer;
+  _issued integer;
+begin
+  select case when r.caps ->> 'test_set_id' = p_test_set then (r.caps ->> p_kind)::integer end
+    into _cap from einv_private.test_set_runs r
+   where r.company_id = p_company_id for update;
+  if _cap is null then
+    return;
+  end if;
+  if p_kind = 'invoice' then
+    select count(*) into _issued from public.invoices i
+     where i.company_id = p_company_id and i.test_set_id = p_test_set;
+  elsif p_kind = 'credit_note' then
+    select count(*) into _issued from public.credit_notes n join public.invoices i on i.id = n.invoice_id
+     where n.company_id = p_company_id and i.test_set_id = p_test_set and n.status <> 'descartada';
+  else
+    select count(*) into _issued from public.debit_notes n join public.invoices i on i.id = n.invoice_id
+     where n.company_id = p_company_id and i.test_set_id = p_test_set;
+  end if;
+  if _issued + p_count > _cap then
+    raise exception 'test_set_full:%', p_kind using errcode = 'P0001', hint = 'business_rule', detail = p_kind;
+  end if;
+end
+$$;
+revoke all on function einv_private.test_set_room(uuid, text, text, integer) from public, anon, authenticated, service_role;
+
 revoke all on function public.einv_test_set_progress(uuid, uuid),
   public.einv_test_set_invoices(uuid, uuid, text, integer),
-  public.einv_test_set_lease(uuid, uuid, integer)
+  public.einv_test_set_lease(uuid, uuid, uuid, integer, jsonb)
   from public, anon, authenticated;
 grant execute on function public.einv_test_set_progress(uuid, uuid),
   public.einv_test_set_invoices(uuid, uuid, text, integer),
-  public.einv_test_set_lease(uuid, uuid, integer)
+  public.einv_test_set_lease(uuid, uuid, uuid, integer, jsonb)
   to service_role;
 
 -- ─── a test set's document never goes to production ─────────────────────────────────────────────

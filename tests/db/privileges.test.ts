@@ -100,7 +100,7 @@ const DECLARED: Record<string, Grants> = {
     },
   "function public.einv_delivery_attachments(uuid, uuid, jsonb)": { service_role: "EXECUTE" },
   "function public.einv_test_set_invoices(uuid, uuid, text, integer)": { service_role: "EXECUTE" },
-  "function public.einv_test_set_lease(uuid, uuid, integer)": { service_role: "EXECUTE" },
+  "function public.einv_test_set_lease(uuid, uuid, uuid, integer, jsonb)": { service_role: "EXECUTE" },
   "function public.einv_test_set_progress(uuid, uuid)": { service_role: "EXECUTE" },
   "function public.einv_delivery_begin(uuid, text, uuid, text, uuid, uuid, uuid, jsonb, integer)": {
     service_role: "EXECUTE",
@@ -226,6 +226,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.note_created(uuid, text, uuid, uuid, jsonb, uuid, integer, timestamp with time zone)":
     {},
   "function einv_private.note_invoice(uuid, uuid, text)": {},
+  "function einv_private.test_set_room(uuid, text, text, integer)": {},
   "function einv_private.note_of_invoice(uuid, uuid, jsonb)": {},
   "function einv_private.note_restampable(text, integer, integer)": {},
   "function einv_private.credit_note_replaceable(credit_notes)": {},

@@ -2,9 +2,11 @@
  * Habilitación's test-set documents on the real database (…_test_sets.sql, docs/adr/0011): the set's
  * invoices numbered from 994000001 apart from the company's own (a number the company already holds
  * skipped), its notes in sequences of their own, an invoice outside the company's resolution
- * refused, one call at a time per company (the run lease); and members read `test_set_id` but cannot
+ * refused, one call at a time per company (the run lease, under the call's own token), never more
+ * than the run's `send` of a kind (the caps, under the run row's lock); and members read `test_set_id` but cannot
  * write it.
  */
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asRole, createTestDatabase, sqlState, type TestDatabase } from "../../devkit/database.ts";
 import { createInvoice, createTenant, type Tenant } from "../../devkit/factories.ts";
@@ -115,23 +117,89 @@ describe("a test set's documents", () => {
     ).toEqual([]);
   });
 
-  it("lets one call at a time hold a company's run lease; a lease that ended is taken again", async () => {
+  it("lets one call at a time hold a company's run lease, under its own token; a lease that ended is taken again", async () => {
     const tenant = await createTenant(db);
-    const lease = (seconds: number, org = tenant.org.id) =>
-      api
-        .asService()
-        .call("einv_test_set_lease", { p_org_id: org, p_company_id: tenant.company.id, p_seconds: seconds });
-    expect(await lease(60)).toBe(true);
-    expect(await lease(60)).toBe(false);
-    expect(await lease(0)).toBe(true);
-    expect(await lease(60)).toBe(true);
+    const [mine, theirs] = [randomUUID(), randomUUID()];
+    const lease = (token: string, seconds: number, org = tenant.org.id) =>
+      api.asService().call("einv_test_set_lease", {
+        p_org_id: org,
+        p_company_id: tenant.company.id,
+        p_token: token,
+        p_seconds: seconds,
+        p_caps: { test_set_id: SET, invoice: 5, credit_note: 5, debit_note: 5 },
+      });
+    expect(await lease(mine, 60)).toBe(true);
+    expect(await lease(theirs, 60)).toBe(false);
+    expect(await lease(mine, 60)).toBe(true); // renewed by its holder
+    // another call's give-back does not end the holder's lease
+    expect(await lease(theirs, 0)).toBe(false);
+    expect(await lease(theirs, 60)).toBe(false);
+    expect(await lease(mine, 0)).toBe(true);
+    expect(await lease(theirs, 60)).toBe(true);
     await db.superuser(
       "update einv_private.test_set_runs set lease_until = now() - interval '1 second' where company_id = $1",
       [tenant.company.id],
     );
-    expect(await lease(60)).toBe(true);
+    expect(await lease(mine, 60)).toBe(true);
+    // the holder whose lease ended and was taken cannot renew it, nor give it back
+    expect(await lease(theirs, 60)).toBe(false);
+    expect(await lease(theirs, 0)).toBe(false);
     const stranger = await createTenant(db);
-    await expect(lease(60, stranger.org.id)).rejects.toMatchObject({ code: "not_found" });
+    await expect(lease(mine, 60, stranger.org.id)).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("never issues more than the run's `send` of a kind, whoever asks (under the run row's lock)", async () => {
+    const tenant = await createTenant(db);
+    const caps = { test_set_id: SET, invoice: 2, credit_note: 1, debit_note: 0 };
+    expect(
+      await api.asService().call("einv_test_set_lease", {
+        p_org_id: tenant.org.id,
+        p_company_id: tenant.company.id,
+        p_token: randomUUID(),
+        p_seconds: 60,
+        p_caps: caps,
+      }),
+    ).toBe(true);
+    await expect(issue(tenant, 3)).rejects.toMatchObject({
+      code: "business_rule",
+      message: expect.stringMatching(/the run's cap/),
+    });
+    const [first = ""] = await issue(tenant, 1);
+    await issue(tenant, 1);
+    await expect(issue(tenant, 1)).rejects.toMatchObject({ code: "business_rule" });
+    // another set's invoices are counted apart
+    expect(await issue(tenant, 2, "another-set")).toHaveLength(2);
+    await accept(first);
+    await creditNote(tenant, first);
+    await expect(creditNote(tenant, first)).rejects.toMatchObject({
+      code: "business_rule",
+      message: expect.stringMatching(/the run's cap/),
+    });
+    const count = await db.superuser<{ n: string }>(
+      "select count(*)::text as n from public.credit_notes where company_id = $1",
+      [tenant.company.id],
+    );
+    expect(count).toEqual([{ n: "1" }]);
+  });
+
+  it("calls that overlap share the cap: of two at once for the last invoice, one is refused", async () => {
+    const tenant = await createTenant(db);
+    const lease = (token: string) =>
+      api.asService().call("einv_test_set_lease", {
+        p_org_id: tenant.org.id,
+        p_company_id: tenant.company.id,
+        p_token: token,
+        p_seconds: 60,
+        p_caps: { test_set_id: SET, invoice: 3, credit_note: 0, debit_note: 0 },
+      });
+    expect(await lease(randomUUID())).toBe(true);
+    const outcomes = await Promise.allSettled([issue(tenant, 2), issue(tenant, 2), issue(tenant, 1)]);
+    const issued = await db.superuser<{ n: string }>(
+      "select count(*)::text as n from public.invoices where company_id = $1 and test_set_id is not null",
+      [tenant.company.id],
+    );
+    expect(Number(issued[0]?.n)).toBeLessThanOrEqual(3);
+    expect(outcomes.filter((o) => o.status === "rejected").length).toBeGreaterThanOrEqual(1);
   });
 
   it("reports another organization's company as not found", async () => {

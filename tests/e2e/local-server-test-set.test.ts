@@ -8,9 +8,13 @@
  * - from nothing to `aceptado` in one call, every kind sent, the stand-in agreeing; called again it
  *   sends nothing;
  * - DIAN's own word for a closed set (GetStatusZip status 2, "… se encuentra Aceptado.") read as
- *   `aceptado`, even when the call asked for more than DIAN's set needs;
+ *   `aceptado`, even when the call asked for more than DIAN's set needs (the closed set's answer not
+ *   counted as a rejection);
  * - documents DIAN rejects (a CUFE made with the wrong technical key: FAD06) until the set is
  *   `rechazado`; a later call hears DIAN's own word for the closed set (status 2, "… Rechazado.");
+ * - notes required and `invoices.accept` 0: one invoice issued for the notes; `invoices.send` 0 refused;
+ * - DIAN slow (the stand-in's latency knob): a call stays within its time budget, and calls that
+ *   overlap (a lease that ended under a slow call) never issue more than `send`;
  * - one call at a time per company: another call meanwhile only reports;
  * - the server killed in the middle of a call, then started again: each document validated once;
  * - a call that left drafts unsent and batches in DIAN's hands (a crash in the middle): the next
@@ -260,7 +264,8 @@ describe.skipIf(target.kind !== "postgres")("/integrations/test-set under npm st
     expect(more.body).toMatchObject({
       status: "aceptado",
       confirmed_by_dian: true,
-      invoices: { sent: 2, accepted: 1, rejected: 1, required: 2 },
+      // the closed set's status 2 is no validation by the set: not counted as rejected
+      invoices: { sent: 2, accepted: 1, rejected: 0, required: 2 },
       message: expect.stringMatching(/DIAN says the test set is accepted/),
     });
     const rows = await rowsOf(id);
@@ -310,17 +315,107 @@ describe.skipIf(target.kind !== "postgres")("/integrations/test-set under npm st
     const more = await testSet({ invoices: { send: 4, accept: 1 }, credit_notes: NONE, debit_notes: NONE });
     expect(more.body).toMatchObject({
       status: "rechazado",
-      invoices: { sent: 3, accepted: 0, rejected: 3 },
+      invoices: { sent: 3, accepted: 0, rejected: 2 },
       message: expect.stringMatching(/DIAN says the test set is rejected/),
     });
   });
+
+  it("notes required and invoices.accept 0: one invoice is issued for the notes to be of; invoices.send 0 is refused", async () => {
+    await newTestSet({
+      documents: 2,
+      invoices: 1,
+      creditNotes: 1,
+      debitNotes: 0,
+      acceptedDocuments: 2,
+      acceptedInvoices: 0,
+      acceptedCreditNotes: 1,
+      acceptedDebitNotes: 0,
+    });
+    const before = await sends();
+    expect(
+      await testSet({ invoices: NONE, credit_notes: { send: 1, accept: 1 }, debit_notes: NONE }),
+    ).toMatchObject({
+      status: 422,
+      body: { error: { code: "business_rule", message: expect.stringMatching(/invoices.send is 0/) } },
+    });
+    expect(await sends()).toBe(before);
+    const { body } = await testSet({
+      invoices: { send: 1, accept: 0 },
+      credit_notes: { send: 1, accept: 1 },
+      debit_notes: NONE,
+    });
+    expect(body).toMatchObject({
+      status: "aceptado",
+      invoices: { sent: 1, accepted: 1, rejected: 0, required: 0 },
+      credit_notes: { sent: 1, accepted: 1, rejected: 0, required: 1 },
+    });
+    expect(await sends()).toBe(before + 2);
+  });
+
+  it("with DIAN slow, a call stays within its budget; calls that overlap never issue more than `send`", async () => {
+    const id = await newTestSet({
+      documents: 5,
+      invoices: 1,
+      creditNotes: 4,
+      debitNotes: 0,
+      acceptedDocuments: 5,
+      acceptedInvoices: 1,
+      acceptedCreditNotes: 4,
+      acceptedDebitNotes: 0,
+    });
+    // the set's invoice first, DIAN quick
+    const invoiceOnly = { invoices: { send: 1, accept: 1 }, credit_notes: NONE, debit_notes: NONE };
+    expect((await testSet(invoiceOnly)).body).toMatchObject({ invoices: { accepted: 1 } });
+    const body = {
+      invoices: { send: 1, accept: 1 },
+      credit_notes: { send: 4, accept: 4 },
+      debit_notes: NONE,
+    };
+    const creditNotes = () =>
+      sql(
+        (db) => db`select count(*)::int as n from public.credit_notes n
+                     join public.invoices i on i.id = n.invoice_id where i.test_set_id = ${id}`,
+      ).then((rows) => rows[0]?.n as number);
+    // DIAN slow: each of its answers takes 5 s; the call's budget is the reconcile budget (45 s)
+    await control("knobs", { latencyMs: 5_000 });
+    try {
+      const started = Date.now();
+      const slow = await testSet(body);
+      expect(Date.now() - started).toBeLessThan(45_000);
+      expect(slow.body).toMatchObject({ status: "en_proceso", credit_notes: { required: 4 } });
+      expect(slow.body.credit_notes.sent).toBeGreaterThanOrEqual(1);
+      expect(slow.body.credit_notes.sent).toBeLessThan(4);
+
+      // a call whose lease ended under it (as a slow DIAN once made it) and a second call alongside
+      const before = await sends();
+      const first = testSet(body);
+      const until = Date.now() + 30_000;
+      while ((await sends()) === before && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      await sql(
+        (db) => db`update einv_private.test_set_runs set lease_until = now() - interval '1 second'
+                    where company_id = ${local.dian.company_id}`,
+      );
+      const [a, b] = await Promise.all([first, testSet(body)]);
+      for (const call of [a, b]) expect(call.status).toBe(200);
+      expect(await creditNotes()).toBeLessThanOrEqual(4);
+    } finally {
+      await control("knobs", { latencyMs: 0 });
+    }
+    // DIAN quick again: the set ends with exactly `send` credit notes, the stand-in agreeing
+    let done = await testSet(body);
+    for (let n = 0; n < 3 && done.body.status === "en_proceso"; n++) done = await testSet(body);
+    expect(done.body).toMatchObject({ status: "aceptado", credit_notes: { sent: 4, accepted: 4 } });
+    expect(await creditNotes()).toBe(4);
+    expect(await tally(id)).toMatchObject({ creditNotes: { sent: 4, accepted: 4, rejected: 0 } });
+  }, 180_000);
 
   it("while another call runs the company's set, a call only reports; it sends nothing", async () => {
     await newTestSet();
     const before = await sends();
     await sql(
       (db) => db`insert into einv_private.test_set_runs (company_id, lease_until)
-                 values (${local.dian.company_id}, now() + interval '1 minute')`,
+                 values (${local.dian.company_id}, now() + interval '1 minute')
+                 on conflict (company_id) do update set lease_until = excluded.lease_until, token = null`,
     );
     try {
       const { body } = await testSet({});

@@ -267,7 +267,10 @@ export interface TestSetKindProgress {
   issued: number;
   sent: number;
   accepted: number;
+  /** Rejected by the set's validation (`error`, not for the closed set). */
   rejected: number;
+  /** Answered DIAN's status 2 (the set is already closed): `error`, but not validated by the set. */
+  closed: number;
   in_flight: number;
   /** Drafts never sent, and documents left `en_proceso` that no transmission holds (≤ 50 each). */
   drafts: string[];
@@ -298,8 +301,18 @@ const testSets = {
     /** 1 to 50 drafts. */
     p_count: num,
   }).returns<string[]>(),
-  /** `p_seconds` > 0 takes the company's run lease (false: another call holds it); 0 gives it back. */
-  einv_test_set_lease: service({ p_org_id: str, p_company_id: str, p_seconds: num }).returns<boolean>(),
+  /**
+   * `p_seconds` > 0 takes (or, under the holder's own `p_token`, renews) the company's run lease
+   * (false: another token holds it) and records `p_caps`, the set and each kind's `send`; 0 gives it back when
+   * `p_token` holds it.
+   */
+  einv_test_set_lease: service({
+    p_org_id: str,
+    p_company_id: str,
+    p_token: str,
+    p_seconds: num,
+    p_caps: arg<{ test_set_id: string; invoice: number; credit_note: number; debit_note: number }>(),
+  }).returns<boolean>(),
 };
 
 /**
