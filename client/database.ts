@@ -1519,7 +1519,13 @@ export type Database = {
         Returns: Json
       }
       einv_test_set_lease: {
-        Args: { p_company_id: string; p_org_id: string; p_seconds: number }
+        Args: {
+          p_caps?: Json
+          p_company_id: string
+          p_org_id: string
+          p_seconds: number
+          p_token: string
+        }
         Returns: boolean
       }
       einv_test_set_progress: {
