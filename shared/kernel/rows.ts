@@ -357,7 +357,7 @@ export interface DocumentRecord<K extends DocumentKind = DocumentKind> {
 }
 
 /** Why a claim left a document as it was. */
-export type SkipReason = "accepted" | "failed" | "in_progress" | "not_found";
+export type SkipReason = "accepted" | "failed" | "in_progress" | "not_found" | "test_set_in_production";
 
 /** One document of a claim, in request order. */
 export type ClaimEntry<K extends DocumentKind = DocumentKind> =

@@ -340,7 +340,8 @@ values ('invoice', 'public.invoices', 'transmitida', 'einv_private.invoice_paylo
 -- ─── claim ───────────────────────────────────────────────────────────────────────────────────────
 -- One entry per requested id, in request order: `action` is `send` (never sent), `query` (may have
 -- reached the provider: ask before sending) or `skip` (left as it is; `reason` says why: accepted,
--- failed — with its `last_message` —, in_progress, not_found).
+-- failed — with its `last_message` —, in_progress, not_found, test_set_in_production: a draft of
+-- habilitación's test set while its company is in production, …_test_sets.sql).
 -- The entries are gathered in arrays, which PL/pgSQL extends in place (a jsonb object extended with
 -- `||` would be copied whole, issuer snapshots included, once per document), and matched to the
 -- requested ids by a join. A company's issuer and active environment are looked up once per run of
@@ -367,6 +368,7 @@ declare
   _issue_date date := (_issued at time zone 'America/Bogota')::date;
   _issue_time time(0) with time zone := (_issued::time(0) with time zone) at time zone 'America/Bogota';
   _restamped_from jsonb;
+  _skip text;
   _doc record;
   _life einv_private.lifecycle;
   _action text;
@@ -395,12 +397,22 @@ begin
         then case when _life.submitted_attempt is distinct from coalesce(_life.refused_attempt, -1)
                        and _life.submitted_attempt is not null then 'query' else 'send' end
     end;
+    -- a draft of habilitación's test set is never sent in production: with its company in `prd` it is
+    -- left as it is, named in its own entry (the trigger of …_test_sets.sql refuses such a claim outright)
+    _skip := null;
+    if _life.status = 'pendiente' and p_kind = 'invoice'
+       and exists (select 1 from public.invoices i join public.companies c on c.id = i.company_id
+                    where i.id = _doc.id and i.test_set_id is not null and c.active_environment = 'prd') then
+      _action := null;
+      _skip := 'test_set_in_production';
+    end if;
 
     _found := array_append(_found, _doc.id);
     if _action is null then
       _entries := array_append(_entries, jsonb_build_object('document_id', _doc.id, 'action', 'skip',
         'status', _life.status,
         'reason', case
+          when _skip is not null then _skip
           when _life.status = _accepted then 'accepted'
           when _life.status = 'error' then 'failed'
           else 'in_progress'

@@ -63,10 +63,15 @@ begin
                         where k.kind = 'invoice' and i.company_id = p_company_id and i.org_id = p_org_id
                           and i.test_set_id = _set
                        union all
-                       select n.id, n.number, n.status, n.lease_until, n.authority_message from public.credit_notes n
+                       -- a note a later one replaced (`descartada`) counts as the rejection it was when
+                       -- DIAN judged it (its words kept): DIAN's tally holds it
+                       select n.id, n.number, case when n.status = 'descartada' then 'error' else n.status end,
+                              n.lease_until, n.authority_message from public.credit_notes n
                          join public.invoices i on i.id = n.invoice_id
                         where k.kind = 'credit_note' and n.company_id = p_company_id and n.org_id = p_org_id
-                          and i.test_set_id = _set and n.status <> 'descartada'
+                          and i.test_set_id = _set
+                          and (n.status <> 'descartada' or n.authority_message is not null
+                               or n.authority_rules is not null)
                        union all
                        select n.id, n.number, n.status, n.lease_until, n.authority_message from public.debit_notes n
                          join public.invoices i on i.id = n.invoice_id
@@ -226,7 +231,9 @@ begin
      where i.company_id = p_company_id and i.test_set_id = p_test_set;
   elsif p_kind = 'credit_note' then
     select count(*) into _issued from public.credit_notes n join public.invoices i on i.id = n.invoice_id
-     where n.company_id = p_company_id and i.test_set_id = p_test_set and n.status <> 'descartada';
+     where n.company_id = p_company_id and i.test_set_id = p_test_set
+       -- a replaced note DIAN judged (its words kept) still counts: DIAN received it
+       and (n.status <> 'descartada' or n.authority_message is not null or n.authority_rules is not null);
   else
     select count(*) into _issued from public.debit_notes n join public.invoices i on i.id = n.invoice_id
      where n.company_id = p_company_id and i.test_set_id = p_test_set;

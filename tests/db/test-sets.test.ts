@@ -182,6 +182,47 @@ describe("a test set's documents", () => {
     expect(count).toEqual([{ n: "1" }]);
   });
 
+  it("counts a credit note DIAN rejected and a later one replaced: the cap holds what DIAN received", async () => {
+    const tenant = await createTenant(db);
+    expect(
+      await api.asService().call("einv_test_set_lease", {
+        p_org_id: tenant.org.id,
+        p_company_id: tenant.company.id,
+        p_token: randomUUID(),
+        p_seconds: 60,
+        p_caps: { test_set_id: SET, invoice: 1, credit_note: 2, debit_note: 0 },
+      }),
+    ).toBe(true);
+    const [invoice = ""] = await issue(tenant, 1);
+    await accept(invoice);
+    // DIAN rejects each note (its words kept, a definite refusal), and the next one replaces it
+    const rejectLast = () =>
+      db.superuser(
+        `update public.credit_notes set status = 'error', submitted_attempt = 1, refused_attempt = 1,
+                authority_message = 'Documento con errores en campos mandatorios.'
+          where id = (select id from public.credit_notes where company_id = $1 order by number desc limit 1)`,
+        [tenant.company.id],
+      );
+    await creditNote(tenant, invoice);
+    await rejectLast();
+    await creditNote(tenant, invoice);
+    await rejectLast();
+    await expect(creditNote(tenant, invoice)).rejects.toMatchObject({
+      code: "business_rule",
+      message: expect.stringMatching(/the run's cap/),
+    });
+    // the set the company's uat credential names, which the progress counts
+    await db.superuser(
+      `insert into einv_private.credentials (org_id, company_id, service, environment, settings)
+       values ($1, $2, 'adapter-tax', 'uat', jsonb_build_object('provider', 'dian', 'test_set_id', $3::text))`,
+      [tenant.org.id, tenant.company.id, SET],
+    );
+    const progress = await api
+      .asService()
+      .call("einv_test_set_progress", { p_org_id: tenant.org.id, p_company_id: tenant.company.id });
+    expect(progress).toMatchObject({ kinds: { credit_note: { sent: 2, rejected: 2 } } });
+  });
+
   it("calls that overlap share the cap: of two at once for the last invoice, one is refused", async () => {
     const tenant = await createTenant(db);
     const lease = (token: string) =>
@@ -299,37 +340,41 @@ describe("a test set's documents", () => {
     ).toEqual([{ id: own.id }]);
   });
 
-  it("is never claimed for production: with the company switched to prd, its draft's claim is refused", async () => {
+  it("is never claimed for production: with the company in prd its draft is skipped by name, the rest sent", async () => {
     const tenant = await createTenant(db);
     const [id = ""] = await issue(tenant, 1);
+    const own = await createInvoice(db, tenant.org, tenant.company);
     await db.superuser("update public.companies set active_environment = 'prd' where id = $1", [
       tenant.company.id,
     ]);
-    await expect(
-      api.asService().call("einv_document_claim_sending", {
-        p_org_id: tenant.org.id,
-        p_kind: "invoice",
-        p_document_ids: [id],
-        p_reissue: false,
-        p_actor_id: tenant.admin.id,
-        p_lease_seconds: 60,
-        p_issued_at: new Date().toISOString(),
-        p_service: "adapter-tax",
-      }),
-    ).rejects.toMatchObject({
-      code: "invalid_state",
-      message: expect.stringContaining("never in production"),
+    const { entries } = await api.asService().call("einv_document_claim_sending", {
+      p_org_id: tenant.org.id,
+      p_kind: "invoice",
+      p_document_ids: [own.id, id],
+      p_reissue: false,
+      p_actor_id: tenant.admin.id,
+      p_lease_seconds: 60,
+      p_issued_at: new Date().toISOString(),
+      p_service: "adapter-tax",
     });
+    expect(entries).toMatchObject([
+      { document_id: own.id, action: "send", environment: "prd" },
+      { document_id: id, action: "skip", status: "pendiente", reason: "test_set_in_production" },
+    ]);
     const [row] = await db.superuser<{ status: string; environment: string | null }>(
       "select status, environment from public.invoices where id = $1",
       [id],
     );
     expect(row).toEqual({ status: "pendiente", environment: null });
+    // and whatever writes it, no test-set invoice takes the production environment
+    expect(
+      await sqlState(db.superuser("update public.invoices set environment = 'prd' where id = $1", [id])),
+    ).toBe("P0001");
     // in uat it is claimed as any draft
     await db.superuser("update public.companies set active_environment = 'uat' where id = $1", [
       tenant.company.id,
     ]);
-    const { entries } = await api.asService().call("einv_document_claim_sending", {
+    const { entries: again } = await api.asService().call("einv_document_claim_sending", {
       p_org_id: tenant.org.id,
       p_kind: "invoice",
       p_document_ids: [id],
@@ -339,6 +384,6 @@ describe("a test set's documents", () => {
       p_issued_at: new Date().toISOString(),
       p_service: "adapter-tax",
     });
-    expect(entries[0]).toMatchObject({ action: "send", environment: "uat" });
+    expect(again[0]).toMatchObject({ action: "send", environment: "uat" });
   });
 });

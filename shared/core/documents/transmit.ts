@@ -136,6 +136,11 @@ function skipped(kind: DocumentKindSpec, entry: Extract<ClaimEntry, { action: "s
       failed: ["reissue_required", `the last transmission ended in error; ${words.howToResend}`],
       in_progress: ["in_progress", `transmission in progress; ${words.whileInProgress}`],
       not_found: ["not_found", `${words.noun} not found`],
+      // a draft of habilitación's test set while its company is in production: never sent there
+      test_set_in_production: [
+        "check_failed",
+        "not sent: this invoice belongs to habilitación's test set, which is sent only in uat, never in production; set the company's active environment to uat to finish the set (/integrations/test-set)",
+      ],
     } as const
   )[entry.reason];
   return { document_id: entry.document_id, status: entry.status, code, message };
