@@ -227,6 +227,13 @@ describe.skipIf(!enabled)("examples/web in a real browser (headless Chromium)", 
     }
     await shoot(page, "documents");
     await page.select("#status", "");
+    // the list reloads to every document, and the form below it moves down: a click before that
+    // lands where the button was (the failure seen under CI load)
+    await waitForText(
+      page,
+      "#page",
+      new RegExp(`^Página 1 de ${Math.ceil(mine.length / 10)} \\(${mine.length} documentos\\)$`),
+    );
 
     // a draft: two lines, one with a 10 % discount, IVA 19 % and 0 %, and a 2.5 % ReteFuente
     await page.$eval('#lines [name="discount"]', (e) => {
@@ -234,6 +241,7 @@ describe.skipIf(!enabled)("examples/web in a real browser (headless Chromium)", 
     });
     await page.click("#add-line");
     const second = "#lines tbody tr:nth-child(2)";
+    await page.waitForSelector(second, WAIT);
     await page.type(`${second} [name="description"]`, "Libro técnico");
     await page.$eval(`${second} [name="price"]`, (e) => {
       (e as HTMLInputElement).value = "50000";
