@@ -20,6 +20,7 @@ import type { DocumentStore } from "./ports/storage.ts";
 import type { DianTaxAdapterHook } from "./providers/dian/connection.ts";
 import type { DianNumbering } from "./providers/dian/numbering-query.ts";
 import { dianNumbering, dianTaxAdapter } from "./providers/dian/wiring.ts";
+import { lazyProviderDirectory } from "./providers/lazy-directory.ts";
 import type { FetchLike } from "./providers/tax/client.ts";
 import { createBackground } from "./runtime/background.ts";
 import { denoNetwork } from "./runtime/deno-network.ts";
@@ -63,17 +64,20 @@ export async function buildDeps(env: Env, overrides: Overrides = {}): Promise<Ap
     secretBox,
     documents: overrides.documents ?? createDocumentStore(config),
     egress,
-    // the adapters load on first use, off the cold start's path (ADR 0007)
+    // the adapters load when a request first asks for a client, off the cold start's path and off
+    // the path of every operation that never calls a provider (ADR 0007)
     providers: async (serviceDb) =>
-      (await import("./providers/directory.ts")).createProviderDirectory({
-        serviceDb,
-        secretBox,
-        timeoutMs: config.providers.timeoutMs,
-        allowPrivateUrls: config.providers.allowPrivateUrls,
-        egress,
-        dianTaxAdapter: dianAdapter,
-        clock,
-      }),
+      lazyProviderDirectory(async () =>
+        (await import("./providers/directory.ts")).createProviderDirectory({
+          serviceDb,
+          secretBox,
+          timeoutMs: config.providers.timeoutMs,
+          allowPrivateUrls: config.providers.allowPrivateUrls,
+          egress,
+          dianTaxAdapter: dianAdapter,
+          clock,
+        }),
+      ),
     credentialChecks: {
       protocolKey: async (target, call) =>
         (await import("./providers/credential-check.ts")).protocolKeyCheck(target, call),
