@@ -3,8 +3,8 @@
  *   - what the outbox adds to /transmit of one invoice, p50 of service time: short blocks of calls
  *     with the status trigger on and off, alternating (ALTER TABLE … DISABLE TRIGGER between blocks,
  *     never inside one; the first calls after each switch, which plan their statements again, left
- *     out), so that a machine busier at one moment weighs on both alike; the difference of the
- *     medians against the budget of 0.3 ms;
+ *     out), so that a machine busier at one moment weighs on both alike; the median with it ÷ the
+ *     median without it (its floor) against the budget of 1.15, the difference in ms reported;
  *   - the same with a webhook endpoint registered (the deliveries queued in the transaction), the
  *     background drain awaited between calls so it never overlaps the next one;
  *   - a drain of 1,000 queued events to a receiver on loopback over real HTTP, signed, the outcome
@@ -30,7 +30,8 @@ const WARMUP = 30;
 /** Calls per block, and of them the first ones left out after the trigger was switched. */
 const BLOCK = 12;
 const SETTLE = 2;
-const BUDGET_MS = 0.3;
+/** /transmit's service time p50 with the outbox ÷ without it, measured in alternating blocks. */
+const BUDGET_RATIO = 1.15;
 const DRAINED = 1_000;
 const DRAIN_BUDGET_MS = 120_000;
 
@@ -193,11 +194,12 @@ export async function measureEvents(db: TestDatabase): Promise<Figure[]> {
     return [
       {
         id: "events.outbox.transmit_p50",
-        what: `what the outbox adds to /transmit of 1: service time p50, status trigger on − off (${without.length} calls each)`,
-        value: added,
+        what: `/transmit of 1 with the outbox: service time p50, status trigger on (floor: off; ${without.length} calls each)`,
+        value: median(withOutbox),
         unit: "ms",
-        max: BUDGET_MS,
-        note: `on ${median(withOutbox).toFixed(3)} ms, off ${median(without).toFixed(3)} ms, in alternating blocks of ${BLOCK - SETTLE}; two events a call (the claim, the outcome), each written, broadcast and fanned out`,
+        maxRatio: BUDGET_RATIO,
+        floor: median(without),
+        note: `the outbox adds ${added >= 0 ? "+" : ""}${added.toFixed(3)} ms, in alternating blocks of ${BLOCK - SETTLE}; two events a call (the claim, the outcome), each written, broadcast and fanned out`,
       },
       {
         id: "events.outbox.sql_per_event",

@@ -7,7 +7,8 @@ import autocannon from "autocannon";
 const spec = JSON.parse(process.argv[2] ?? "{}");
 const ids = spec.ids ? readFileSync(spec.ids, "utf8").split("\n").filter(Boolean) : null;
 let next = 0;
-const result = await autocannon({
+const started = performance.now();
+const instance = autocannon({
   url: spec.url,
   connections: spec.connections,
   duration: spec.duration,
@@ -30,10 +31,18 @@ const result = await autocannon({
       ]
     : undefined,
 });
+// a run of a number of requests: its rate over its real length, first request to last answer;
+// autocannon's average counts whole one-second samples, the last one partial (500 answers in 0.6 s
+// read as 500 req/s)
+let lastAnswer = started;
+instance.on("response", () => {
+  lastAnswer = performance.now();
+});
+const result = await instance;
 console.log(
   JSON.stringify({
     requests: result.requests.total,
-    rps: result.requests.average,
+    rps: spec.amount ? result.requests.total / ((lastAnswer - started) / 1000) : result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     max: result.latency.max,

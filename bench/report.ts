@@ -12,15 +12,36 @@ export interface Figure {
   what: string;
   value: number;
   unit: "ms" | "ratio" | "req/s" | "docs/s" | "MiB";
-  /** The budget, when the figure has one: `value` must be at most `max`. */
+  /**
+   * An absolute budget: `value` must be at most `max`. Only for figures with no floor in the run
+   * (a render, DIAN signing, a certificate's CPU, a heap, a count) or already a ratio.
+   */
   max?: number;
-  /** What the hardware allows for the same work, reported beside it (same unit). */
+  /** An absolute lower budget: `value` must be at least `min` (a fraction of a floor's throughput). */
+  min?: number;
+  /** A budget relative to the floor: `value ÷ floor` must be at most `maxRatio`. */
+  maxRatio?: number;
+  /** What the hardware allows for the same work, measured in the same run (same unit). */
   floor?: number;
   /** Free text: the ideal, the sample count, the parts. */
   note?: string;
 }
 
-export const verdict = (f: Figure) => (f.max === undefined ? "" : f.value <= f.max ? "PASS" : "MISS <<<");
+/** `value ÷ floor`, when the figure has a floor. */
+export const ratio = (f: Figure): number | undefined =>
+  f.floor === undefined ? undefined : f.value / f.floor;
+
+const hasBudget = (f: Figure) => f.max !== undefined || f.min !== undefined || f.maxRatio !== undefined;
+
+/** PASS when every budget the figure has is met (NaN never meets one), "" when it has none. */
+export function verdict(f: Figure): "" | "PASS" | "MISS <<<" {
+  if (!hasBudget(f)) return "";
+  const met =
+    (f.max === undefined || f.value <= f.max) &&
+    (f.min === undefined || f.value >= f.min) &&
+    (f.maxRatio === undefined || (ratio(f) ?? Number.NaN) <= f.maxRatio);
+  return met ? "PASS" : "MISS <<<";
+}
 
 const format = (value: number, unit: Figure["unit"]) =>
   unit === "ms"
@@ -29,15 +50,29 @@ const format = (value: number, unit: Figure["unit"]) =>
       ? value.toFixed(3)
       : `${value < 100 ? value.toFixed(1) : value.toFixed(0)} ${unit}`;
 
+/** An absolute budget in ms, MiB or req/s: marked, and why (no floor in the run, or one too coarse). */
+const absolute = (f: Figure) =>
+  f.unit === "ratio" ? "" : f.floor === undefined ? " (no floor)" : " (absolute)";
+
+const budget = (f: Figure) =>
+  [
+    f.maxRatio === undefined ? "" : `≤ ${f.maxRatio}× floor`,
+    f.min === undefined ? "" : `≥ ${format(f.min, f.unit)}`,
+    f.max === undefined ? "" : `≤ ${format(f.max, f.unit)}${absolute(f)}`,
+  ]
+    .filter(Boolean)
+    .join(", ");
+
 export function printFigures(title: string, figures: Figure[], notes: string[] = []): void {
   const rows = figures.map((f) => [
     f.what,
     format(f.value, f.unit),
-    f.max === undefined ? "" : `≤ ${format(f.max, f.unit)}`,
+    f.floor === undefined ? "" : `${(ratio(f) ?? Number.NaN).toFixed(2)}× floor`,
+    budget(f),
     f.floor === undefined ? "" : format(f.floor, f.unit),
     verdict(f),
   ]);
-  const head = ["measure", "measured", "budget", "floor", ""];
+  const head = ["measure", "measured", "ratio", "budget", "floor", ""];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (r: string[]) =>
     r
@@ -49,10 +84,15 @@ export function printFigures(title: string, figures: Figure[], notes: string[] =
   console.log("-".repeat(widths.reduce((a, b) => a + b + 2, 0)));
   for (const r of rows) console.log(line(r));
   const withNotes = figures.filter((f) => f.note);
-  if (withNotes.length + notes.length > 0) console.log("");
+  const legend = figures.some((f) => f.maxRatio !== undefined)
+    ? [
+        'budgets in "× floor" are ratios to a floor measured in the same run; "(no floor)" and "(absolute)" ones are not',
+      ]
+    : [];
+  if (withNotes.length + notes.length + legend.length > 0) console.log("");
   for (const f of withNotes) console.log(`  ${f.what}: ${f.note}`);
-  for (const n of notes) console.log(`  ${n}`);
-  const budgets = figures.filter((f) => f.max !== undefined);
+  for (const n of [...notes, ...legend]) console.log(`  ${n}`);
+  const budgets = figures.filter(hasBudget);
   const missed = budgets.filter((f) => verdict(f) !== "PASS").length;
   if (budgets.length > 0) {
     console.log(
@@ -71,7 +111,7 @@ export function writeFigures(path: string, section: string, database: string, fi
     runtime: "Deno" in globalThis ? `Deno ${process.versions.deno}` : `Node ${process.version}`,
     cpus: cpus().length,
     database,
-    figures: figures.map((f) => ({ ...f, verdict: verdict(f) || undefined })),
+    figures: figures.map((f) => ({ ...f, ratio: ratio(f), verdict: verdict(f) || undefined })),
   };
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${JSON.stringify(document, null, 2)}\n`);
