@@ -17,7 +17,7 @@
  * route and of bare Hono starts with 5 s of the same load that is not measured (autocannon's
  * warm-up), so the figures are the steady state, not the JIT compiling the first requests.
  *
- *   npm run bench -- --load [--duration=30] [--connections=64] [--transmissions=20000]
+ *   npm run bench -- --load [--duration=30] [--connections=64] [--transmissions=20000] [--pool=N]
  *                           [--heap-snapshots=dir] [--json[=path]]
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -53,7 +53,7 @@ const TRANSMIT_FRACTION_BUDGET = 0.5;
  * connection for each core but the one its JavaScript runs on), set explicitly so that the floor's
  * pool is the same size.
  */
-const POOL_SIZE = Math.max(1, (navigator.hardwareConcurrency ?? 2) - 1);
+const DEFAULT_POOL_SIZE = Math.max(1, (navigator.hardwareConcurrency ?? 2) - 1);
 const MIB = 1024 * 1024;
 const DEMO_ORG = "11111111-1111-4111-8111-111111111111";
 const DEMO_COMPANY = "c1111111-1111-4111-8111-111111111111";
@@ -75,6 +75,8 @@ const option = (argv: string[], name: string, fallback: number) =>
 
 export async function measureLoad(argv: string[]): Promise<Figure[]> {
   const duration = option(argv, "duration", 30);
+  // `--pool=N`: both pools another size (EINV_DB_POOL_SIZE), to see what the default leaves
+  const poolSize = option(argv, "pool", DEFAULT_POOL_SIZE);
   const connections = option(argv, "connections", 64);
   const transmissions = option(argv, "transmissions", TRANSMISSIONS);
   const snapshots = argv.find((a) => a.startsWith("--heap-snapshots="))?.split("=")[1];
@@ -104,7 +106,7 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
         SANDBOX_LATENCY_MS: "0",
         EINV_RECONCILE_INTERVAL_MS: "0",
         EINV_LOG_LEVEL: "warn",
-        EINV_DB_POOL_SIZE: String(POOL_SIZE),
+        EINV_DB_POOL_SIZE: String(poolSize),
       },
       port,
       "ignore",
@@ -189,7 +191,7 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
     const floorPort = await freePort();
     const floorServer = spawnDeno(
       "bench/bare-hono-sql.ts",
-      { FLOOR: "transmit", DATABASE_URL: databaseUrl, EINV_DB_POOL_SIZE: String(POOL_SIZE) },
+      { FLOOR: "transmit", DATABASE_URL: databaseUrl, EINV_DB_POOL_SIZE: String(poolSize) },
       floorPort,
       "ignore",
     );
@@ -308,7 +310,7 @@ export async function measureLoad(argv: string[]): Promise<Figure[]> {
         what: `/transmit's floor: bare Hono making its two SQL round trips: requests/s`,
         value: floor.rps,
         unit: "req/s",
-        note: `${floor.requests} requests, p50 ${floor.p50} ms, p99 ${floor.p99} ms, errors ${errors(floor)}; a pool of ${POOL_SIZE} as the server's`,
+        note: `${floor.requests} requests, p50 ${floor.p50} ms, p99 ${floor.p99} ms, errors ${errors(floor)}; a pool of ${poolSize} as the server's`,
       },
       {
         id: "load.transmit.fraction",
