@@ -208,8 +208,8 @@ async function openSite(db: TestDatabase, size: number): Promise<Site> {
         if (row?.deleted !== 1000) throw new Error(`pruned ${row?.deleted}`);
         // the history stays its size: the pruned are written again, as new events
         await db.superuser(
-          `with e as (insert into einv_private.outbox (org_id, kind, document_id, status, code, occurred_at)
-                      select $1, 'invoice', gen_random_uuid(), 'transmitida', 'accepted', now() - interval '1 day'
+          `with e as (insert into einv_private.outbox (org_id, kind, document_id, status, code, occurred_at, sequence)
+                      select $1, 'invoice', gen_random_uuid(), 'transmitida', 'accepted', now() - interval '1 day', 1
                         from generate_series(1, 1000) returning *)
            insert into einv_private.webhook_deliveries (endpoint_id, event_id, org_id, document_id, state, attempts,
                                                         finished_at)
@@ -227,9 +227,9 @@ async function seed(db: TestDatabase, orgId: string, endpointId: string, size: n
   for (let start = 1; start <= size + 1000; start += 100_000) {
     const end = Math.min(size + 1000, start + 99_999);
     await db.superuser(
-      `with e as (insert into einv_private.outbox (org_id, kind, document_id, status, code, occurred_at)
+      `with e as (insert into einv_private.outbox (org_id, kind, document_id, status, code, occurred_at, sequence)
                   select $1, 'invoice', gen_random_uuid(), 'transmitida', 'accepted',
-                         now() - interval '6 days' + (g::float / $5) * interval '6 days'
+                         now() - interval '6 days' + (g::float / $5) * interval '6 days', 1
                     from generate_series($3::int, $4::int) g returning *)
        insert into einv_private.webhook_deliveries (endpoint_id, event_id, org_id, document_id, state, attempts,
                                                     next_attempt_at, finished_at)

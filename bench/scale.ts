@@ -433,9 +433,10 @@ async function seed(db: TestDatabase, tenant: Tenant, from: number, to: number):
               where n % 100 < 90 and n % 20 = 0
              returning id, invoice_id)
            insert into public.credit_note_lines (credit_note_id, org_id, invoice_line_id, position, code,
-             description, unit_code, quantity, unit_price, line_extension, tax_subtotals, tax_amount)
+             description, unit_code, quantity, unit_price, line_extension, tax_subtotals, tax_amount,
+             credited_quantity)
            select n.id, $2::uuid, l.id, 1, l.code, l.description, l.unit_code, l.quantity, l.price_amount,
-                  l.line_extension, l.tax_subtotals, l.tax_amount
+                  l.line_extension, l.tax_subtotals, l.tax_amount, l.quantity
              from notes n join public.invoice_lines l on l.invoice_id = n.invoice_id and l.position = 1`,
           [
             `scale-note-${tenant.org.id}-`,
