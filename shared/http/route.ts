@@ -53,6 +53,12 @@ export interface OperationContext {
   log: Logger;
   /** The request's Idempotency-Key, when it has one: work that leaves the service can reuse it. */
   idempotencyKey?: string;
+  /**
+   * What a database call answered of the webhook deliveries its transaction queued (`undefined`:
+   * it did not say); a route that `announces: "when_queued"` drains after the answer only if one
+   * of them did or did not say.
+   */
+  webhooksQueued(queued: boolean | undefined): void;
 }
 
 /**
@@ -128,9 +134,11 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
   firstCallAuthorizes?: boolean;
   /**
    * The handler may change a status, which queues events for the org's webhooks: they are sent right
-   * after the answer, in the background (./announce.ts).
+   * after the answer, in the background (./announce.ts). `"when_queued"`: only when one of its
+   * database calls said it queued a delivery, or said nothing of it (`ctx.webhooksQueued`), and
+   * after an error.
    */
-  announces?: boolean;
+  announces?: boolean | "when_queued";
   /** The answer holds a secret: the answer kept for an Idempotency-Key is sealed at rest. */
   keepsSecrets?: boolean;
   /**
@@ -175,21 +183,25 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
       documents: gate.documents,
       requestId: c.get("requestId"),
       log: c.get("log"),
+      webhooksQueued: (queued) => {
+        if (queued !== false) mayHaveQueued = true;
+      },
     };
+    let mayHaveQueued = announces === true;
     // Nothing is answered to a caller who was not checked: not a result, not an error. Whatever
     // the answer, a checked caller's changes are announced (a failed call may have changed some).
-    const announce = () => {
-      if (announces) announceChanges(deps, input.org_id, context.log);
+    const announce = (failed: boolean) => {
+      if (announces && (mayHaveQueued || failed)) announceChanges(deps, input.org_id, context.log);
     };
     const handle = async () => {
       try {
         const result = await spec.handle(input, context);
         await gate.authorize();
-        announce();
+        announce(false);
         return result;
       } catch (error) {
         await gate.authorize();
-        announce();
+        announce(true);
         throw error;
       }
     };

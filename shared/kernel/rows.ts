@@ -417,4 +417,6 @@ export interface RecordedResult {
   message: string;
   authority_message: string | null;
   authority_rules: AuthorityRule[] | null;
+  /** Whether the call's transaction queued a webhook delivery (…_webhooks_queued.sql). */
+  webhooks_queued?: boolean;
 }

@@ -192,6 +192,7 @@ const DECLARED: Record<string, Grants> = {
   "function einv_private.webhook_backoff(integer)": {},
   "function einv_private.webhook_disable(uuid, text)": {},
   "function einv_private.webhook_due_sql(boolean)": {},
+  "function einv_private.webhooks_queued()": {},
   "function einv_private.webhook_secrets(webhook_endpoints)": {},
   "function einv_private.credit_note_lines_within_invoice_lines()": {},
   // the amounts: the computing functions, their refusals and the triggers that keep them (…_amounts.sql),

@@ -214,6 +214,36 @@ describe("/webhooks/test", () => {
 });
 
 describe("the messages", () => {
+  it("are drained after a /transmit whose calls queued one, and only then (issue 39)", async () => {
+    const drains: string[] = [];
+    const run = t.deps.background.run;
+    t.deps.background.run = (name, task) => {
+      drains.push(name);
+      run(name, task);
+    };
+    try {
+      // an endpoint that takes every event: both calls queue, the drain sends both right away
+      const { webhook_id } = await created();
+      await transmit();
+      expect(drains).toEqual(["webhooks"]);
+      expect(receiver.received).toHaveLength(2);
+      // one that takes none of an invoice's: nothing queued, no drain (on the connection that
+      // just queued: the mark is the transaction's, not the session's)
+      await save({ webhook_id, events: ["credit_note.emitida"] });
+      drains.length = 0;
+      receiver.reset();
+      await transmit();
+      expect(drains).toEqual([]);
+      // no endpoint at all
+      await db.superuser("delete from public.webhook_endpoints where org_id = $1", [tenant.org.id]);
+      await transmit();
+      expect(drains).toEqual([]);
+      expect(receiver.received).toEqual([]);
+    } finally {
+      t.deps.background.run = run;
+    }
+  });
+
   it("carry each status change of a transmission, in order, verified by the reference implementation", async () => {
     const { secret } = await created();
     const invoiceId = await transmit();

@@ -170,7 +170,7 @@ const lifecycle = {
     p_lease_seconds: num,
     p_issued_at: str,
     p_service: str,
-  }).returns<{ entries: ClaimEntry[]; credentials: CredentialRow[] }>(),
+  }).returns<{ entries: ClaimEntry[]; credentials: CredentialRow[]; webhooks_queued?: boolean }>(),
   einv_document_record: service({
     p_org_id: str,
     p_kind: kind,
