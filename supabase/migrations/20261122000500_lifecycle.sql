@@ -249,12 +249,14 @@ begin
 end
 $$;
 
--- What an answer says of the outcome just kept: its code, the API's sentence, the authority's words.
+-- What an answer says of the outcome just kept: its code, the API's sentence, the authority's words;
+-- and whether its transaction queued a webhook delivery (einv_private.webhooks_queued, …_events.sql).
 create function einv_private.recorded_result(p_life einv_private.lifecycle) returns jsonb
-language plpgsql immutable set search_path = '' as $$
+language plpgsql stable set search_path = '' as $$
 begin
   return jsonb_build_object('code', p_life.last_code, 'message', p_life.last_message,
-    'authority_message', p_life.authority_message, 'authority_rules', p_life.authority_rules);
+    'authority_message', p_life.authority_message, 'authority_rules', p_life.authority_rules,
+    'webhooks_queued', einv_private.webhooks_queued());
 end
 $$;
 
@@ -623,8 +625,8 @@ $$;
 -- A claim (`einv_document_claim`, the same locks and entries) and, in the same transaction, the
 -- stored credential of `p_service` for each company and environment among the entries it did not
 -- skip — of the org only, ciphertext included, as `einv_credential_get` reads it: what sending the
--- claimed documents needs, in one round trip. Answers `{ entries, credentials }`; a company without
--- a credential has no row.
+-- claimed documents needs, in one round trip. Answers `{ entries, credentials, webhooks_queued }`; a
+-- company without a credential has no row.
 create function public.einv_document_claim_sending(
   p_org_id uuid, p_kind text, p_document_ids jsonb, p_reissue boolean, p_actor_id uuid,
   p_lease_seconds integer, p_issued_at timestamptz, p_service text
@@ -641,7 +643,8 @@ begin
              where e ->> 'action' <> 'skip') w
      cross join lateral (select public.einv_credential_get(p_org_id, w.company_id::uuid, p_service,
                                                            w.environment) as credential) c
-     where c.credential is not null), '[]'::jsonb));
+     where c.credential is not null), '[]'::jsonb),
+    'webhooks_queued', einv_private.webhooks_queued());
 end
 $$;
 

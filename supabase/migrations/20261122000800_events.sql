@@ -148,6 +148,8 @@ revoke all on einv_private.webhook_deliveries from public, anon, authenticated, 
 -- ─── the one writer ──────────────────────────────────────────────────────────────────────────────
 -- Writes the event and queues it for every enabled endpoint of the org that takes its type. The
 -- outbox row is also what the org's Realtime channel is told (a trigger on it, …_realtime.sql).
+-- A delivery queued marks the transaction (`webhooks_queued()` below): the service drains the org's
+-- deliveries after a request only when one of its calls says it queued one (shared/http/announce.ts).
 create function einv_private.emit_event(
   p_kind text, p_org_id uuid, p_document_id uuid, p_status text, p_code text
 ) returns void
@@ -167,7 +169,18 @@ begin
     from public.webhook_endpoints w
    where w.org_id = p_org_id and w.enabled
      and (w.events is null or p_kind || '.' || p_status = any (w.events));
+  -- local to the transaction (a calling function's SET clause restores only the settings it names)
+  if found then
+    perform set_config('einv.webhooks_queued', 'on', true);
+  end if;
 end
+$$;
+
+-- Whether this transaction queued a webhook delivery so far: what the claim and the outcome's record
+-- answer as `webhooks_queued` (…_lifecycle.sql), so a request that queued none starts no drain.
+create function einv_private.webhooks_queued() returns boolean
+language sql stable set search_path = '' as $$
+  select coalesce(current_setting('einv.webhooks_queued', true), '') = 'on'
 $$;
 
 -- The kinds' tables and deliveries: `tg_argv[0]` names the kind. A document's code is its
@@ -348,9 +361,17 @@ $$;
 
 -- Up to `p_limit` deliveries due (of one org, or of every org when `p_org_id` is null), taken and
 -- leased for `p_lease_seconds`; each with the endpoint's url and sealed secrets, the attempt number
--- (the lease's token) and the event.
+-- (the lease's token) and the event. Written here from `webhook_due_sql`'s own text, as static SQL
+-- with a branch per case, so PL/pgSQL keeps each statement's plan for the session (a drain runs
+-- after requests that queued a delivery, most finding one or two due): as dynamic SQL it was parsed
+-- and planned on every call. tests/db/webhook-pick.test.ts EXPLAINs that text, with its custom and
+-- its generic plan (the one a cached statement ends up with).
+do $do$
+begin
+  execute format($f$
 create function public.einv_webhook_pick(p_org_id uuid, p_limit integer, p_lease_seconds integer) returns jsonb
-language plpgsql security definer set search_path = '' as $$
+language plpgsql security definer set search_path = '' as $body$
+-- written by …_events.sql from einv_private.webhook_due_sql()
 declare
   _ids bigint[];
   _picked jsonb;
@@ -358,7 +379,14 @@ begin
   if p_limit not between 1 and 500 or p_lease_seconds not between 1 and 3600 then
     raise exception 'limit_out_of_range' using errcode = 'P0001', hint = 'business_rule';
   end if;
-  execute einv_private.webhook_due_sql(p_org_id is not null) into _ids using p_org_id, p_limit;
+  if p_org_id is not null then
+    _ids := (%s);
+  else
+    _ids := (%s);
+  end if;
+  if cardinality(_ids) = 0 then
+    return '[]'::jsonb;
+  end if;
   with taken as (
     update einv_private.webhook_deliveries d
        set attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => p_lease_seconds)
@@ -374,7 +402,12 @@ begin
     join einv_private.outbox o on o.id = t.event_id;
   return _picked;
 end
-$$;
+$body$$f$,
+    -- the statement's parameters, as the function names them
+    replace(replace(einv_private.webhook_due_sql(true), '$1', 'p_org_id'), '$2', 'p_limit'),
+    replace(replace(einv_private.webhook_due_sql(false), '$1', 'p_org_id'), '$2', 'p_limit'));
+end
+$do$;
 
 -- The wait after a delivery's `p_attempts`-th failed attempt: 30 s doubling, at most 12 hours, with
 -- jitter (50–100 % of it), so endpoints that failed together are not all retried together.
@@ -489,7 +522,8 @@ revoke all on function einv_private.event_payload(einv_private.outbox),
   einv_private.emit_event(text, uuid, uuid, text, text), einv_private.status_changed(),
   einv_private.credential_changed(), einv_private.webhook_answer(public.webhook_endpoints),
   einv_private.webhook_disable(uuid, text), einv_private.webhook_secrets(public.webhook_endpoints),
-  einv_private.webhook_backoff(integer), einv_private.webhook_due_sql(boolean)
+  einv_private.webhook_backoff(integer), einv_private.webhook_due_sql(boolean),
+  einv_private.webhooks_queued()
   from public, anon, authenticated, service_role;
 revoke all on function public.einv_webhook_save(uuid, uuid, boolean, text, jsonb, boolean, boolean, text, text, uuid, integer),
   public.einv_webhook_get(uuid, uuid),
