@@ -143,7 +143,11 @@ async function openSite(db: TestDatabase, size: number): Promise<Site> {
       edgeMs += performance.now() - t0;
     }
   };
-  const app: TestApp = await createTestApp(db, { env: { EINV_LOG_LEVEL: "warn" }, providerFetch });
+  const app: TestApp = await createTestApp(db, {
+    env: { EINV_LOG_LEVEL: "warn" },
+    providerFetch,
+    measuring: true,
+  });
   const tenant: Tenant = await createTenant(db);
   await saveCredential(app.deps, tenant);
   const endpoint = await createWebhookEndpoint(db, app.deps.secretBox, tenant.org.id, HOOKS);

@@ -121,6 +121,7 @@ export async function measureEvents(db: TestDatabase): Promise<Figure[]> {
     const app = await createTestApp(db, {
       env: { EINV_LOG_LEVEL: "warn", EINV_ALLOW_PRIVATE_PROVIDER_URLS: "true" },
       providerFetch,
+      measuring: true,
     });
     const [plain, hooked] = [await createTenant(db), await createTenant(db)];
     for (const tenant of [plain, hooked]) await saveCredential(app.deps, tenant);

@@ -16,7 +16,7 @@ import { createApp } from "../functions/einvoicing/app.ts";
 import { buildDeps } from "../shared/compose.ts";
 import { createPostgresDb } from "../shared/db/postgres-transport.ts";
 import type { AppDeps } from "../shared/http/context.ts";
-import { createLogger } from "../shared/kernel/log.ts";
+import { createLogger, type LogLevel } from "../shared/kernel/log.ts";
 import type { Clock } from "../shared/ports/clock.ts";
 import type { Resolver } from "../shared/ports/egress/url-policy.ts";
 import type { DianTaxAdapterHook } from "../shared/providers/dian/connection.ts";
@@ -90,6 +90,12 @@ export async function createTestApp(
     dianTaxAdapter?: DianTaxAdapterHook;
     /** When documents are issued and signed (AppDeps.clock: ./clock.ts sets one); default the system's. */
     clock?: Clock;
+    /**
+     * For the bench: the app as a deployment runs it, so a request's time is the service's own —
+     * logging at `env.EINV_LOG_LEVEL` (default info) instead of every debug line kept for the test,
+     * and answers not checked against the OpenAPI document (the tests do that).
+     */
+    measuring?: boolean;
   } = {},
 ): Promise<TestApp> {
   const signer = await createLocalSigner(`${TEST_URL}/auth/v1`);
@@ -108,10 +114,12 @@ export async function createTestApp(
     },
     {
       db: createPostgresDb(db.client),
-      logger: createLogger("debug", (line) => {
-        logs.push(line);
-        capture("log", line);
-      }),
+      logger: options.measuring
+        ? createLogger((options.env?.EINV_LOG_LEVEL ?? "info") as LogLevel, () => {})
+        : createLogger("debug", (line) => {
+            logs.push(line);
+            capture("log", line);
+          }),
       ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
       resolver: options.resolver ?? publicDns,
       documents,
@@ -144,7 +152,7 @@ export async function createTestApp(
         },
         body: typeof body === "string" ? body : JSON.stringify(body),
       });
-      await expectAnswerInContract(path, response);
+      if (!options.measuring) await expectAnswerInContract(path, response);
       return response;
     },
   };
