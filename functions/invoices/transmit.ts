@@ -57,8 +57,8 @@ export const transmit = operation({
   input: TransmitRequest,
   output: TransmitResponse,
   roles: DOCUMENT_ROLES,
-  // its changes go to the org's webhooks right after the answer, when its calls queued any
-  announces: "when_queued",
+  // its changes go to the org's webhooks right after the answer, when its calls say any wait
+  announces: "when_waiting",
   errors: [],
   example: {
     request: { org_id: EXAMPLE.org_id, invoice_ids: [EXAMPLE.invoice_id, EXAMPLE.second_invoice_id] },

@@ -54,11 +54,11 @@ export interface OperationContext {
   /** The request's Idempotency-Key, when it has one: work that leaves the service can reuse it. */
   idempotencyKey?: string;
   /**
-   * What a database call answered of the webhook deliveries its transaction queued (`undefined`:
-   * it did not say); a route that `announces: "when_queued"` drains after the answer only if one
-   * of them did or did not say.
+   * What a database call answered of the org's webhook deliveries waiting to be sent (`undefined`:
+   * it did not say); a route that `announces: "when_waiting"` drains after the answer only if one
+   * of them said so or did not say.
    */
-  webhooksQueued(queued: boolean | undefined): void;
+  webhooksWaiting(waiting: boolean | undefined): void;
 }
 
 /**
@@ -134,11 +134,11 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
   firstCallAuthorizes?: boolean;
   /**
    * The handler may change a status, which queues events for the org's webhooks: they are sent right
-   * after the answer, in the background (./announce.ts). `"when_queued"`: only when one of its
-   * database calls said it queued a delivery, or said nothing of it (`ctx.webhooksQueued`), and
-   * after an error.
+   * after the answer, in the background (./announce.ts). `"when_waiting"`: only when one of its
+   * database calls said a delivery of the org waits (queued by the call, or due already), or said
+   * nothing of it (`ctx.webhooksWaiting`), and after an error.
    */
-  announces?: boolean | "when_queued";
+  announces?: boolean | "when_waiting";
   /** The answer holds a secret: the answer kept for an Idempotency-Key is sealed at rest. */
   keepsSecrets?: boolean;
   /**
@@ -183,15 +183,15 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
       documents: gate.documents,
       requestId: c.get("requestId"),
       log: c.get("log"),
-      webhooksQueued: (queued) => {
-        if (queued !== false) mayHaveQueued = true;
+      webhooksWaiting: (waiting) => {
+        if (waiting !== false) deliveriesWait = true;
       },
     };
-    let mayHaveQueued = announces === true;
+    let deliveriesWait = announces === true;
     // Nothing is answered to a caller who was not checked: not a result, not an error. Whatever
     // the answer, a checked caller's changes are announced (a failed call may have changed some).
     const announce = (failed: boolean) => {
-      if (announces && (mayHaveQueued || failed)) announceChanges(deps, input.org_id, context.log);
+      if (announces && (deliveriesWait || failed)) announceChanges(deps, input.org_id, context.log);
     };
     const handle = async () => {
       try {

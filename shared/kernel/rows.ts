@@ -417,6 +417,6 @@ export interface RecordedResult {
   message: string;
   authority_message: string | null;
   authority_rules: AuthorityRule[] | null;
-  /** Whether the call's transaction queued a webhook delivery (…_webhooks_queued.sql). */
+  /** Whether the call's transaction queued a webhook delivery (einv_private.webhooks_queued, …_events.sql). */
   webhooks_queued?: boolean;
 }

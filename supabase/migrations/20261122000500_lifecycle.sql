@@ -625,8 +625,10 @@ $$;
 -- A claim (`einv_document_claim`, the same locks and entries) and, in the same transaction, the
 -- stored credential of `p_service` for each company and environment among the entries it did not
 -- skip — of the org only, ciphertext included, as `einv_credential_get` reads it: what sending the
--- claimed documents needs, in one round trip. Answers `{ entries, credentials, webhooks_queued }`; a
--- company without a credential has no row.
+-- claimed documents needs, in one round trip. Answers `{ entries, credentials, webhooks_due }`; a
+-- company without a credential has no row. `webhooks_due`: a webhook delivery of the org waits to be
+-- sent — this claim queued one (einv_private.webhooks_queued, …_events.sql), or one is due already (a
+-- retry, a drain's lapsed lease) — so the request's drain after its answer has something to take.
 create function public.einv_document_claim_sending(
   p_org_id uuid, p_kind text, p_document_ids jsonb, p_reissue boolean, p_actor_id uuid,
   p_lease_seconds integer, p_issued_at timestamptz, p_service text
@@ -644,7 +646,9 @@ begin
      cross join lateral (select public.einv_credential_get(p_org_id, w.company_id::uuid, p_service,
                                                            w.environment) as credential) c
      where c.credential is not null), '[]'::jsonb),
-    'webhooks_queued', einv_private.webhooks_queued());
+    'webhooks_due', einv_private.webhooks_queued() or exists (
+      select 1 from einv_private.webhook_deliveries d
+       where d.org_id = p_org_id and d.state = 'pending' and d.next_attempt_at <= now()));
 end
 $$;
 

@@ -148,8 +148,8 @@ revoke all on einv_private.webhook_deliveries from public, anon, authenticated, 
 -- ─── the one writer ──────────────────────────────────────────────────────────────────────────────
 -- Writes the event and queues it for every enabled endpoint of the org that takes its type. The
 -- outbox row is also what the org's Realtime channel is told (a trigger on it, …_realtime.sql).
--- A delivery queued marks the transaction (`webhooks_queued()` below): the service drains the org's
--- deliveries after a request only when one of its calls says it queued one (shared/http/announce.ts).
+-- A delivery queued marks the transaction (`webhooks_queued()` below): /transmit drains the org's
+-- deliveries after its answer only when one of its calls says one waits (shared/http/route.ts).
 create function einv_private.emit_event(
   p_kind text, p_org_id uuid, p_document_id uuid, p_status text, p_code text
 ) returns void
@@ -376,7 +376,8 @@ declare
   _ids bigint[];
   _picked jsonb;
 begin
-  if p_limit not between 1 and 500 or p_lease_seconds not between 1 and 3600 then
+  if p_limit is null or p_lease_seconds is null
+     or p_limit not between 1 and 500 or p_lease_seconds not between 1 and 3600 then
     raise exception 'limit_out_of_range' using errcode = 'P0001', hint = 'business_rule';
   end if;
   if p_org_id is not null then

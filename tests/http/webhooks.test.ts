@@ -214,7 +214,7 @@ describe("/webhooks/test", () => {
 });
 
 describe("the messages", () => {
-  it("are drained after a /transmit whose calls queued one, and only then (issue 39)", async () => {
+  it("are drained after a /transmit whose calls queued one or found one due, and only then (issue 39)", async () => {
     const drains: string[] = [];
     const run = t.deps.background.run;
     t.deps.background.run = (name, task) => {
@@ -234,6 +234,22 @@ describe("the messages", () => {
       receiver.reset();
       await transmit();
       expect(drains).toEqual([]);
+      // but a delivery due again (a retry) is taken by the next /transmit's drain, as before
+      const [retried] = await db.superuser<{ id: string }>(
+        `update einv_private.webhook_deliveries set state = 'pending', finished_at = null,
+                next_attempt_at = now() - interval '1 second'
+          where id = (select max(id) from einv_private.webhook_deliveries where org_id = $1)
+         returning id::text`,
+        [tenant.org.id],
+      );
+      expect(retried).toBeDefined();
+      await transmit();
+      expect(drains).toEqual(["webhooks"]);
+      expect(receiver.received.map((m) => (JSON.parse(m.body) as { type: string }).type)).toEqual([
+        "invoice.transmitida",
+      ]);
+      drains.length = 0;
+      receiver.reset();
       // no endpoint at all
       await db.superuser("delete from public.webhook_endpoints where org_id = $1", [tenant.org.id]);
       await transmit();

@@ -61,8 +61,8 @@ export interface TransmitContext {
   log: Logger;
   /** Waits before retrying a rate-limited submit; tests pass a fake. */
   sleep?: (ms: number) => Promise<void>;
-  /** Told what the claim and each record answered of the webhook deliveries they queued. */
-  webhooksQueued?: (queued: boolean | undefined) => void;
+  /** Told whether the claim and each record left webhook deliveries waiting (undefined: not said). */
+  webhooksWaiting?: (waiting: boolean | undefined) => void;
 }
 
 /** Longest Retry-After honoured inside a call; beyond it the document is reported and left to a reissue. */
@@ -81,7 +81,7 @@ export async function transmitDocuments<K extends DocumentKind>({
 }): Promise<TransmitResult[]> {
   // The claim and the adapter-tax credentials of what it sends, in one round trip; behind a
   // request's gate, the caller's membership is checked in the same one.
-  const { entries, credentials, webhooks_queued } = await callAuthorized(
+  const { entries, credentials, webhooks_due } = await callAuthorized(
     ctx.serviceDb,
     "einv_document_claim_sending_authorized",
     {
@@ -95,7 +95,7 @@ export async function transmitDocuments<K extends DocumentKind>({
       p_service: "adapter-tax",
     },
   );
-  ctx.webhooksQueued?.(webhooks_queued);
+  ctx.webhooksWaiting?.(webhooks_due);
   const claims = entries as ClaimEntry<K>[];
   ctx.providers.prime(
     "adapter-tax",
@@ -205,7 +205,7 @@ async function processClaim<K extends DocumentKind>(
       p_attempt: entry.attempt,
       p_outcome: storable(toRecord),
     });
-    ctx.webhooksQueued?.(recorded.webhooks_queued);
+    ctx.webhooksWaiting?.(recorded.webhooks_queued);
     // A draft released without sending is still an `error` entry for this call.
     const { code, message, authority_message, authority_rules } = recorded;
     return {
@@ -218,7 +218,7 @@ async function processClaim<K extends DocumentKind>(
       ...(provider_message ? { provider_message } : {}),
     };
   } catch (error) {
-    ctx.webhooksQueued?.(undefined); // whatever it did, it did not say
+    ctx.webhooksWaiting?.(undefined); // whatever it did, it did not say
     ctx.log.error("could not record a transmit outcome", {
       kind: kind.kind,
       document_id: entry.document_id,

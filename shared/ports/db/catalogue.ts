@@ -170,7 +170,12 @@ const lifecycle = {
     p_lease_seconds: num,
     p_issued_at: str,
     p_service: str,
-  }).returns<{ entries: ClaimEntry[]; credentials: CredentialRow[]; webhooks_queued?: boolean }>(),
+  }).returns<{
+    entries: ClaimEntry[];
+    credentials: CredentialRow[];
+    /** A webhook delivery of the org waits: queued by this claim, or due already (a retry). */
+    webhooks_due?: boolean;
+  }>(),
   einv_document_record: service({
     p_org_id: str,
     p_kind: kind,
