@@ -171,6 +171,8 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
     // A route whose first call carries the check runs its handler behind the gate; the others,
     // and any request with an Idempotency-Key (its key is taken after the check), check first.
     if (!spec.firstCallAuthorizes || idempotencyKey !== undefined) await gate.authorize();
+    // whether a delivery waits for the drain after the answer: always, unless the route asks its calls
+    let deliveriesWait = announces === true;
     const context: OperationContext = {
       ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
       // the database and the store behind the gate, wherever the handler reaches them from
@@ -187,7 +189,6 @@ export function operation<S extends z.ZodType<{ org_id: string }>, R extends z.Z
         if (waiting !== false) deliveriesWait = true;
       },
     };
-    let deliveriesWait = announces === true;
     // Nothing is answered to a caller who was not checked: not a result, not an error. Whatever
     // the answer, a checked caller's changes are announced (a failed call may have changed some).
     const announce = (failed: boolean) => {
