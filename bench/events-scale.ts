@@ -151,7 +151,7 @@ async function openSite(db: TestDatabase, size: number): Promise<Site> {
   const tenant: Tenant = await createTenant(db);
   await saveCredential(app.deps, tenant);
   const endpoint = await createWebhookEndpoint(db, app.deps.secretBox, tenant.org.id, HOOKS);
-  await seed(db, tenant.org.id, endpoint.id, size);
+  await seedEvents(db, tenant.org.id, endpoint.id, size);
   const token = await app.token(tenant.operador);
   const { webhooks } = app.deps.config;
   const drainContext = {
@@ -227,7 +227,12 @@ async function openSite(db: TestDatabase, size: number): Promise<Site> {
 }
 
 /** `size` events over the last six days, each delivered to the endpoint; 1,000 more waiting an hour. */
-async function seed(db: TestDatabase, orgId: string, endpointId: string, size: number): Promise<void> {
+export async function seedEvents(
+  db: TestDatabase,
+  orgId: string,
+  endpointId: string,
+  size: number,
+): Promise<void> {
   for (let start = 1; start <= size + 1000; start += 100_000) {
     const end = Math.min(size + 1000, start + 99_999);
     await db.superuser(

@@ -222,7 +222,7 @@ async function openSite(
   await saveCredential(deps, tenant);
   const token = await signer.sign(tenant.operador);
   const t0 = performance.now();
-  await seed(db, tenant, 0, size);
+  await seedInvoices(db, tenant, 0, size);
   await db.superuser("checkpoint");
   const seedSeconds = (performance.now() - t0) / 1000;
 
@@ -346,7 +346,12 @@ async function fresh(db: TestDatabase, tenant: Tenant, n: number): Promise<strin
  * not with the history, see docs/scaling.md); every 20th transmitted one has an `emitida` credit note of its
  * first line; every 5th a stored representation. Numbers 1xxxxxxxx, outside the factory's range.
  */
-async function seed(db: TestDatabase, tenant: Tenant, from: number, to: number): Promise<void> {
+export async function seedInvoices(
+  db: TestDatabase,
+  tenant: Tenant,
+  from: number,
+  to: number,
+): Promise<void> {
   const url = db.url as string;
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
