@@ -122,7 +122,7 @@ export const FIRST_TRANSMIT_IMPORTS = [
   ["../functions/einvoicing/front.ts", "the entry's front (+ the CORS policy)"],
   ["zod", "zod"],
   ["../shared/config.ts", "the config schema (zod, built at import)"],
-  ["jose", "jose"],
+  ["jose/jwt/verify", "jose's token check (its entry points, not its index)"],
   ["../shared/compose.ts", "the composition root (token check, transports, secret box, egress, log)"],
   ["../functions/einvoicing/app.ts", "the app: pipeline and the three route groups (lazy)"],
   ["../shared/http/route.ts", "the operation wrapper (provider clients and protocol schemas)"],

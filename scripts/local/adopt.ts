@@ -54,7 +54,7 @@ export async function adoptSandboxDocuments(
     const where = { p_org_id: orgId, p_kind: kind.kind, p_document_id: id };
     const { document, fiscal } = await service.call("einv_document_get", where);
     const adopted = toAdopted(kind, fiscal);
-    const prepared = fiscal.environment ? kind.prepare(document, fiscal.environment) : null;
+    const prepared = fiscal.environment ? await kind.prepare(document, fiscal.environment) : null;
     if (prepared && !prepared.ok) return prepared.problems.join("; ");
     if (!adopted || !prepared) return "its fiscal record is incomplete";
     const outcome = await sandbox.adopt(prepared.request, adopted);

@@ -4,9 +4,12 @@
  * accepted means `emitida`; the authority code is the CUDE (with the company's software PIN), and
  * the invoice's CUFE travels as the billing reference.
  */
+
+import { lazily } from "../../kernel/lazy.ts";
 import { toCreditNotePdfModel } from "../../pdf/model.ts";
 import { noteKind } from "../notes/kind.ts";
-import { prepareCreditNote } from "./document.ts";
+
+const builder = lazily(() => import("./document.ts"));
 
 export const creditNoteKind = noteKind({
   kind: "credit_note",
@@ -16,7 +19,7 @@ export const creditNoteKind = noteKind({
   whenRejected:
     "a note cannot be edited: issue a new note for its lines with /credit-notes (it replaces this one)",
   folder: "credit-notes",
-  prepare: prepareCreditNote,
+  prepare: async (document, environment) => (await builder()).prepareCreditNote(document, environment),
   pdfModel: (document, fiscal, software) => toCreditNotePdfModel(document, fiscal, { software }),
   fileName: (document, fingerprint) => `nota-credito-${document.number}-${fingerprint}.pdf`,
 });

@@ -4,16 +4,19 @@
  * accepted means `emitida`; the authority code is the CUDE (with the company's software PIN), and
  * the invoice's CUFE travels as the billing reference. DIAN's document type 92, UBL `DebitNote`.
  */
+
+import { lazily } from "../../kernel/lazy.ts";
 import { toDebitNotePdfModel } from "../../pdf/model.ts";
 import { noteKind } from "../notes/kind.ts";
-import { prepareDebitNote } from "./document.ts";
+
+const builder = lazily(() => import("./document.ts"));
 
 export const debitNoteKind = noteKind({
   kind: "debit_note",
   noun: "debit note",
   routes: "/debit-notes",
   folder: "debit-notes",
-  prepare: prepareDebitNote,
+  prepare: async (document, environment) => (await builder()).prepareDebitNote(document, environment),
   pdfModel: (document, fiscal, software) => toDebitNotePdfModel(document, fiscal, { software }),
   fileName: (document, fingerprint) => `nota-debito-${document.number}-${fingerprint}.pdf`,
 });

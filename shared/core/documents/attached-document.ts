@@ -12,7 +12,7 @@ import { hexDigest } from "../../crypto/digest.ts";
 import { InvalidStateError } from "../../kernel/errors.ts";
 import type { DocumentKind, DocumentRecord } from "../../kernel/rows.ts";
 import type { ProviderDirectory } from "../../ports/providers/directory.ts";
-import { ATTACHED_DOCUMENT_CONTENT_TYPE } from "../../ports/providers/protocol.ts";
+import { ATTACHED_DOCUMENT_CONTENT_TYPE } from "../../ports/providers/protocol-values.ts";
 import { type DocumentStore, documentPath } from "../../ports/storage.ts";
 import type { DocumentKindSpec } from "./kind.ts";
 import { lookupOf } from "./lookup.ts";

@@ -55,8 +55,13 @@ export interface DocumentKindSpec<K extends DocumentKind = DocumentKind> {
   };
   /** Folder of its PDFs in the bucket: `<org_id>/<folder>/<document_id>/…`. */
   folder: DocumentFolder;
-  /** Pre-send checks, then the provider's payload (a docsgen provider renders it, secrets removed: ./render-request.ts). */
-  prepare(document: DocumentPayloads[K], environment: Environment): PreparedDocument;
+  /**
+   * Pre-send checks, then the provider's payload (a docsgen provider renders it, secrets removed:
+   * ./render-request.ts). Asynchronous so that a kind imports its request builder, and with it the
+   * protocol's schemas, only when a document is first sent or rendered: a cold instance's cached
+   * /representation never needs them (../../kernel/lazy.ts).
+   */
+  prepare(document: DocumentPayloads[K], environment: Environment): Promise<PreparedDocument>;
   /** What the built-in renderer draws (and the stamp, of a provider's PDF): title, code label, blocks. */
   pdfModel(document: DocumentPayloads[K], fiscal: PdfFiscal, software: SoftwareMaker): DocumentPdfModel;
   /** The PDF's file name, with the first characters of its fingerprint. */

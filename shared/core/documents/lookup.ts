@@ -18,7 +18,7 @@ export function lookupOf<K extends DocumentKind>(
   providerReference: string | null,
 ): DocumentLookup {
   return async () => {
-    const prepared = kind.prepare(document, environment);
+    const prepared = await kind.prepare(document, environment);
     if (!prepared.ok) {
       throw new BusinessRuleError(
         `The ${kind.words.noun} can no longer be rebuilt as it was sent, so the authority cannot be asked about it: ${prepared.problems.join("; ")}.`,

@@ -6,17 +6,18 @@
 
 import { BusinessRuleError } from "../../kernel/errors.ts";
 import type { DocumentKind, DocumentPayloads, Environment } from "../../kernel/rows.ts";
-import { type RenderRequest, renderStatusOf } from "../../ports/providers/docsgen.ts";
+import type { RenderRequest } from "../../ports/providers/docsgen.ts";
+import { renderStatusOf } from "../../ports/providers/protocol-values.ts";
 import type { DocumentKindSpec, PdfFiscal } from "./kind.ts";
 
-export function renderRequest<K extends DocumentKind>(
+export async function renderRequest<K extends DocumentKind>(
   kind: DocumentKindSpec<K>,
   document: DocumentPayloads[K],
   fiscal: PdfFiscal,
   environment: Environment,
   stamp: { authority_code: string; qr_text: string; validated_at: string } | null,
-): RenderRequest {
-  const prepared = kind.prepare(document, environment);
+): Promise<RenderRequest> {
+  const prepared = await kind.prepare(document, environment);
   if (!prepared.ok) {
     throw new BusinessRuleError(
       `The ${kind.words.noun} cannot be rendered: ${prepared.problems.join("; ")}.`,

@@ -148,7 +148,7 @@ export async function ensureDocumentPdf<K extends DocumentKind>({
   const model = kind.pdfModel(document, fiscal, ctx.software ?? ctx.deps?.config.software ?? DEMO_SOFTWARE);
   const stamp = model.fiscal.stamped ? model.fiscal : null;
   const request = docsgen
-    ? renderRequest(
+    ? await renderRequest(
         kind,
         document,
         fiscal,

@@ -300,7 +300,7 @@ async function decide<K extends DocumentKind>(
     // has answered a submit of this one (the claim then sends afresh).
     key = entry.submitted_attempt ?? entry.attempt;
   }
-  const prepared = kind.prepare(entry.document, entry.environment);
+  const prepared = await kind.prepare(entry.document, entry.environment);
   if (!prepared.ok) {
     const rules = prepared.rules ?? [];
     const ids = [...new Set(rules.map((r) => r.rule))];

@@ -3,10 +3,13 @@
  * know about them. Content in `invoices` and `invoice_lines`; accepted means `transmitida`; the
  * authority code is the CUFE (with the company's technical key).
  */
+
+import { lazily } from "../../kernel/lazy.ts";
 import type { InvoiceDocumentRow } from "../../kernel/rows.ts";
 import { toInvoicePdfModel } from "../../pdf/model.ts";
 import type { DocumentKindSpec } from "../documents/kind.ts";
-import { prepareInvoice } from "./document.ts";
+
+const builder = lazily(() => import("./document.ts"));
 
 export const invoiceKind: DocumentKindSpec<"invoice"> & { accepted: "transmitida" } = {
   kind: "invoice",
@@ -19,7 +22,7 @@ export const invoiceKind: DocumentKindSpec<"invoice"> & { accepted: "transmitida
     whileInProgress: "use /refresh to ask the authority, or reissue: true once it is idle",
   },
   folder: "invoices",
-  prepare: prepareInvoice,
+  prepare: async (document, environment) => (await builder()).prepareInvoice(document, environment),
   pdfModel: (document, fiscal, software) => toInvoicePdfModel(document, fiscal, { software }),
   fileName: (document: InvoiceDocumentRow, fingerprint) => `factura-${document.number}-${fingerprint}.pdf`,
 };

@@ -15,6 +15,7 @@ import {
   requireValidation,
   SubmitDocumentFields,
 } from "./protocol.ts";
+import { RENDER_STATUSES, renderStatusOf } from "./protocol-values.ts";
 
 /** A rendered PDF larger than this is refused as malformed. */
 export const MAX_PDF_BYTES = 10 * 1024 * 1024;
@@ -23,27 +24,10 @@ export const PDF_CONTENT_TYPE = "application/pdf";
 export const RenderKind = z.enum(["invoice", "credit_note", "debit_note"]);
 export type RenderKind = z.infer<typeof RenderKind>;
 
-/**
- * The document's fiscal state as the PDF shows it: `not_submitted` (never sent), `pending` (sent,
- * no decision yet), `accepted` (validated: the PDF carries the CUFE/CUDE), `rejected`.
- * `renderStatusOf` maps our stored statuses onto it.
- */
-export const RenderStatus = z.enum(["not_submitted", "pending", "accepted", "rejected"]);
+/** The document's fiscal state as the PDF shows it; `renderStatusOf` maps our stored statuses onto it. */
+export const RenderStatus = z.enum(RENDER_STATUSES);
 export type RenderStatus = z.infer<typeof RenderStatus>;
-
-const RENDER_STATUS_OF = {
-  pendiente: "not_submitted",
-  en_proceso: "pending",
-  transmitida: "accepted",
-  emitida: "accepted",
-  error: "rejected",
-  descartada: "rejected",
-} as const satisfies Record<string, RenderStatus>;
-
-/** Our document's status → the protocol's: pendiente, en_proceso, transmitida, emitida, error. */
-export function renderStatusOf(status: keyof typeof RENDER_STATUS_OF): RenderStatus {
-  return RENDER_STATUS_OF[status];
-}
+export { renderStatusOf };
 
 /**
  * The document to render: the submit request's data without `kind` and `reference` (they travel

@@ -532,8 +532,7 @@ export function idempotencyKey(documentId: string, attempt = 1): string {
  * with this code (a document the provider never received: 404 `document_not_found`).
  */
 export const DOCUMENT_NOT_ACCEPTED = "document_not_accepted";
-/** The media type of an AttachedDocument answer (`text/xml` is accepted too). */
-export const ATTACHED_DOCUMENT_CONTENT_TYPE = "application/xml";
+export { ATTACHED_DOCUMENT_CONTENT_TYPE } from "./protocol-values.ts";
 /** An AttachedDocument larger than this is malformed (one of 1,000 lines is well under 2 MiB). */
 export const MAX_ATTACHED_DOCUMENT_BYTES = 5 * 1024 * 1024;
 
