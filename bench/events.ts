@@ -22,6 +22,7 @@ import { createSandboxProvider } from "../sandbox/provider.ts";
 import { drainWebhooks } from "../shared/events/drain.ts";
 import { createLogger } from "../shared/kernel/log.ts";
 import type { FetchLike } from "../shared/providers/tax/client.ts";
+import { FLOOR_SETUP } from "./floor.ts";
 import type { Figure } from "./report.ts";
 import { median, pct } from "./stats.ts";
 
@@ -40,14 +41,17 @@ const TRIGGER_ROWS = 500;
 /**
  * The trigger's cost without the request around it: pending invoices moved to `en_proceso` one
  * statement each inside a DO block, timed by the database's own clock, in alternating blocks with
- * the status trigger on and off; µs a change.
+ * the status trigger on and off; µs a change. Beside them, timed the same way, the bench floor's own
+ * write (./floor.ts: one small row, no check, trigger or second index): what a status change costs
+ * the database beyond a write the floor already pays.
  */
 async function triggerMicros(
   db: TestDatabase,
   tenant: Tenant,
   trigger: (on: boolean) => Promise<unknown>,
-): Promise<{ on: number; off: number; added: number }> {
-  const times: Record<"on" | "off", number[]> = { on: [], off: [] };
+): Promise<{ on: number; off: number; added: number; floorWrite: number }> {
+  const times: Record<"on" | "off" | "floor", number[]> = { on: [], off: [], floor: [] };
+  await db.client.exec(FLOOR_SETUP);
   for (const on of [true, false, true, false, true, false]) {
     const made = await db.superuser<{ id: string }>(
       `insert into public.invoices (org_id, company_id, number)
@@ -71,11 +75,29 @@ async function triggerMicros(
       end $$;
       select us from bench_trigger`);
     times[on ? "on" : "off"].push(Number(timed?.us));
+    if (!on) times.floor.push(await floorWriteMicros(db));
   }
   await trigger(true);
   const on = median(times.on);
   const off = median(times.off);
-  return { on, off, added: on - off };
+  return { on, off, added: on - off, floorWrite: median(times.floor) };
+}
+
+/** The floor's write (./floor.ts), TRIGGER_ROWS rows one statement each in a DO block: µs a write. */
+async function floorWriteMicros(db: TestDatabase): Promise<number> {
+  const [timed] = await db.client.script<{
+    us: number;
+  }>(`create temp table if not exists bench_trigger (us float);
+    truncate bench_trigger;
+    do $$ declare t0 timestamptz; begin
+      t0 := clock_timestamp();
+      for i in 0..${TRIGGER_ROWS - 1} loop
+        update public.bench_floor set n = n + 1 where id = i;
+      end loop;
+      insert into bench_trigger values (extract(epoch from clock_timestamp() - t0) * 1e6 / ${TRIGGER_ROWS});
+    end $$;
+    select us from bench_trigger`);
+  return Number(timed?.us);
 }
 
 /** A receiver over real HTTP on loopback: answers 204 to every POST, counting them. */
@@ -208,6 +230,14 @@ export async function measureEvents(db: TestDatabase): Promise<Figure[]> {
         value: perEvent.added / 1000,
         unit: "ms",
         note: `${perEvent.added.toFixed(1)} µs a change (${perEvent.on.toFixed(1)} vs ${perEvent.off.toFixed(1)} µs an update, ${TRIGGER_ROWS} rows each, alternating); a /transmit makes two`,
+      },
+      {
+        id: "events.status_change.sql",
+        what: "an invoice's status change inside the database (its checks, indexes and triggers, the outbox's) ÷ the floor's write",
+        value: perEvent.on / 1000,
+        unit: "ms",
+        floor: perEvent.floorWrite / 1000,
+        note: `${perEvent.on.toFixed(1)} vs ${perEvent.floorWrite.toFixed(1)} µs a write, ${TRIGGER_ROWS} rows each; /transmit's claim and record each make one (its lower bound: ./run.ts)`,
       },
       {
         id: "events.webhooks.transmit_p50",
