@@ -130,7 +130,8 @@ async function createDb(config: Config): Promise<Db> {
     throw new Error("EINV_DB_TRANSPORT=embedded needs the host process to pass the database");
   }
   if (db.transport === "postgres") {
-    return createPostgresDb(await connectPostgres(db.databaseUrl, { max: db.poolSize }));
+    // the transport sends no parameters and reads one jsonb a call: no array types to fetch
+    return createPostgresDb(await connectPostgres(db.databaseUrl, { max: db.poolSize, arrayTypes: false }));
   }
   return createSupabaseDb({ url: db.url, publishableKey: db.publishableKey, serviceKey: db.serviceKey });
 }

@@ -49,7 +49,19 @@ export interface SqlClient {
  * up to `max` connections, the most recently used idle one first (./lifo-pool.ts). The driver is
  * imported on first use, so it costs nothing at a function's cold start.
  */
-export async function connectPostgres(url: string, options: { max?: number } = {}): Promise<SqlClient> {
+export async function connectPostgres(
+  url: string,
+  options: {
+    max?: number;
+    /**
+     * false: postgres.js does not read the database's array types on each new connection (a catalog
+     * query and a round trip, ~15 ms of a cold instance's first call). Only for a client whose
+     * statements send no array parameters and read no array columns: the `postgres` transport, which
+     * splices its values into the text and reads one `jsonb` per call (./postgres-transport.ts).
+     */
+    arrayTypes?: boolean;
+  } = {},
+): Promise<SqlClient> {
   let driver: Promise<typeof postgres> | undefined;
   const load = () => {
     driver ??= import("postgres").then((m) => m.default);
@@ -65,6 +77,7 @@ export async function connectPostgres(url: string, options: { max?: number } = {
           max: 1,
           prepare: false,
           onnotice: () => {},
+          fetch_types: options.arrayTypes ?? true,
           // closes a connection idle this long, one a replaced client reconnected for its queued calls
           // included (postgres.js reconnects for those, out of the pool's sight)
           idle_timeout: 60,

@@ -22,13 +22,34 @@ let tenant: Tenant;
 let other: Tenant;
 let transports: Transports["db"];
 let callerOf: (user: User) => Promise<Caller>;
+/** The direct transport's client as a deployment opens it (shared/compose.ts): no array types. */
+let direct: SqlClient | undefined;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   [tenant, other] = await Promise.all([createTenant(db), createTenant(db)]);
-  ({ db: transports, callerOf } = await createTransports(db.client, { name: "contract" }));
+  direct = db.url ? await connectPostgres(db.url, { max: 4, arrayTypes: false }) : undefined;
+  ({ db: transports, callerOf } = await createTransports(db.client, {
+    name: "contract",
+    ...(direct ? { direct } : {}),
+  }));
 });
-afterAll(() => db?.close());
+afterAll(async () => {
+  await direct?.close();
+  await db?.close();
+});
+
+// The deployed `postgres` transport's client does not fetch the database's array types on connecting
+// (shared/compose.ts): it is only right while every function it calls answers a scalar it parses
+// without them.
+it("every public einv_ function answers jsonb, boolean or nothing: no array the transport would read as text", async () => {
+  const answers = await db.client.script<{ fn: string; answers: string }>(
+    `select p.proname as fn, format_type(p.prorettype, null) || case when p.proretset then ' (a set)' else '' end as answers
+       from pg_proc p where p.pronamespace = 'public'::regnamespace and p.proname like 'einv\\_%'
+        and (p.proretset or format_type(p.prorettype, null) not in ('jsonb', 'boolean', 'void'))`,
+  );
+  expect(answers).toEqual([]);
+});
 
 /** A credential save of the tenant's company, its key sealed elsewhere (the database only stores it). */
 const saveArgs = (of: Tenant, service: string, environment: string) => ({
