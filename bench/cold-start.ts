@@ -127,6 +127,10 @@ export const FIRST_TRANSMIT_IMPORTS = [
   ["../functions/einvoicing/app.ts", "the app: pipeline and the three route groups (lazy)"],
   ["../shared/http/route.ts", "the operation wrapper (provider clients and protocol schemas)"],
   ["../functions/invoices/transmit.ts", "the /transmit operation (its schemas, the lifecycle core)"],
+  [
+    "../shared/core/invoices/document.ts",
+    "the invoice's request builder and the protocol's schemas (on the first send)",
+  ],
   ["postgres", "postgres.js (imported on the first query)"],
   ["../functions/credit-notes/create.ts", "not for /transmit: /credit-notes"],
   ["../functions/integrations/save.ts", "not for /transmit: /integrations/save"],

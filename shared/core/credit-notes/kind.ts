@@ -5,11 +5,8 @@
  * the invoice's CUFE travels as the billing reference.
  */
 
-import { lazily } from "../../kernel/lazy.ts";
 import { toCreditNotePdfModel } from "../../pdf/model.ts";
 import { noteKind } from "../notes/kind.ts";
-
-const builder = lazily(() => import("./document.ts"));
 
 export const creditNoteKind = noteKind({
   kind: "credit_note",
@@ -19,7 +16,9 @@ export const creditNoteKind = noteKind({
   whenRejected:
     "a note cannot be edited: issue a new note for its lines with /credit-notes (it replaces this one)",
   folder: "credit-notes",
-  prepare: async (document, environment) => (await builder()).prepareCreditNote(document, environment),
+  // imported on the first send or render (../documents/kind.ts)
+  prepare: async (document, environment) =>
+    (await import("./document.ts")).prepareCreditNote(document, environment),
   pdfModel: (document, fiscal, software) => toCreditNotePdfModel(document, fiscal, { software }),
   fileName: (document, fingerprint) => `nota-credito-${document.number}-${fingerprint}.pdf`,
 });

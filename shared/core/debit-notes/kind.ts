@@ -5,18 +5,17 @@
  * the invoice's CUFE travels as the billing reference. DIAN's document type 92, UBL `DebitNote`.
  */
 
-import { lazily } from "../../kernel/lazy.ts";
 import { toDebitNotePdfModel } from "../../pdf/model.ts";
 import { noteKind } from "../notes/kind.ts";
-
-const builder = lazily(() => import("./document.ts"));
 
 export const debitNoteKind = noteKind({
   kind: "debit_note",
   noun: "debit note",
   routes: "/debit-notes",
   folder: "debit-notes",
-  prepare: async (document, environment) => (await builder()).prepareDebitNote(document, environment),
+  // imported on the first send or render (../documents/kind.ts)
+  prepare: async (document, environment) =>
+    (await import("./document.ts")).prepareDebitNote(document, environment),
   pdfModel: (document, fiscal, software) => toDebitNotePdfModel(document, fiscal, { software }),
   fileName: (document, fingerprint) => `nota-debito-${document.number}-${fingerprint}.pdf`,
 });

@@ -58,8 +58,9 @@ export interface DocumentKindSpec<K extends DocumentKind = DocumentKind> {
   /**
    * Pre-send checks, then the provider's payload (a docsgen provider renders it, secrets removed:
    * ./render-request.ts). Asynchronous so that a kind imports its request builder, and with it the
-   * protocol's schemas, only when a document is first sent or rendered: a cold instance's cached
-   * /representation never needs them (../../kernel/lazy.ts).
+   * protocol's schemas (~17 ms to build), only when a document is first sent or a provider renders
+   * one: a cold instance's first /representation of a document the built-in renderer draws never
+   * needs them. (A docsgen provider's fingerprint is drawn from the request, so it does.)
    */
   prepare(document: DocumentPayloads[K], environment: Environment): Promise<PreparedDocument>;
   /** What the built-in renderer draws (and the stamp, of a provider's PDF): title, code label, blocks. */

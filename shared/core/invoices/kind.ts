@@ -4,12 +4,9 @@
  * authority code is the CUFE (with the company's technical key).
  */
 
-import { lazily } from "../../kernel/lazy.ts";
 import type { InvoiceDocumentRow } from "../../kernel/rows.ts";
 import { toInvoicePdfModel } from "../../pdf/model.ts";
 import type { DocumentKindSpec } from "../documents/kind.ts";
-
-const builder = lazily(() => import("./document.ts"));
 
 export const invoiceKind: DocumentKindSpec<"invoice"> & { accepted: "transmitida" } = {
   kind: "invoice",
@@ -22,7 +19,9 @@ export const invoiceKind: DocumentKindSpec<"invoice"> & { accepted: "transmitida
     whileInProgress: "use /refresh to ask the authority, or reissue: true once it is idle",
   },
   folder: "invoices",
-  prepare: async (document, environment) => (await builder()).prepareInvoice(document, environment),
+  // imported on the first send or render (../documents/kind.ts)
+  prepare: async (document, environment) =>
+    (await import("./document.ts")).prepareInvoice(document, environment),
   pdfModel: (document, fiscal, software) => toInvoicePdfModel(document, fiscal, { software }),
   fileName: (document: InvoiceDocumentRow, fingerprint) => `factura-${document.number}-${fingerprint}.pdf`,
 };

@@ -1,8 +1,8 @@
 /**
  * The provider protocol's plain values, without its schemas: building those (./protocol.ts,
- * ./docsgen.ts) costs a cold instance about 17 ms, which a route that never talks to a provider in
- * the common case (a cached /representation) should not pay (`npm run bench`, the cold start's
- * imports). The schemas are built from these.
+ * ./docsgen.ts) costs a cold instance about 17 ms, which a /representation drawn by the built-in
+ * renderer (no provider involved) should not pay (`npm run bench`, the cold start's imports). The
+ * schemas are built from these.
  */
 
 /** The media type of an AttachedDocument answer (`text/xml` is accepted too). */
