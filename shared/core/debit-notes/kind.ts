@@ -4,7 +4,6 @@
  * accepted means `emitida`; the authority code is the CUDE (with the company's software PIN), and
  * the invoice's CUFE travels as the billing reference. DIAN's document type 92, UBL `DebitNote`.
  */
-
 import { toDebitNotePdfModel } from "../../pdf/model.ts";
 import { noteKind } from "../notes/kind.ts";
 

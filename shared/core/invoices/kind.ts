@@ -3,7 +3,6 @@
  * know about them. Content in `invoices` and `invoice_lines`; accepted means `transmitida`; the
  * authority code is the CUFE (with the company's technical key).
  */
-
 import type { InvoiceDocumentRow } from "../../kernel/rows.ts";
 import { toInvoicePdfModel } from "../../pdf/model.ts";
 import type { DocumentKindSpec } from "../documents/kind.ts";

@@ -15,7 +15,7 @@ import {
   requireValidation,
   SubmitDocumentFields,
 } from "./protocol.ts";
-import { RENDER_STATUSES, renderStatusOf } from "./protocol-values.ts";
+import { RENDER_STATUSES } from "./protocol-values.ts";
 
 /** A rendered PDF larger than this is refused as malformed. */
 export const MAX_PDF_BYTES = 10 * 1024 * 1024;
@@ -24,10 +24,9 @@ export const PDF_CONTENT_TYPE = "application/pdf";
 export const RenderKind = z.enum(["invoice", "credit_note", "debit_note"]);
 export type RenderKind = z.infer<typeof RenderKind>;
 
-/** The document's fiscal state as the PDF shows it; `renderStatusOf` maps our stored statuses onto it. */
+/** The document's fiscal state as the PDF shows it (./protocol-values.ts maps our statuses onto it). */
 export const RenderStatus = z.enum(RENDER_STATUSES);
 export type RenderStatus = z.infer<typeof RenderStatus>;
-export { renderStatusOf };
 
 /**
  * The document to render: the submit request's data without `kind` and `reference` (they travel
