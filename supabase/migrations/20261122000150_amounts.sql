@@ -256,6 +256,14 @@ declare
   _total numeric := 0;
   _subtotals jsonb[] := '{}';
 begin
+  -- 'NaN' is a numeric PostgreSQL orders above every number, so it passes `> 0` and would be
+  -- reported below as an amount too large; this trigger runs before the columns' checks
+  if p_quantity = 'NaN' then
+    perform einv_private.refuse(p_where, 'quantity', 'must be a number greater than 0, not NaN');
+  end if;
+  if p_price = 'NaN' then
+    perform einv_private.refuse(p_where, 'unit_price', 'must be a number from 0, not NaN');
+  end if;
   if _gross >= 1000000000000 then
     perform einv_private.refuse(p_where, 'quantity',
       format('× unit_price is %s pesos: amounts of 1,000,000,000,000 or more cannot be processed', _gross));

@@ -86,6 +86,29 @@ describe("lines per invoice", () => {
     expect(await sqlState(insert(0))).toBe(CHECK_VIOLATION);
   });
 
+  it("a line's quantity and price are numbers: 'NaN', which PostgreSQL orders above every number, is refused as what it is", async () => {
+    const set = (column: "quantity" | "unit_price", value: string) =>
+      asRole(
+        db,
+        "authenticated",
+        tenant.operador.claims,
+        `update public.invoice_lines set ${column} = $1::numeric where id = $2 returning id`,
+        [value, invoice.lineIds[0] ?? ""],
+      );
+    for (const column of ["quantity", "unit_price"] as const) {
+      const refusal = await set(column, "NaN").then(
+        () => undefined,
+        (error: unknown) => error as { code?: string; detail?: string; message?: string },
+      );
+      expect([refusal?.code, refusal?.detail]).toEqual([CHECK_VIOLATION, column]);
+      expect(refusal?.message).toMatch(
+        new RegExp(`^invoice line 1: ${column} must be a number .*, not NaN$`),
+      );
+    }
+    expect(await sqlState(set("quantity", "0"))).toBe(CHECK_VIOLATION);
+    expect(await set("quantity", "2.5")).toHaveLength(1);
+  });
+
   it("a company lists 1 to 5 fiscal responsibilities, only of the five DIAN accepts (FAJ26)", async () => {
     const set = (codes: string[]) =>
       asRole(
