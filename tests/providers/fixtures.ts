@@ -135,12 +135,19 @@ export function makeMessage(change?: (message: DeliveryMessage) => void): Delive
 export function pdfText(pdf: Uint8Array): string {
   const raw = Buffer.from(pdf).toString("latin1");
   const texts: string[] = [];
-  for (const match of raw.matchAll(/stream\r?\n([\s\S]*?)\r?\nendstream/g)) {
-    let content: string;
-    try {
-      content = inflateSync(Buffer.from(match[1] ?? "", "latin1")).toString("latin1");
-    } catch {
-      content = match[1] ?? "";
+  // the end-of-line before `endstream` is "\n" from pdf-lib, "\r\n" from some writers: a stream whose
+  // compressed bytes end in "\r" (about one in a hundred) is inflated whole first, then without it
+  for (const match of raw.matchAll(/stream\r?\n([\s\S]*?)\nendstream/g)) {
+    const data = match[1] ?? "";
+    const candidates = data.endsWith("\r") ? [data, data.slice(0, -1)] : [data];
+    let content = data;
+    for (const candidate of candidates) {
+      try {
+        content = inflateSync(Buffer.from(candidate, "latin1")).toString("latin1");
+        break;
+      } catch {
+        // not compressed, or not this candidate
+      }
     }
     for (const tj of content.matchAll(/<([0-9A-Fa-f]*)> Tj/g)) {
       texts.push(Buffer.from(tj[1] ?? "", "hex").toString("latin1"));
