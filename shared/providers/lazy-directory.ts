@@ -20,7 +20,8 @@ export function lazyProviderDirectory(load: () => Promise<ProviderDirectory>): P
         loaded = real;
         return real;
       });
-      // a failed import is tried again by the next ask, with the primes kept
+      // a failed load is tried again by the next ask, with the primes kept (an import that failed
+      // while evaluating fails the same way again: ES modules keep that error)
       attempt.catch(() => {
         if (loading === attempt) loading = undefined;
       });
